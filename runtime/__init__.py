@@ -1,0 +1,1 @@
+"""aurgen.runtime: the hydrostatic engine on MuJoCo (importable as ``aurgen.runtime``)."""
