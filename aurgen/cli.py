@@ -1,0 +1,155 @@
+"""The command line: a thin layer over the library. ``main(argv=None)`` returns the exit status.
+
+Exit status: 0 success, 1 a check found differences (audit), 2 bad input
+(an AurgenError: message printed, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+from .errors import AurgenError
+
+
+def _cmd_specs(args) -> int:
+    from . import specs
+    from .compose import resolve
+
+    vehicle = resolve(args.config)
+    eq = None
+    try:
+        from .stamp import equilibrium_of
+    except ImportError:  # the build stage (and its kernel use) may be absent
+        equilibrium_of = None
+    if equilibrium_of is not None:
+        eq = equilibrium_of(vehicle)
+    if args.json:
+        print(json.dumps(specs.as_dict(vehicle, eq), indent=2, sort_keys=True))
+    else:
+        print(f"{vehicle.name} ({vehicle.source})")
+        print(specs.table(specs.rows(vehicle, eq)))
+    return 0
+
+
+def _cmd_catalog(args) -> int:
+    from .catalog import Catalog
+
+    cat = Catalog()
+    names = cat.names()
+    if args.json:
+        out = []
+        for n in names:
+            p = cat.get(n)
+            out.append({"type": n, "mass": p.mass, "slots": [s.name for s in p.slots],
+                        "placeholder": p.placeholder})
+        print(json.dumps(out, indent=2))
+        return 0
+    width = max(len(n) for n in names)
+    print(f"{'type'.ljust(width)}  {'mass kg':>10}  slots")
+    for n in names:
+        p = cat.get(n)
+        slots = ", ".join(s.name for s in p.slots) or "-"
+        mark = " *" if p.placeholder else ""
+        print(f"{n.ljust(width)}  {p.mass:10.6f}  {slots}{mark}")
+    print("(* placeholder figures: see the part's 'placeholder' note)")
+    return 0
+
+
+def _lazy(module: str, func: str):
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(f"aurgen.{module}"), func)(args)
+
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="aurgen", description="Compose marine vehicles from a parts catalog, "
+                                "emit MJCF/SDF/URDF, and simulate them.")
+    p.add_argument("--version", action="version", version=f"aurgen {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("specs", help="print a vehicle's composed figures")
+    s.add_argument("config", help="vehicle config (path, or a bundled name such as blueboat.yaml)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(func=_cmd_specs)
+
+    s = sub.add_parser("catalog", help="list part types with mass and slots")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_catalog)
+
+    from importlib.util import find_spec
+
+    for mod, func, adder in _PLUGINS:
+        if find_spec(f"aurgen.{mod}") is not None:
+            adder(sub).set_defaults(func=_lazy(mod, func))
+    return p
+
+
+def _add_build(sub):
+    s = sub.add_parser("build", help="write MJCF, SDF and URDF for a vehicle (and worlds with --all)")
+    s.add_argument("config", nargs="*", help="vehicle configs")
+    s.add_argument("-o", "--output", default="build", help="output root (default: build/)")
+    s.add_argument("--all", action="store_true", help="every bundled vehicle and world")
+    return s
+
+
+def _add_worlds(sub):
+    s = sub.add_parser("worlds", help="write world files (SDF and MJCF) from world configs")
+    s.add_argument("names", nargs="*", help="world configs (default: all bundled)")
+    s.add_argument("-o", "--output", default="build", help="output root (default: build/)")
+    return s
+
+
+def _add_audit(sub):
+    s = sub.add_parser("audit", help="check generated files against their specs, the config and each other")
+    s.add_argument("paths", nargs="+", help="generated files or build directories")
+    return s
+
+
+def _add_sim(sub):
+    s = sub.add_parser("sim", help="simulate a generated world or model with the hydrostatic runtime")
+    s.add_argument("model", help="MJCF world or model written by aurgen")
+    s.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
+    s.add_argument("--out", help="write the trajectory as CSV")
+    s.add_argument("--plot", help="write a PNG of the run")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    return s
+
+
+def _add_report(sub):
+    s = sub.add_parser("report", help="stability and trim report with figures")
+    s.add_argument("config")
+    s.add_argument("-o", "--output", help="report directory (default: build/<name>/report)")
+    return s
+
+
+# (module, function, parser-adder): a subcommand appears when its module exists
+_PLUGINS = [
+    ("build", "cli_build", _add_build),
+    ("worlds", "cli_worlds", _add_worlds),
+    ("audit", "cli_audit", _add_audit),
+    ("runtime.cli", "cli_sim", _add_sim),
+    ("report", "cli_report", _add_report),
+]
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except AurgenError as exc:
+        print(f"aurgen: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("aurgen: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+"""Vehicle configs (``vehicles/<name>.yaml``): load and validate.
+
+A vehicle config declares *what is fitted* and *what displaces*; it never
+declares mass (that comes from the catalog). See docs/config.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import JOINT_TYPES, SLOT_KEYS, ZERO3, Limits, Slot
+from .errors import ConfigError
+from .resources import data_dir
+from .yamlio import Reader, load
+
+TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
+            "buoyancy", "hydrodynamics"}
+ENTRY_KEYS = {"slot", "of", "type", "name", "xyz", "rpy", "joint", "axis", "collision", "parent", "limits",
+              "topic", "gz_topic", "ros_topic"}
+MASS_KEYS = {"mass", "com", "inertia", "total_mass"}
+_DOF = "UVWPQR"
+_FORCE = "xyzkmn"
+HYDRO_RE = re.compile(r"^([xyzkmn])(Dot)?([UVWPQR])(?:abs([UVWPQR]))?$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ``parts:`` entry: a slot fill (``slot`` set) or a free placement."""
+
+    index: int
+    line: int | None
+    slot: str | None
+    of: str | None
+    type: str | None  # None: the slot is left empty (type: none)
+    name: str | None
+    xyz: tuple | None
+    rpy: tuple | None
+    joint: str | None
+    axis: tuple | None
+    collision: bool
+    parent: str | None
+    limits: Limits | None
+    topic: str | None
+
+
+@dataclass(frozen=True)
+class AdHocSlot:
+    """A ``slots:`` entry: a slot added to instance ``of``."""
+
+    index: int
+    line: int | None
+    of: str
+    slot: Slot
+
+
+@dataclass(frozen=True)
+class HullDisplacement:
+    """USV pontoons: two rows (port +y, starboard −y) of ``segments`` boxes, m."""
+
+    length: float
+    width: float
+    height: float
+    x: float
+    y: float
+    z: float
+    segments: int
+    fluid_density: float = 1025.0
+
+
+@dataclass(frozen=True)
+class Buoyancy:
+    """UUV declared trim: net buoyancy kg (+ floats), CoB offset m, density kg/m³, footprint m."""
+
+    net_buoyancy: float
+    cob_offset: tuple
+    cob_frame: str
+    fluid_density: float
+    footprint: tuple
+
+
+@dataclass(frozen=True)
+class VehicleConfig:
+    path: str
+    name: str
+    namespace: str
+    description: str
+    base_type: str
+    base_name: str
+    base_collision: bool
+    base_line: int | None
+    entries: tuple
+    adhoc_slots: tuple
+    hull_displacement: HullDisplacement | None
+    buoyancy: Buoyancy | None
+    hydrodynamics: tuple  # ((name, value), ...) sorted by name
+    sha256: str
+
+
+def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
+    """Find a config: as given, in the current directory, then ./<kind>/, then bundled.
+
+    A bare name may omit ``.yaml``.
+    """
+    p = Path(name)
+    candidates = [p]
+    if p.suffix == "":
+        candidates.append(p.with_suffix(".yaml"))
+    if not p.is_absolute() and len(p.parts) == 1:
+        for base in (Path.cwd() / kind, data_dir(kind)):
+            candidates.append(base / p.name)
+            if p.suffix == "":
+                candidates.append(base / (p.name + ".yaml"))
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    raise ConfigError(p, None, "config file not found",
+                      f"looked in the current directory, ./{kind}/ and the bundled {kind}")
+
+
+def load_vehicle(path: str | Path) -> VehicleConfig:
+    """Read and validate a vehicle config. Raises ConfigError naming file/key/line."""
+    path = resolve_config_path(path)
+    data = load(path)
+    r = Reader(path)
+    for k in data:
+        if k in MASS_KEYS:
+            raise r.error(str(k), f"'{k}' cannot be declared at the assembly: the vehicle's mass, CoM and "
+                          "inertia are derived from its parts", "set a part's mass in its catalog entry "
+                          "(vehicles/parts/<type>.yaml), or fit a ballast part", node=data, field=k)
+    r.check_keys(data, TOP_KEYS, "", required=("base",))
+    name = r.string(data, "name", "", default=path.stem)
+    base = r.mapping(data["base"], "base", node=data, field="base")
+    for k in base:
+        if k in MASS_KEYS:
+            raise r.error(f"base.{k}", f"'{k}' cannot be declared at the assembly",
+                          "set it in the part's catalog entry (vehicles/parts/<type>.yaml)", node=base, field=k)
+    r.check_keys(base, {"type", "name", "collision"}, "base", required=("type",))
+    entries = tuple(_entry(r, i, e) for i, e in enumerate(r.sequence(data, "parts", "")))
+    adhoc = tuple(_adhoc(r, i, s) for i, s in enumerate(r.sequence(data, "slots", "")))
+    hull = _hull(r, data["hull_displacement"], data) if "hull_displacement" in data else None
+    buoy = _buoyancy(r, data["buoyancy"], data) if "buoyancy" in data else None
+    if hull and buoy:
+        raise r.error("buoyancy", "a vehicle declares either hull_displacement (a surface vessel) or buoyancy "
+                      "(an underwater vehicle), not both", node=data, field="buoyancy")
+    if not hull and not buoy:
+        raise r.error("hull_displacement", "no displacement declared",
+                      "declare hull_displacement (USV pontoons) or buoyancy (UUV trim)", node=data)
+    hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
+    return VehicleConfig(
+        path=str(path), name=name, namespace=r.string(data, "topic_namespace", "", default=name),
+        description=str(data.get("description", "")),
+        base_type=r.string(base, "type", "base", required=True), base_name=r.string(base, "name", "base",
+                                                                                      default="base_link"),
+        base_collision=r.boolean(base, "collision", "base", default=True), base_line=data.lines.get("base"),
+        entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def _entry(r: Reader, i: int, e) -> Entry:
+    key = f"parts[{i}]"
+    e = r.mapping(e, key)
+    for k in e:
+        if k in MASS_KEYS:
+            raise r.error(f"{key}.{k}", f"'{k}' cannot be declared at the assembly: a part's mass comes from "
+                          "its catalog entry", "edit vehicles/parts/<type>.yaml, or fit a ballast part",
+                          node=e, field=k)
+    r.check_keys(e, ENTRY_KEYS, key)
+    slot = r.string(e, "slot", key)
+    if "type" not in e:
+        raise r.error(f"{key}.type", "required key is missing", "name a part type, or 'none' to leave a slot empty",
+                      node=e)
+    typ = r.string(e, "type", key)
+    typ = None if typ == "none" else typ
+    limits = None
+    if "limits" in e:
+        lm = r.mapping(e["limits"], f"{key}.limits", node=e, field="limits")
+        r.check_keys(lm, {"lower", "upper", "effort", "velocity"}, f"{key}.limits")
+        limits = Limits(*(r.number(lm, k, f"{key}.limits", default=0.0) for k in ("lower", "upper", "effort",
+                                                                                    "velocity")))
+    if slot is None:
+        if "of" in e:
+            raise r.error(f"{key}.of", "'of' belongs to a slot fill; a free placement names its 'parent'",
+                          "add 'slot:' or rename 'of' to 'parent'", node=e, field="of")
+        if typ is not None and ("name" not in e or "xyz" not in e):
+            raise r.error(key, f"free placed part '{typ}' needs name and xyz (or a slot)", node=e)
+    return Entry(index=i, line=e.line, slot=slot, of=r.string(e, "of", key), type=typ, name=r.string(e, "name", key),
+                 xyz=r.vector(e, "xyz", key), rpy=r.vector(e, "rpy", key),
+                 joint=r.string(e, "joint", key, choices=JOINT_TYPES), axis=r.vector(e, "axis", key),
+                 collision=r.boolean(e, "collision", key, default=True), parent=r.string(e, "parent", key),
+                 limits=limits, topic=r.string(e, "topic", key))
+
+
+def _adhoc(r: Reader, i: int, s) -> AdHocSlot:
+    key = f"slots[{i}]"
+    s = r.mapping(s, key)
+    r.check_keys(s, SLOT_KEYS | {"of", "name"}, key, required=("of", "name"))
+    default = s.get("default")
+    if default in (None, "none"):
+        default = None
+    elif not isinstance(default, str):
+        raise r.error(f"{key}.default", "expected a part type or none", node=s, field="default")
+    accepts = r.sequence(s, "accepts", key)
+    slot = Slot(name=r.string(s, "name", key, required=True), xyz=r.vector(s, "xyz", key, default=ZERO3),
+                rpy=r.vector(s, "rpy", key, default=ZERO3), accepts=tuple(str(a) for a in accepts),
+                default=default, joint=r.string(s, "joint", key, choices=JOINT_TYPES),
+                collision=r.boolean(s, "collision", key, default=True), axis=r.vector(s, "axis", key))
+    return AdHocSlot(index=i, line=s.line, of=r.string(s, "of", key, required=True), slot=slot)
+
+
+def _hull(r: Reader, h, data) -> HullDisplacement:
+    key = "hull_displacement"
+    h = r.mapping(h, key, node=data, field=key)
+    r.check_keys(h, {"length", "width", "height", "x", "y", "z", "segments", "fluid_density"}, key,
+                 required=("length", "width", "height", "y", "z", "segments"))
+    seg = h["segments"]
+    if isinstance(seg, bool) or not isinstance(seg, int):
+        raise r.error(f"{key}.segments", f"expected a whole number of boxes per pontoon, got {seg!r}",
+                      node=h, field="segments")
+    if seg < 1:
+        raise r.error(f"{key}.segments", f"must be at least 1, got {seg}", node=h, field="segments")
+    y = r.number(h, "y", key, required=True)
+    return HullDisplacement(
+        length=r.number(h, "length", key, positive=True, required=True),
+        width=r.number(h, "width", key, positive=True, required=True),
+        height=r.number(h, "height", key, positive=True, required=True),
+        x=r.number(h, "x", key, default=0.0), y=y, z=r.number(h, "z", key, required=True), segments=seg,
+        fluid_density=r.number(h, "fluid_density", key, default=1025.0, positive=True))
+
+
+def _buoyancy(r: Reader, b, data) -> Buoyancy:
+    key = "buoyancy"
+    b = r.mapping(b, key, node=data, field=key)
+    r.check_keys(b, {"net_buoyancy", "cob_offset", "cob_frame", "fluid_density", "footprint"}, key)
+    return Buoyancy(
+        net_buoyancy=r.number(b, "net_buoyancy", key, default=0.0),
+        cob_offset=r.vector(b, "cob_offset", key, default=(0.0, 0.0, 0.046)),
+        cob_frame=r.string(b, "cob_frame", key, default="com", choices=("com", "base_link")),
+        fluid_density=r.number(b, "fluid_density", key, default=1025.0, positive=True),
+        footprint=r.vector(b, "footprint", key, n=2, default=(0.457, 0.338), positive=True))
+
+
+def _hydro(r: Reader, h, data) -> tuple:
+    key = "hydrodynamics"
+    if h is None:
+        return ()
+    h = r.mapping(h, key, node=data, field=key)
+    out = []
+    for k in h:
+        m = HYDRO_RE.match(str(k))
+        if not m or (m.group(2) and m.group(4)):
+            names = [f"{f}{d}" for f in _FORCE for d in _DOF] + [f"{f}Dot{d}" for f in _FORCE for d in _DOF] + \
+                    [f"{f}{d}abs{d}" for f in _FORCE for d in _DOF]
+            from .errors import did_you_mean
+            raise r.error(f"{key}.{k}", "unknown hydrodynamic coefficient",
+                          did_you_mean(str(k), names) or "Fossen names: xU (linear), xUabsU (quadratic), "
+                          "xDotU (added mass); force x,y,z,k,m,n by velocity U,V,W,P,Q,R", node=h, field=k)
+        out.append((str(k), r.number(h, k, key)))
+    return tuple(sorted(out))
