@@ -109,6 +109,26 @@ GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
 
 
+def catalog_for(config_path) -> "Catalog":
+    """The catalog a vehicle config sees: its own ``parts/`` directory (beside the
+    config), then each directory of ``$AURGEN_PARTS_PATH`` (os.pathsep-separated),
+    then the bundled catalog. The first directory holding a type wins.
+    """
+    import os
+
+    dirs = []
+    local = Path(config_path).resolve().parent / "parts"
+    if local.is_dir():
+        dirs.append(local)
+    for d in os.environ.get("AURGEN_PARTS_PATH", "").split(os.pathsep):
+        if d:
+            dirs.append(Path(d))
+    bundled = catalog_dir()
+    if bundled.resolve() not in [d.resolve() for d in dirs]:
+        dirs.append(bundled)
+    return Catalog(dirs)
+
+
 class Catalog:
     """Part types found in one or more directories (first directory wins).
 

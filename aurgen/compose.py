@@ -13,7 +13,7 @@ import numpy as np
 
 from . import spatial
 from .assemble import Assembly, assemble, part_links
-from .catalog import Catalog
+from .catalog import Catalog, catalog_for
 from .config import Buoyancy, HullDisplacement, VehicleConfig, load_vehicle
 from .errors import BuildError, ConfigError
 from .model import Displacement, Geom, Specs, Vehicle
@@ -145,7 +145,7 @@ def specs(asm: Assembly, disp: Displacement, mass: float, com, inertia) -> Specs
 def resolve(config, catalog: Catalog | None = None) -> Vehicle:
     """Load, validate, assemble and compose a vehicle config into a Vehicle."""
     cfg = config if isinstance(config, VehicleConfig) else load_vehicle(config)
-    catalog = catalog or Catalog()
+    catalog = catalog or catalog_for(cfg.path)
     asm = assemble(cfg, catalog)
     mass, com, inertia = mass_properties(asm)
     disp = displacement(cfg, mass, com)
