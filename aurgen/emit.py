@@ -1,0 +1,274 @@
+"""Emit: the resolved Vehicle as template contexts, rendered to SDF, URDF and MJCF text.
+
+Templates (``templates/*.j2``) only format; every number comes from here or
+from the resolved model, and is written losslessly (``repr`` of a Python
+float, the shortest string that round-trips). No physics happens here either:
+poses are the composed ones, converted only between notations (rpy to a
+MuJoCo quaternion, full edge lengths to MuJoCo half sizes).
+
+Conventions: a pose is (xyz m, rpy rad) of a child in its parent link frame
+(aurgen.spatial); inertia about the link's CoM in link axes, kg·m².
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__, spatial
+from .errors import BuildError
+from .model import Geom, Vehicle
+
+# gz-sim-thruster-system's thrust coefficient magnitude; the sign follows the
+# propeller's rotation (ccw +, cw −), as the reference models write it.
+THRUST_COEFFICIENT = 0.02
+
+# Marker links (displacement, windage) need an inertial in SDF (a link without
+# one defaults to 1 kg); these are the figures written there. Readers recognise
+# the links by their gz:buoyancy / gz:wind marks and leave them out of the mass.
+MARKER_MASS = 1e-6
+MARKER_INERTIA = 1e-9
+
+_FORCES = "xyzkmn"
+_VELS = "UVWPQR"
+
+
+# ---------------------------------------------------------------- formatting
+
+def num(x) -> str:
+    """A float, losslessly: shortest round-trip repr; −0.0 is written 0.0."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise BuildError(f"refusing to write a non-finite number ({x})")
+    return repr(x + 0.0)
+
+
+def vec(v) -> str:
+    """Space-separated lossless numbers (a pose, a size, an axis)."""
+    return " ".join(num(x) for x in v)
+
+
+def is_zero(v) -> bool:
+    return all(float(x) == 0.0 for x in v)
+
+
+def quat(rpy) -> tuple:
+    """MuJoCo quaternion (w, x, y, z) of fixed-axis roll, pitch, yaw."""
+    return tuple(float(q) for q in spatial.quat_of(spatial.rot_rpy(rpy)))
+
+
+def inertia_entries(I) -> dict:
+    """The six entries of a 3×3 tensor (URDF/SDF names; products as the tensor's off-diagonals)."""
+    I = np.asarray(I, dtype=float)
+    return {"ixx": float(I[0, 0]), "iyy": float(I[1, 1]), "izz": float(I[2, 2]),
+            "ixy": float(I[0, 1]), "ixz": float(I[0, 2]), "iyz": float(I[1, 2])}
+
+
+def fullinertia(I) -> tuple:
+    """MJCF ``fullinertia`` order: ixx iyy izz ixy ixz iyz."""
+    e = inertia_entries(I)
+    return (e["ixx"], e["iyy"], e["izz"], e["ixy"], e["ixz"], e["iyz"])
+
+
+# ---------------------------------------------------------------- geometry
+
+def _mesh_uri(path: str) -> str:
+    return Path(path).resolve().as_uri()
+
+
+def geom_ctx(g: Geom) -> dict:
+    """A geom for SDF/MJCF: full sizes (SDF) and MuJoCo type/half sizes."""
+    s = g.shape
+    d = tuple(float(x) for x in s.dims)
+    out = {"name": g.name, "kind": s.kind, "xyz": g.xyz, "rpy": g.rpy, "quat": quat(g.rpy),
+           "rotated": not is_zero(g.rpy), "dims": d, "mesh": None}
+    if s.kind == "box":
+        out.update(size=d, mj_type="box", mj_size=tuple(x / 2 for x in d))
+    elif s.kind in ("cylinder", "capsule"):
+        out.update(radius=d[0], length=d[1], mj_type=s.kind, mj_size=(d[0], d[1] / 2))
+    elif s.kind == "sphere":
+        out.update(radius=d[0], mj_type="sphere", mj_size=(d[0],))
+    elif s.kind == "ellipsoid":
+        out.update(radii=d, mj_type="ellipsoid", mj_size=d)
+    elif s.kind == "mesh":
+        out.update(mj_type="mesh", scale=d, mesh=str(Path(s.mesh).resolve()), uri=_mesh_uri(s.mesh))
+    else:
+        raise BuildError(f"geom {g.name}: unknown shape {s.kind!r}")
+    return out
+
+
+def urdf_geoms(geoms) -> tuple[list, list]:
+    """Geoms URDF can express, and notes on those it cannot.
+
+    URDF has box, cylinder, sphere and mesh. A capsule is written as its exact
+    union (a cylinder and two end spheres, names suffixed); an ellipsoid has no
+    URDF form and is left out with a note (written as an XML comment).
+    """
+    out, notes = [], []
+    for g in geoms:
+        c = geom_ctx(g)
+        if c["kind"] == "capsule":
+            R = spatial.rot_rpy(g.rpy)
+            h = c["length"]
+            out.append(dict(c, kind="cylinder", name=f"{g.name}_cylinder"))
+            for end, sgn in (("top", 1.0), ("bottom", -1.0)):
+                xyz = tuple(float(a) for a in np.asarray(g.xyz, float) + R @ np.array([0.0, 0.0, sgn * h / 2]))
+                out.append(dict(c, kind="sphere", name=f"{g.name}_{end}", xyz=xyz))
+        elif c["kind"] == "ellipsoid":
+            notes.append(f"{g.name}: ellipsoid (semi-axes {vec(c['radii'])}) left out: URDF has no ellipsoid")
+        else:
+            out.append(c)
+    return out, notes
+
+
+# ---------------------------------------------------------------- the model
+
+def children_of(vehicle: Vehicle) -> dict:
+    """Parent link name → [joint, ...] in placement order."""
+    out: dict = {}
+    for j in vehicle.joints:
+        out.setdefault(j.parent, []).append(j)
+    return out
+
+
+def _joint_ctx(j) -> dict:
+    lim = j.limits
+    return {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": j.xyz, "rpy": j.rpy,
+            "quat": quat(j.rpy), "rotated": not is_zero(j.rpy), "axis": tuple(float(a) for a in j.axis),
+            "limits": None if lim is None else {"lower": lim.lower, "upper": lim.upper, "effort": lim.effort,
+                                                 "velocity": lim.velocity}}
+
+
+def _frame_ctx(f) -> dict:
+    return {"name": f.name, "link": f.link, "xyz": f.xyz, "rpy": f.rpy, "quat": quat(f.rpy),
+            "rotated": not is_zero(f.rpy)}
+
+
+def _link_ctx(vehicle: Vehicle, link) -> dict:
+    return {"name": link.name, "type": link.part_type, "mass": float(link.mass), "com": link.com,
+            "inertia": inertia_entries(link.inertia), "fullinertia": fullinertia(link.inertia),
+            "collisions": [geom_ctx(g) for g in link.collisions], "visuals": [geom_ctx(g) for g in link.visuals],
+            "frames": [_frame_ctx(f) for f in vehicle.frames if f.link == link.name]}
+
+
+def thruster_ctx(vehicle: Vehicle) -> list:
+    out = []
+    for t in vehicle.thrusters:
+        d = t.drive
+        sign = 1.0 if d.rotation == "ccw" else -1.0
+        out.append({"name": t.name, "link": t.link, "joint": t.joint, "axis": tuple(float(a) for a in t.axis),
+                    "topic": t.topic, "coefficient": sign * THRUST_COEFFICIENT, "diameter": d.diameter,
+                    "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation})
+    return out
+
+
+def hydro_matrices(hydrodynamics) -> tuple[dict, list]:
+    """The Fossen coefficients as MJCF 6×6 matrices (docs/formats.md), and those that do not fit.
+
+    kind → 36 numbers row-major: damping_linear [i][j] = {F_i}{V_j};
+    damping_quadratic [i][j] = {F_i}{V_j}abs{V_i} (the row's own velocity);
+    added_mass [i][j] = {F_i}Dot{V_j}. Only kinds with a coefficient appear.
+    """
+    mats: dict = {}
+    skipped = []
+    for name, value in hydrodynamics:
+        f, v = name[0], name[1:]
+        i = _FORCES.index(f)
+        if v.startswith("Dot"):
+            kind, j = "added_mass", _VELS.index(v[3])
+        elif "abs" in v:
+            kind, j = "damping_quadratic", _VELS.index(v[0])
+            if _VELS.index(v[4]) != i:
+                skipped.append(name)
+                continue
+        else:
+            kind, j = "damping_linear", _VELS.index(v[0])
+        mats.setdefault(kind, [0.0] * 36)[6 * i + j] = float(value)
+    order = ("damping_linear", "damping_quadratic", "added_mass")
+    return {k: mats[k] for k in order if k in mats}, skipped
+
+
+def context(vehicle: Vehicle) -> dict:
+    """Everything the templates read, for one vehicle."""
+    links = [_link_ctx(vehicle, link) for link in vehicle.links]
+    by_name = {c["name"]: c for c in links}
+    joints = [_joint_ctx(j) for j in vehicle.joints]
+    kids = children_of(vehicle)
+    for c in links:
+        c["children"] = [(_joint_ctx(j), by_name[j.child]) for j in kids.get(c["name"], [])]
+        c["thrusters"] = []
+    thrusters = thruster_ctx(vehicle)
+    for t in thrusters:
+        by_name[t["link"]]["thrusters"].append(t)
+    disp = vehicle.displacement
+    mats, skipped = hydro_matrices(vehicle.hydrodynamics)
+    meshes = {}
+    for c in links:
+        for g in c["collisions"] + c["visuals"]:
+            if g["mesh"] is not None:
+                key = (g["mesh"], g["scale"])
+                if key not in meshes:
+                    stem = Path(g["mesh"]).stem
+                    taken = {m["name"] for m in meshes.values()}
+                    name, k = stem, 1
+                    while name in taken:
+                        name, k = f"{stem}_{k}", k + 1
+                    meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
+                g["mesh_name"] = meshes[key]["name"]
+    for c in links:
+        c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(vehicle.link(c["name"]).collisions)
+        vis, notes = urdf_geoms(vehicle.link(c["name"]).visuals)
+        c["urdf_visuals"] = vis
+        c["urdf_notes"] = c["urdf_notes"] + notes
+    return {
+        "version": __version__,
+        "name": vehicle.name,
+        "namespace": vehicle.namespace,
+        "source": vehicle.source,
+        "base": by_name[vehicle.base],
+        "links": links,
+        "joints": joints,
+        "thrusters": thrusters,
+        "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
+        "hydro_matrices": mats,
+        "hydro_skipped": skipped,
+        "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
+                         "fluid_density": float(disp.fluid_density)},
+        "windage": [geom_ctx(g) for g in vehicle.windage],
+        "marker_mass": MARKER_MASS,
+        "marker_inertia": MARKER_INERTIA,
+        "meshes": list(meshes.values()),
+    }
+
+
+# ---------------------------------------------------------------- rendering
+
+_ENV = None
+
+
+def environment():
+    """The Jinja environment over the bundled templates (``f``: a number, ``v``: a vector)."""
+    global _ENV
+    if _ENV is None:
+        import jinja2
+
+        from .resources import data_dir
+
+        _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+                                  autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+                                  undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                  keep_trailing_newline=True)
+        _ENV.filters["f"] = num
+        _ENV.filters["v"] = vec
+    return _ENV
+
+
+TEMPLATES = {"sdf": "model.sdf.j2", "config": "model.config.j2", "urdf": "vehicle.urdf.j2", "mjcf": "vehicle.xml.j2"}
+
+
+def render(kind: str, vehicle: Vehicle, ctx: dict | None = None) -> str:
+    """The body of one output (no header, no specs comment: see aurgen.stamp)."""
+    ctx = ctx if ctx is not None else context(vehicle)
+    return environment().get_template(TEMPLATES[kind]).render(**ctx)
