@@ -12,7 +12,9 @@ Conventions: a plane is ``n·x = d`` with ``n`` a unit normal (a config normal
 is normalised; ``offset`` is ``d``, the signed distance of the plane from the
 origin along the unit normal). A cell ``above`` a plane lies on ``n·x ≥ d``
 (sign +1), ``below`` on ``n·x ≤ d`` (sign −1). A ground plane is solid on the
-side no cell lies on; its contact geometry faces the fluid. The world's
+side no cell lies on; its contact geometry faces the fluid. Two cells must
+be separated by a shared plane (one above it, the other below), which is
+how the config shows they do not overlap. The world's
 *water* is its densest cell: every placed vehicle's declared
 ``fluid_density`` must equal it.
 """
