@@ -343,7 +343,7 @@ cells:
   upper: {below: [surface], below: [cline], density: 1020.0}
 """
     # duplicate 'below' is a YAML error naming the line
-    with pytest.raises(ConfigError, match=r":6: upper\.below: duplicate key"):
+    with pytest.raises(ConfigError, match=r"dup\.yaml:6: below: duplicate key"):
         worlds.load_world(_write(tmp_path, "dup.yaml", text))
     text = """\
 planes:
