@@ -1,0 +1,50 @@
+"""Golden files for the bundled vehicles: byte-compared (reviewed once, by a person).
+
+Regenerate with ``AURGEN_UPDATE_GOLDEN=1 pytest tests/aurgen/test_emit_golden.py``
+and review the diff. The config's directory is written ``$VEHICLES`` in the
+goldens, so they do not depend on where the checkout lives.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from aurgen.build import build, bundled_vehicles
+from aurgen.compose import resolve
+
+GOLDEN = Path(__file__).parents[1] / "data" / "golden"
+UPDATE = os.environ.get("AURGEN_UPDATE_GOLDEN") == "1"
+KERNEL = importlib.util.find_spec("aurgen.runtime.hydrostatics") is not None
+CONFIGS = [str(p) for p in bundled_vehicles()]
+
+
+def normalise(text: str, source: str) -> str:
+    return text.replace(str(Path(source).parent), "$VEHICLES")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[Path(c).stem for c in CONFIGS])
+def test_golden(tmp_path, config):
+    v = resolve(config)
+    build([config], tmp_path)
+    produced = sorted((tmp_path / v.name).iterdir())
+    assert [p.name for p in produced] == sorted(["model.sdf", "model.config", f"{v.name}.urdf", f"{v.name}.xml"])
+    gdir = GOLDEN / v.name
+    if UPDATE:
+        gdir.mkdir(parents=True, exist_ok=True)
+        for p in produced:
+            (gdir / p.name).write_text(normalise(p.read_text(), v.source), encoding="utf-8", newline="\n")
+        return
+    if not gdir.is_dir():
+        pytest.fail(f"no goldens for {v.name}: run with AURGEN_UPDATE_GOLDEN=1 and review them")
+    golden_has_draft = "\n  draft:" in (gdir / f"{v.name}.xml").read_text()
+    if golden_has_draft != KERNEL:
+        pytest.skip("the goldens were made " + ("with" if golden_has_draft else "without") +
+                    " the hydrostatics kernel, which is " + ("present" if KERNEL else "absent") + " here")
+    for p in produced:
+        want = (gdir / p.name).read_text(encoding="utf-8")
+        got = normalise(p.read_text(), v.source)
+        assert got == want, f"{v.name}/{p.name} differs from its golden (AURGEN_UPDATE_GOLDEN=1 to regenerate)"
