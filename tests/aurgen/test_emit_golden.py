@@ -7,7 +7,6 @@ goldens, so they do not depend on where the checkout lives.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -18,7 +17,11 @@ from aurgen.compose import resolve
 
 GOLDEN = Path(__file__).parents[1] / "data" / "golden"
 UPDATE = os.environ.get("AURGEN_UPDATE_GOLDEN") == "1"
-KERNEL = importlib.util.find_spec("aurgen.runtime.hydrostatics") is not None
+try:  # the kernel may exist but not import yet (written concurrently): then it is absent
+    import aurgen.runtime.hydrostatics  # noqa: F401
+    KERNEL = True
+except ImportError:
+    KERNEL = False
 CONFIGS = [str(p) for p in bundled_vehicles()]
 
 
