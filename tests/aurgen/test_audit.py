@@ -1,0 +1,215 @@
+"""``aurgen audit``: clean builds pass; hand edits, stale configs and lost displacement are caught."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from aurgen import audit
+from aurgen.build import build
+from aurgen.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GZ = "{http://gazebosim.org/schema}"
+
+
+@pytest.fixture(scope="module")
+def clean_build(tmp_path_factory):
+    """Every bundled vehicle (and world) built once, read-only for the tests."""
+    out = tmp_path_factory.mktemp("build")
+    assert main(["build", "--all", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.fixture
+def boat(tmp_path):
+    """A private copy of the blueboat config, built into tmp_path/out/blueboat."""
+    cfg = tmp_path / "blueboat.yaml"
+    shutil.copy(ROOT / "vehicles" / "blueboat.yaml", cfg)
+    build([str(cfg)], tmp_path / "out")
+    return cfg, tmp_path / "out" / "blueboat"
+
+
+def _run(capsys, *paths):
+    code = main(["audit", *map(str, paths)])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def _rows(out: str, path) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith(str(path))]
+
+
+def test_clean_build_audits_clean(clean_build, capsys):
+    code, out, err = _run(capsys, clean_build)
+    assert code == 0, out + err
+    assert "clean (9 files" in out and err == ""
+
+
+def test_clean_single_files_and_directory(boat, capsys):
+    _, d = boat
+    for target in (d, d / "blueboat.xml", d / "model.sdf", d / "blueboat.urdf"):
+        code, out, err = _run(capsys, target)
+        assert code == 0, out + err
+
+
+def test_hand_edited_mass_is_caught(boat, capsys):
+    _, d = boat
+    xml = d / "blueboat.xml"
+    text = xml.read_text()
+    assert text.count('mass="12.0"') == 1  # the chassis
+    xml.write_text(text.replace('mass="12.0"', 'mass="12.5"'))
+    code, out, _ = _run(capsys, d)
+    assert code == 1
+    rows = _rows(out, xml)
+    content = [r for r in rows if re.search(r"\bcontent\s+total mass\s+15\.6047", r)]
+    assert content, out
+    assert "15.104729" in content[0]
+    # SDF and URDF agree with their comments and with each other: the MJCF is the odd one out
+    assert not any(f for f in ("model.sdf", "blueboat.urdf") if _rows(out, d / f))
+    assert any(re.search(r"formats\s+mass\s+15\.6047.*15\.1047.*vs model\.sdf", r) for r in rows), out
+
+
+def test_hand_edited_inertial_pose_moves_the_com(boat, capsys):
+    _, d = boat
+    sdf = d / "model.sdf"
+    root = etree.parse(str(sdf))
+    pose = root.find(".//link[@name='base_link']/inertial/pose")
+    v = pose.text.split()
+    v[2] = repr(float(v[2]) + 0.01)
+    pose.text = " ".join(v)
+    text = sdf.read_text()
+    sdf.write_text(text.split("<sdf")[0] + etree.tostring(root.getroot(), encoding="unicode") + "\n")
+    code, out, _ = _run(capsys, sdf)
+    assert code == 1
+    assert any(re.search(r"content\s+center of mass", r) for r in _rows(out, sdf)), out
+
+
+def test_stale_config_is_caught(boat, capsys):
+    cfg, d = boat
+    text = cfg.read_text()
+    assert "height: 0.18," in text
+    cfg.write_text(text.replace("height: 0.18,", "height: 0.2,"))
+    code, out, _ = _run(capsys, d)
+    assert code == 1
+    for f in ("blueboat.xml", "model.sdf", "blueboat.urdf"):
+        rows = _rows(out, d / f)
+        assert any(re.search(r"config\s+config sha256", r) and "rebuild" in r for r in rows), out
+    # the figures that changed are named too (displacement grows with the pontoon height)
+    assert any(re.search(r"config\s+displaced volume", r) for r in _rows(out, d / "blueboat.xml")), out
+    # content still agrees with the comment: the files are self-consistent, just stale
+    assert not any(" content " in r for r in out.splitlines())
+    build([str(cfg)], d.parent)  # rebuild: clean again
+    assert _run(capsys, d)[0] == 0
+
+
+def test_stale_catalog_entry_is_caught(tmp_path, capsys):
+    """A part's catalog entry changing makes the file stale too (the sha covers used parts)."""
+    cfg = tmp_path / "bluerov2.yaml"
+    shutil.copy(ROOT / "vehicles" / "bluerov2.yaml", cfg)
+    build([str(cfg)], tmp_path / "out")
+    cfg.write_text(cfg.read_text() + "\n# a comment changes the file, and so its hash\n")
+    code, out, _ = _run(capsys, tmp_path / "out" / "bluerov2" / "bluerov2.xml")
+    assert code == 1 and "config sha256" in out
+
+
+def test_deleted_displacement_box_mjcf(boat, capsys):
+    _, d = boat
+    xml = d / "blueboat.xml"
+    lines = xml.read_text().splitlines(keepends=True)
+    marked = [i for i, line in enumerate(lines) if 'user="1"' in line]
+    assert len(marked) == 12
+    del lines[marked[0]]
+    xml.write_text("".join(lines))
+    code, out, _ = _run(capsys, d)
+    assert code == 1
+    rows = _rows(out, xml)
+    assert any(re.search(r"content\s+displaced volume", r) for r in rows), out
+    assert any(re.search(r"content\s+center of buoyancy", r) for r in rows), out
+    # two files carry displacement: the one whose content disagrees with its comment is reported
+    assert any(re.search(r"formats\s+displaced volume.*vs model\.sdf", r) for r in rows), out
+    assert not _rows(out, d / "model.sdf")
+    assert not any("displaced volume" in r for r in _rows(out, d / "blueboat.urdf"))  # URDF has none, by design
+
+
+def test_deleted_displacement_box_sdf(boat, capsys):
+    _, d = boat
+    sdf = d / "model.sdf"
+    root = etree.parse(str(sdf))
+    cols = [c for c in root.iter("collision") if c.get(GZ + "buoyancy") == "true"]
+    assert len(cols) == 12
+    cols[-1].getparent().remove(cols[-1])
+    text = sdf.read_text()
+    sdf.write_text(text.split("<sdf")[0] + etree.tostring(root.getroot(), encoding="unicode") + "\n")
+    code, out, _ = _run(capsys, sdf)
+    assert code == 1
+    assert any(re.search(r"content\s+displaced volume\s+0\.06237", r) for r in _rows(out, sdf)), out
+
+
+def test_deleted_part_link_is_caught(boat, capsys):
+    _, d = boat
+    urdf = d / "blueboat.urdf"
+    root = etree.parse(str(urdf)).getroot()
+    flag = root.find("link[@name='flag']")
+    joint = [j for j in root.findall("joint") if j.find("child").get("link") == "flag"][0]
+    root.remove(flag)
+    root.remove(joint)
+    text = urdf.read_text()
+    urdf.write_text(text.split("<robot")[0] + etree.tostring(root, encoding="unicode") + "\n")
+    code, out, _ = _run(capsys, urdf)
+    assert code == 1
+    rows = _rows(out, urdf)
+    assert any(re.search(r"content\s+parts\s+missing flag", r) for r in rows), out
+    assert any(re.search(r"content\s+total mass", r) for r in rows), out
+
+
+@pytest.mark.parametrize("content", [
+    "not xml at all",
+    "<robot name='x'/>\n",  # no aurgen header
+    None,  # header and specs kept, XML body truncated
+    "",
+])
+def test_unreadable_input_exits_2(boat, tmp_path, capsys, content):
+    _, d = boat
+    f = tmp_path / "bad.urdf"
+    if content is None:
+        text = (d / "blueboat.urdf").read_text()
+        content = text[: len(text) // 2]
+    f.write_text(content)
+    code, out, err = _run(capsys, f)
+    assert code == 2
+    assert str(f) in err and "Traceback" not in err
+
+
+def test_unreadable_wins_over_differences(boat, tmp_path, capsys):
+    _, d = boat
+    (d / "blueboat.xml").write_text((d / "blueboat.xml").read_text().replace('mass="12.0"', 'mass="13.0"'))
+    code, out, err = _run(capsys, d, tmp_path / "missing.sdf")
+    assert code == 2
+    assert "total mass" in out and "missing.sdf: no such file" in err
+
+
+def test_world_files_and_empty_dirs_exit_2(clean_build, tmp_path, capsys):
+    code, _, err = _run(capsys, clean_build / "worlds" / "open_water.xml")
+    assert code == 2 and "a world file" in err
+    code, _, err = _run(capsys, tmp_path)
+    assert code == 2 and "no generated vehicle files" in err
+
+
+def test_numbers_and_tolerances():
+    assert audit.numbers("[0.022465, -0.002024, 0.068371] m") == [(0.022465, 6), (-0.002024, 6), (0.068371, 6)]
+    assert audit.numbers("+54.636 kg") == [(54.636, 3)]
+    assert audit.printed_tol(6, 15.1) == pytest.approx(5e-7 + 1.51e-8)
+
+
+def test_table_is_aligned():
+    diffs = [audit.Difference("a.xml", "content", "total mass", "1", "2", 1.0, 5e-7, "x"),
+             audit.Difference("long/path/b.sdf", "formats", "CoM", "[1, 2, 3]", "[1, 2, 4]", 1.0, 1e-9)]
+    lines = audit.table(diffs).splitlines()
+    assert lines[0].split()[:4] == ["file", "check", "figure", "found"]
+    starts = {line.index("content") if "content" in line else line.index("formats") for line in lines[2:]}
+    assert len(starts) == 1
