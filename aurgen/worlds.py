@@ -446,16 +446,20 @@ def _plane_ctx(world: WorldConfig, i: int, ground: bool) -> dict:
 
 
 def _source_label(world: WorldConfig) -> str:
-    p = Path(world.path)
-    try:
-        if p.parent.resolve() == data_dir("worlds").resolve():
-            return f"worlds/{p.name}"
-    except OSError:
-        pass
-    try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(p)
+    """``worlds/<file>`` for a bundled config (the same on every machine), else its absolute path."""
+    p = Path(world.path).resolve()
+    if p.parent == data_dir("worlds").resolve():
+        return f"worlds/{p.name}"
+    return str(p)
+
+
+def config_of_label(label: str) -> str:
+    """The world config a header's ``from <label>`` names (inverse of the header's label)."""
+    if label.startswith("worlds/") and "/" not in label[len("worlds/"):]:
+        bundled = data_dir("worlds") / label[len("worlds/"):]
+        if bundled.is_file():
+            return str(bundled)
+    return label
 
 
 def header(world: WorldConfig) -> str:

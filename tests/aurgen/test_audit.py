@@ -47,7 +47,7 @@ def _rows(out: str, path) -> list[str]:
 def test_clean_build_audits_clean(clean_build, capsys):
     code, out, err = _run(capsys, clean_build)
     assert code == 0, out + err
-    assert "clean (9 files" in out and err == ""
+    assert "clean (14 files" in out and err == ""  # 3 vehicles x 3 formats, 5 world files
 
 
 def test_clean_single_files_and_directory(boat, capsys):
@@ -193,11 +193,40 @@ def test_unreadable_wins_over_differences(boat, tmp_path, capsys):
     assert "total mass" in out and "missing.sdf: no such file" in err
 
 
-def test_world_files_and_empty_dirs_exit_2(clean_build, tmp_path, capsys):
-    code, _, err = _run(capsys, clean_build / "worlds" / "open_water.xml")
-    assert code == 2 and "a world file" in err
+def test_empty_dir_exits_2(tmp_path, capsys):
     code, _, err = _run(capsys, tmp_path)
-    assert code == 2 and "no generated vehicle files" in err
+    assert code == 2 and "no generated files" in err
+
+
+def test_world_file_audits_clean(clean_build, capsys):
+    for f in ("open_water.xml", "open_water.sdf", "tilted_tank.xml"):
+        code, out, err = _run(capsys, clean_build / "worlds" / f)
+        assert code == 0, out + err
+
+
+def test_stale_and_edited_worlds_are_caught(tmp_path, capsys):
+    from aurgen.worlds import write_worlds
+
+    cfg = tmp_path / "sea.yaml"
+    shutil.copy(ROOT / "worlds" / "open_water.yaml", cfg)
+    out = tmp_path / "out"
+    write_worlds([str(cfg)], out)
+    assert _run(capsys, out)[0] == 0
+    cfg.write_text(cfg.read_text().replace("timestep: 0.002", "timestep: 0.001"))
+    code, text, _ = _run(capsys, out / "worlds")
+    assert code == 1
+    for f in ("sea.xml", "sea.sdf"):
+        assert any(re.search(r"config\s+world\s+differs from line", r) and "rebuild" in r
+                   for r in _rows(text, out / "worlds" / f)), text
+    write_worlds([str(cfg)], out)
+    assert _run(capsys, out)[0] == 0
+    sdf = out / "worlds" / "sea.sdf"
+    sdf.write_text(sdf.read_text().replace("<enable>bluerov2::buoyancy_displacement</enable>", ""))
+    shutil.rmtree(out / "blueboat")
+    code, text, _ = _run(capsys, out / "worlds")
+    assert code == 1
+    assert any(re.search(r"config\s+world\s+differs", r) for r in _rows(text, sdf)), text
+    assert any("vehicle files" in r and "blueboat" in r for r in _rows(text, out / "worlds" / "sea.xml")), text
 
 
 def test_numbers_and_tolerances():
