@@ -22,7 +22,6 @@ Exit status: 0 clean, 1 something differs, 2 unreadable input.
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from dataclasses import dataclass

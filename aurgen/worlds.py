@@ -468,7 +468,6 @@ def header(world: WorldConfig) -> str:
 
 def context(world: WorldConfig, placed: list[Placed]) -> dict:
     """Everything the world templates print, as strings."""
-    env = environment(world)
     water = world.water
     vehicles = []
     for pl in placed:
@@ -489,7 +488,7 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
     return {
         "header": header(world), "name": world.name, "description": world.description,
         "timestep": num(world.timestep), "integrator": world.integrator, "gravity": vec(g),
-        "environment": json.dumps(env, separators=(", ", ": "), allow_nan=False),
+        "environment": environment_json(world),
         "ground": [_plane_ctx(world, world.plane_index(g_), ground=True) for g_ in world.ground],
         "surfaces": surfaces, "vehicles": vehicles, "models": _unique_models(vehicles),
         "water_density": num(water.density),
