@@ -33,7 +33,7 @@ def equilibrium_of(vehicle: Vehicle):
     The displacement boxes go to the kernel as MuJoCo geoms (half sizes, base_link
     pose); mass, CoM (base_link) and the declared fluid density as composed.
     None (rows left out, not approximated) when ``aurgen.runtime.hydrostatics``
-    is not importable.
+    is not importable or its ``equilibrium`` is not implemented yet.
     """
     try:
         from .runtime import hydrostatics as hs
@@ -46,7 +46,11 @@ def equilibrium_of(vehicle: Vehicle):
         geoms.append(hs.Geom("box", np.asarray(b.shape.dims, dtype=float) / 2, np.asarray(b.xyz, dtype=float),
                              spatial.rot_rpy(b.rpy)))
     s = vehicle.specs
-    return hs.equilibrium(geoms, s.total_mass, np.asarray(s.com, dtype=float), vehicle.displacement.fluid_density)
+    try:
+        return hs.equilibrium(geoms, s.total_mass, np.asarray(s.com, dtype=float),
+                              vehicle.displacement.fluid_density)
+    except NotImplementedError:  # a kernel still being written: leave the rows out
+        return None
 
 
 def header(vehicle: Vehicle) -> str:
