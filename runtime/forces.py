@@ -1,0 +1,645 @@
+"""The compiled passive-force stage: buoyancy, drag, declared damping, gravity fields, added mass.
+
+:func:`passive` runs inside MuJoCo's pipeline (from the ``mjcb_passive``
+callback, see :mod:`aurgen.runtime.sim`), so every stage of every integrator
+sees forces for its own state. It adds generalized forces to ``qfrc_passive``
+and the added-mass metric to ``d.M`` (the caller refactors with ``mj_factorM``).
+Everything is accumulated in one fixed order (cells, then geoms in model order,
+then bodies, then damping items, then added-mass items), so two runs are
+bitwise identical.
+
+Conventions: world frame, SI units. MuJoCo's ``cdof`` (rot, lin) are motion
+axes about ``subtree_com[rootid]``; a wrench (F at point x, torque T) maps to
+``qfrc_j += cdof_lin_j . F + cdof_rot_j . (T + (x - c) x F)`` for the dofs in
+the body's ancestor chain (as ``mj_applyFT``).
+
+The drag model (per displacement geom g and cell c with a non-empty piece,
+submerged fraction ``f = V_gc / V_g``, relative velocity ``v`` of the piece's
+centroid to the cell's flow, body angular velocity ``w``):
+
+    F = -(3 pi mu d f + 1/2 rho C_D A_proj(v) f |v|) v
+    T = -(pi mu d^3 f + rho C_D d^5 / 64 f |w|) w
+    surface (piece cut by a plane, section area A > 0, n = up = -g/|g|):
+    F += -B (v.n) n,  T += -B (A/12) (w - (w.n) n),  B = C_S rho A sqrt(|g| h)
+
+with ``d`` the diameter of the sphere of the geom's volume, ``A_proj`` the
+projected area of the whole geom across ``v`` (box, ellipsoid, cylinder, its
+bounding box for meshes), ``h`` the geom's vertical extent, C_D = 1 and
+C_S = 0.3. The viscous (Stokes) and quadratic (form) terms are those of
+MuJoCo's inertia-box model; the surface term stands in for wave radiation
+damping, which a static free surface does not have: without it a floating
+body would bob for minutes. Windage geoms feel the same drag (no buoyancy, no
+surface term), only in gas cells (density below 10 kg/m^3).
+"""
+
+from __future__ import annotations
+
+from math import pi, sqrt
+
+import numpy as np
+from numba import njit
+
+from .kernel import T_BOX, T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
+
+C_D = 1.0
+C_S = 0.3
+GAS_DENSITY = 10.0
+
+# flags
+F_DRAG = 0
+F_ADDED = 1
+F_GRAV = 2  # 0: MuJoCo's uniform gravity; 1 central; 2 linear; 3 per cell
+F_RECORD = 3
+F_BUOY = 4
+NFLAG = 5
+
+# ledger slots
+L_UBUOY = 0
+L_PDRAG = 1
+L_UGRAV = 2
+L_KE = 3
+L_VSUB = 4  # sum rho_c V_gc / rho_max over displacement geoms (m^3 of densest fluid)
+NLED = 8
+
+# cell float columns
+C_RHO = 0
+C_MU = 1
+C_FLOW = 2  # 2:5
+C_G = 5  # 5:8 per-cell gravity (nan: global)
+C_P = 8  # pressure constant: p = -rho phi(x) + P
+C_GAS = 9
+C_K = 10  # per-cell gravity potential constant
+NCF = 11
+
+
+@njit(cache=True)
+def _grav_at(gk, gf, x, cf, cells_g, out):
+    """Gravity at x into out (3,). gk: 0/3 uniform-ish, 1 central, 2 linear."""
+    if gk == 1:
+        rx = x[0] - gf[4]
+        ry = x[1] - gf[5]
+        rz = x[2] - gf[6]
+        R = sqrt(rx * rx + ry * ry + rz * rz)
+        s = -gf[3] / (R * R * R)
+        out[0] = s * rx
+        out[1] = s * ry
+        out[2] = s * rz
+    elif gk == 2:
+        for i in range(3):
+            out[i] = gf[7 + i] + gf[10 + 3 * i] * x[0] + gf[11 + 3 * i] * x[1] + gf[12 + 3 * i] * x[2]
+    else:
+        out[0] = gf[0]
+        out[1] = gf[1]
+        out[2] = gf[2]
+
+
+@njit(cache=True)
+def _phi(gk, gf, x):
+    """Gravity potential (J/kg) at x; g = -grad phi."""
+    if gk == 1:
+        rx = x[0] - gf[4]
+        ry = x[1] - gf[5]
+        rz = x[2] - gf[6]
+        return -gf[3] / sqrt(rx * rx + ry * ry + rz * rz)
+    if gk == 2:
+        s = gf[7] * x[0] + gf[8] * x[1] + gf[9] * x[2]
+        q = 0.0
+        for i in range(3):
+            for j in range(3):
+                q += x[i] * gf[10 + 3 * i + j] * x[j]
+        return -(s + 0.5 * q)
+    return -(gf[0] * x[0] + gf[1] * x[1] + gf[2] * x[2])
+
+
+@njit(cache=True)
+def _cell_of(x, cpl, cnp):
+    for c in range(cpl.shape[0]):
+        inside = True
+        for j in range(cnp[c]):
+            if cpl[c, j, 0] * x[0] + cpl[c, j, 1] * x[1] + cpl[c, j, 2] * x[2] > cpl[c, j, 3]:
+                inside = False
+                break
+        if inside:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _apply(b, F, T, x, bch, bnd, broot, cdof, scom, qfrc, qmine):
+    """Add the wrench (F at x, torque T) on body b to qfrc (and qmine)."""
+    r = broot[b]
+    dx = x[0] - scom[r, 0]
+    dy = x[1] - scom[r, 1]
+    dz = x[2] - scom[r, 2]
+    # moment about the subtree com
+    mx = T[0] + dy * F[2] - dz * F[1]
+    my = T[1] + dz * F[0] - dx * F[2]
+    mz = T[2] + dx * F[1] - dy * F[0]
+    for k in range(bnd[b]):
+        j = bch[b, k]
+        q = (cdof[j, 0] * mx + cdof[j, 1] * my + cdof[j, 2] * mz
+             + cdof[j, 3] * F[0] + cdof[j, 4] * F[1] + cdof[j, 5] * F[2])
+        qfrc[j] += q
+        qmine[j] += q
+
+
+@njit(cache=True)
+def _pointvel(b, x, broot, cvel, scom, v):
+    """Linear velocity (world) of the point x fixed to body b."""
+    r = broot[b]
+    dx = x[0] - scom[r, 0]
+    dy = x[1] - scom[r, 1]
+    dz = x[2] - scom[r, 2]
+    w0 = cvel[b, 0]
+    w1 = cvel[b, 1]
+    w2 = cvel[b, 2]
+    v[0] = cvel[b, 3] + w1 * dz - w2 * dy
+    v[1] = cvel[b, 4] + w2 * dx - w0 * dz
+    v[2] = cvel[b, 5] + w0 * dy - w1 * dx
+
+
+@njit(cache=True)
+def _proj_area(typ, size, ux, uy, uz):
+    """Projected area of the whole geom across the unit direction u (geom frame)."""
+    if typ == T_SPHERE:
+        return pi * size[0] * size[0]
+    if typ == T_ELLIPSOID:
+        a = size[0]
+        b = size[1]
+        c = size[2]
+        p = b * c * ux
+        q = a * c * uy
+        s = a * b * uz
+        return pi * sqrt(p * p + q * q + s * s)
+    if typ == T_CYLINDER or typ == T_CAPSULE:
+        r = size[0]
+        h = size[1]
+        lat = sqrt(max(0.0, 1.0 - uz * uz))
+        extra = 0.0
+        if typ == T_CAPSULE:
+            extra = pi * r * r * lat
+        return 4.0 * r * h * lat + pi * r * r * abs(uz) + extra
+    # box (and mesh through its bounding half-sizes)
+    return 4.0 * (size[1] * size[2] * abs(ux) + size[0] * size[2] * abs(uy) + size[0] * size[1] * abs(uz))
+
+
+@njit(cache=True)
+def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
+            bch, bnd, broot, bmass, binert, di, df, ai, af, wvol, Mmap,
+            qvel, gxpos, gxmat, xpos, xmat, xipos, ximat, cdof, cdof_dot, scom, cvel,
+            qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine):
+    """One evaluation of every runtime force for the current stage (see module doc).
+
+    gi (ng, 4) int: geom id, body id, mjtGeom type, mark (1 displacement, 2 windage).
+    gsz (ng, 3) sizes (for meshes: bounding half-sizes in [..] for drag; the kernel
+    uses the hull). gvol (ng,) full volumes. gw (ng,) weld group of the geom.
+    cpl (nc, kmax, 4) cell half-spaces n.x <= d, cnp (nc,) their counts,
+    cf (nc, NCF) cell floats. gf gravity floats: g(3) mu centre(3) g0(3) G(9).
+    bch/bnd: per body the dofs of its ancestor chain; broot: rootid.
+    di (nd, 1) damping body; df (nd, 72): linear 6x6 then quadratic 6x6 (Fossen sign).
+    ai (na, 4): frame kind (0 body, 1 geom), body, object id, plan geom (or -1 for
+    the weld-group fraction); af (na, 36): 6x6 added mass (positive) in that frame,
+    per unit density for geom items (kind 1), absolute for body items.
+    wvol (nw,) total displacement volume per weld group. Mmap (nv, nv) CSR index of
+    M[i, j] (i >= j) or -1.
+    Outputs: qfrc (+=), M (+=), vols/cents/areas (ng, nc), wfrac (nw,), led, qmine.
+    """
+    ng = gi.shape[0]
+    nc = cpl.shape[0]
+    nv = qvel.shape[0]
+    gk = fl[F_GRAV]
+    record = fl[F_RECORD] != 0
+    for j in range(nv):
+        qmine[j] = 0.0
+    for i in range(NLED):
+        led[i] = 0.0
+    F = np.empty(3)
+    T = np.empty(3)
+    x = np.empty(3)
+    v = np.empty(3)
+    g = np.empty(3)
+    rho_max = 0.0
+    for c in range(nc):
+        if cf[c, C_RHO] > rho_max:
+            rho_max = cf[c, C_RHO]
+    for w in range(wfrac.shape[0]):
+        wfrac[w] = 0.0
+
+    # ---- gather geom poses
+    for k in range(ng):
+        gid = gi[k, 0]
+        for a in range(3):
+            pos[k, a] = gxpos[gid, a]
+            for b in range(3):
+                mats[k, a, b] = gxmat[gid, 3 * a + b]
+
+    # ---- clip every geom by every cell (planes no geom crosses or is cut off by dropped)
+    for c in range(nc):
+        npl = 0
+        for j in range(cnp[c]):
+            nx = cpl[c, j, 0]
+            ny = cpl[c, j, 1]
+            nz = cpl[c, j, 2]
+            keep = False
+            for k in range(ng):
+                lx = mats[k, 0, 0] * nx + mats[k, 1, 0] * ny + mats[k, 2, 0] * nz
+                ly = mats[k, 0, 1] * nx + mats[k, 1, 1] * ny + mats[k, 2, 1] * nz
+                lz = mats[k, 0, 2] * nx + mats[k, 1, 2] * ny + mats[k, 2, 2] * nz
+                t = cpl[c, j, 3] - (nx * pos[k, 0] + ny * pos[k, 1] + nz * pos[k, 2])
+                mid = mesh_ids[k] if gi[k, 2] == 7 else 0
+                v0 = hulls[1][mid] if gi[k, 2] == 7 else 0
+                v1 = hulls[1][mid + 1] if gi[k, 2] == 7 else 0
+                hmax, hmin = support_local(gi[k, 2], gsz[k], lx, ly, lz, hulls[0], v0, v1)
+                if hmax > t:
+                    keep = True
+                    break
+            if keep:
+                for a in range(4):
+                    planes[npl, a] = cpl[c, j, a]
+                npl += 1
+        clip_into(gi[:, 2], gsz, pos, mats, mesh_ids, hulls, planes[:npl], out, False)
+        for k in range(ng):
+            vols[k, c] = out[k, 0]
+            cents[k, c, 0] = out[k, 1]
+            cents[k, c, 1] = out[k, 2]
+            cents[k, c, 2] = out[k, 3]
+            areas[k, c] = out[k, 4] if npl <= 1 else np.nan
+
+    # ---- submerged fraction per weld group (for declared damping / added mass)
+    if rho_max > 0.0:
+        for k in range(ng):
+            if gi[k, 3] != 1:
+                continue
+            s = 0.0
+            for c in range(nc):
+                s += cf[c, C_RHO] * vols[k, c]
+            wfrac[gw[k]] += s / rho_max
+        for w in range(wfrac.shape[0]):
+            led[L_VSUB] += wfrac[w]
+            if wvol[w] > 0.0:
+                wfrac[w] = wfrac[w] / wvol[w]
+
+    # ---- per geom, per cell: buoyancy, drag, surface damping
+    for k in range(ng):
+        b = gi[k, 1]
+        mark = gi[k, 3]
+        if mark != 1 and mark != 2:
+            continue
+        typ = gi[k, 2]
+        Vg = gvol[k]
+        deq = (6.0 * Vg / pi) ** (1.0 / 3.0)
+        for c in range(nc):
+            V = vols[k, c]
+            if V <= 0.0:
+                continue
+            rho = cf[c, C_RHO]
+            if mark == 2 and cf[c, C_GAS] == 0.0:
+                continue
+            for a in range(3):
+                x[a] = cents[k, c, a]
+                F[a] = 0.0
+                T[a] = 0.0
+            if gk == 3 and cf[c, C_G] == cf[c, C_G]:
+                g[0] = cf[c, C_G]
+                g[1] = cf[c, C_G + 1]
+                g[2] = cf[c, C_G + 2]
+            else:
+                _grav_at(gk, gf, x, cf, cf, g)
+            if mark == 1 and fl[F_BUOY] != 0:
+                for a in range(3):
+                    F[a] = -rho * V * g[a]
+                if record:
+                    # U = integral of the hydrostatic pressure p = -rho phi + P over the piece
+                    if gk == 3 and cf[c, C_G] == cf[c, C_G]:
+                        ph = -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cf[c, C_K]
+                    else:
+                        ph = _phi(gk, gf, x)
+                    led[L_UBUOY] += V * (-rho * ph + cf[c, C_P])
+            if fl[F_DRAG] != 0:
+                f = V / Vg
+                _pointvel(b, x, broot, cvel, scom, v)
+                vab0 = v[0]
+                vab1 = v[1]
+                vab2 = v[2]
+                for a in range(3):
+                    v[a] -= cf[c, C_FLOW + a]
+                sp = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                mu = cf[c, C_MU]
+                Fd = np.zeros(3)
+                Td = np.zeros(3)
+                if sp > 0.0:
+                    R = mats[k]
+                    ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
+                    uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
+                    uz = (R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2]) / sp
+                    Ap = _proj_area(typ, gsz[k], ux, uy, uz)
+                    coef = (3.0 * pi * mu * deq + 0.5 * rho * C_D * Ap * sp) * f
+                    for a in range(3):
+                        Fd[a] = -coef * v[a]
+                w0 = cvel[b, 0]
+                w1 = cvel[b, 1]
+                w2 = cvel[b, 2]
+                wn = sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+                ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
+                Td[0] = -ct * w0
+                Td[1] = -ct * w1
+                Td[2] = -ct * w2
+                A = areas[k, c]
+                if mark == 1 and A == A and A > 0.0:
+                    gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
+                    if gn > 0.0:
+                        n0 = -g[0] / gn
+                        n1 = -g[1] / gn
+                        n2 = -g[2] / gn
+                        lx = mats[k, 0, 0] * n0 + mats[k, 1, 0] * n1 + mats[k, 2, 0] * n2
+                        ly = mats[k, 0, 1] * n0 + mats[k, 1, 1] * n1 + mats[k, 2, 1] * n2
+                        lz = mats[k, 0, 2] * n0 + mats[k, 1, 2] * n1 + mats[k, 2, 2] * n2
+                        mid = mesh_ids[k] if typ == 7 else 0
+                        v0 = hulls[1][mid] if typ == 7 else 0
+                        v1 = hulls[1][mid + 1] if typ == 7 else 0
+                        hmax, hmin = support_local(typ, gsz[k], lx, ly, lz, hulls[0], v0, v1)
+                        B = C_S * rho * A * sqrt(gn * (hmax - hmin))
+                        vn = v[0] * n0 + v[1] * n1 + v[2] * n2
+                        Fd[0] -= B * vn * n0
+                        Fd[1] -= B * vn * n1
+                        Fd[2] -= B * vn * n2
+                        wnn = w0 * n0 + w1 * n1 + w2 * n2
+                        bt = B * A / 12.0
+                        Td[0] -= bt * (w0 - wnn * n0)
+                        Td[1] -= bt * (w1 - wnn * n1)
+                        Td[2] -= bt * (w2 - wnn * n2)
+                if record:
+                    led[L_PDRAG] += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2
+                                     + Td[0] * w0 + Td[1] * w1 + Td[2] * w2)
+                for a in range(3):
+                    F[a] += Fd[a]
+                    T[a] += Td[a]
+            _apply(b, F, T, x, bch, bnd, broot, cdof, scom, qfrc, qmine)
+
+    # ---- gravity fields over each body's mass distribution (second order)
+    if gk != 0:
+        Iw = np.empty((3, 3))
+        for b in range(1, bmass.shape[0]):
+            m = bmass[b]
+            if m <= 0.0 or bnd[b] == 0:
+                continue
+            for a in range(3):
+                x[a] = xipos[b, a]
+            if gk == 3:
+                c = _cell_of(x, cpl, cnp)
+                if c >= 0 and cf[c, C_G] == cf[c, C_G]:
+                    for a in range(3):
+                        g[a] = cf[c, C_G + a]
+                    K = cf[c, C_K]
+                else:
+                    for a in range(3):
+                        g[a] = gf[a]
+                    K = 0.0
+                for a in range(3):
+                    F[a] = m * g[a]
+                    T[a] = 0.0
+                if record:
+                    led[L_UGRAV] += m * (-(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + K)
+            else:
+                _grav_at(gk, gf, x, cf, cf, g)
+                for a in range(3):
+                    F[a] = m * g[a]
+                # I_world = R diag(I) R^T; torque_i = eps_iab (G I)_ab
+                for a in range(3):
+                    for bb in range(3):
+                        s = 0.0
+                        for q in range(3):
+                            s += ximat[b, 3 * a + q] * binert[b, q] * ximat[b, 3 * bb + q]
+                        Iw[a, bb] = s
+                if gk == 1:
+                    rx = x[0] - gf[4]
+                    ry = x[1] - gf[5]
+                    rz = x[2] - gf[6]
+                    R2 = rx * rx + ry * ry + rz * rz
+                    s3 = 3.0 * gf[3] / (R2 * R2 * sqrt(R2))
+                    IR0 = Iw[0, 0] * rx + Iw[0, 1] * ry + Iw[0, 2] * rz
+                    IR1 = Iw[1, 0] * rx + Iw[1, 1] * ry + Iw[1, 2] * rz
+                    IR2 = Iw[2, 0] * rx + Iw[2, 1] * ry + Iw[2, 2] * rz
+                    T[0] = s3 * (ry * IR2 - rz * IR1)
+                    T[1] = s3 * (rz * IR0 - rx * IR2)
+                    T[2] = s3 * (rx * IR1 - ry * IR0)
+                else:
+                    GI = np.zeros((3, 3))
+                    for a in range(3):
+                        for bb in range(3):
+                            s = 0.0
+                            for q in range(3):
+                                s += gf[10 + 3 * a + q] * Iw[q, bb]
+                            GI[a, bb] = s
+                    # tau_i = eps_iab (G I)_ab with I the world inertia tensor about the CoM
+                    T[0] = GI[1, 2] - GI[2, 1]
+                    T[1] = GI[2, 0] - GI[0, 2]
+                    T[2] = GI[0, 1] - GI[1, 0]
+                if record:
+                    led[L_UGRAV] += m * _phi(gk, gf, x)
+            _apply(b, F, T, x, bch, bnd, broot, cdof, scom, qfrc, qmine)
+
+    # ---- declared hydrodynamic damping (Fossen), at the body origin, body axes
+    nu = np.empty(6)
+    tau = np.empty(6)
+    for it in range(di.shape[0]):
+        if fl[F_DRAG] == 0:
+            break
+        b = di[it, 0]
+        s = wfrac[di[it, 1]] if di[it, 1] >= 0 else 1.0
+        if s <= 0.0:
+            continue
+        for a in range(3):
+            x[a] = xpos[b, a]
+        _pointvel(b, x, broot, cvel, scom, v)
+        c = _cell_of(x, cpl, cnp)
+        vab0 = v[0]
+        vab1 = v[1]
+        vab2 = v[2]
+        if c >= 0:
+            for a in range(3):
+                v[a] -= cf[c, C_FLOW + a]
+        for a in range(3):
+            nu[a] = xmat[b, a] * v[0] + xmat[b, 3 + a] * v[1] + xmat[b, 6 + a] * v[2]
+            nu[3 + a] = xmat[b, a] * cvel[b, 0] + xmat[b, 3 + a] * cvel[b, 1] + xmat[b, 6 + a] * cvel[b, 2]
+        for i in range(6):
+            acc = 0.0
+            for j in range(6):
+                acc += df[it, 6 * i + j] * nu[j] + df[it, 36 + 6 * i + j] * abs(nu[i]) * nu[j]
+            tau[i] = s * acc
+        for a in range(3):
+            F[a] = xmat[b, 3 * a] * tau[0] + xmat[b, 3 * a + 1] * tau[1] + xmat[b, 3 * a + 2] * tau[2]
+            T[a] = xmat[b, 3 * a] * tau[3] + xmat[b, 3 * a + 1] * tau[4] + xmat[b, 3 * a + 2] * tau[5]
+        if record:
+            led[L_PDRAG] += (F[0] * vab0 + F[1] * vab1 + F[2] * vab2
+                             + T[0] * cvel[b, 0] + T[1] * cvel[b, 1] + T[2] * cvel[b, 2])
+        _apply(b, F, T, x, bch, bnd, broot, cdof, scom, qfrc, qmine)
+
+    # ---- added mass: metric into M, velocity-product terms as forces
+    if fl[F_ADDED] != 0:
+        _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, gxpos, gxmat,
+                    cdof, cdof_dot, scom, cvel, qvel, Mmap, M, qfrc, qmine)
+
+    if record:
+        ke = 0.0
+        for i in range(nv):
+            for j in range(i + 1):
+                idx = Mmap[i, j]
+                if idx < 0:
+                    continue
+                if i == j:
+                    ke += 0.5 * M[idx] * qvel[i] * qvel[i]
+                else:
+                    ke += M[idx] * qvel[i] * qvel[j]
+        led[L_KE] = ke
+        if gk == 0:
+            ug = 0.0
+            for b in range(1, bmass.shape[0]):
+                ug -= bmass[b] * (gf[0] * xipos[b, 0] + gf[1] * xipos[b, 1] + gf[2] * xipos[b, 2])
+            led[L_UGRAV] = ug
+
+
+@njit(cache=True)
+def _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, gxpos, gxmat,
+                cdof, cdof_dot, scom, cvel, qvel, Mmap, M, qfrc, qmine):
+    """M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at the item's point.
+
+    A_w = blkdiag(R, R) A blkdiag(R, R)^T (world axes at the point p), J the 6 x nv
+    (lin, ang) Jacobian of p, b = the spatial velocity-product acceleration at p
+    (sum cdof_dot qdot, moved to p), P = A_w (v_p, w): the fluid impulse. With
+    these forces d/dt of 1/2 qdot^T (M + J^T A_w J) qdot is the power of the
+    other forces (Kirchhoff's equations).
+    """
+    nc = vols.shape[1]
+    Aw = np.empty((6, 6))
+    Rb = np.empty((3, 3))
+    p = np.empty(3)
+    V = np.empty(6)
+    bias = np.empty(6)
+    P = np.empty(6)
+    F = np.empty(3)
+    T = np.empty(3)
+    for it in range(ai.shape[0]):
+        kind = ai[it, 0]
+        b = ai[it, 1]
+        oid = ai[it, 2]
+        if kind == 1:
+            k = ai[it, 3]
+            s = 0.0
+            for c in range(nc):
+                s += cf[c, C_RHO] * vols[k, c]
+            s /= gvol[k]
+            for a in range(3):
+                p[a] = gxpos[oid, a]
+                for c2 in range(3):
+                    Rb[a, c2] = gxmat[oid, 3 * a + c2]
+        else:
+            s = wfrac[ai[it, 3]] if ai[it, 3] >= 0 else 1.0
+            for a in range(3):
+                p[a] = xpos[oid, a]
+                for c2 in range(3):
+                    Rb[a, c2] = xmat[oid, 3 * a + c2]
+        if s <= 0.0:
+            continue
+        # A_w = s * Rr A Rr^T
+        for i in range(6):
+            for j in range(6):
+                acc = 0.0
+                bi = 3 * (i // 3)
+                bj = 3 * (j // 3)
+                for q in range(3):
+                    for r in range(3):
+                        acc += Rb[i - bi, q] * af[it, 6 * (bi + q) + bj + r] * Rb[j - bj, r]
+                Aw[i, j] = s * acc
+        nd = bnd[b]
+        rr = broot[b]
+        dx = p[0] - scom[rr, 0]
+        dy = p[1] - scom[rr, 1]
+        dz = p[2] - scom[rr, 2]
+        J = np.empty((6, nd))
+        for kk in range(nd):
+            j = bch[b, kk]
+            w0 = cdof[j, 0]
+            w1 = cdof[j, 1]
+            w2 = cdof[j, 2]
+            J[0, kk] = cdof[j, 3] + w1 * dz - w2 * dy
+            J[1, kk] = cdof[j, 4] + w2 * dx - w0 * dz
+            J[2, kk] = cdof[j, 5] + w0 * dy - w1 * dx
+            J[3, kk] = w0
+            J[4, kk] = w1
+            J[5, kk] = w2
+        # M += J^T Aw J (lower triangle of the chain)
+        AJ = np.zeros((6, nd))
+        for i in range(6):
+            for kk in range(nd):
+                acc = 0.0
+                for q in range(6):
+                    acc += Aw[i, q] * J[q, kk]
+                AJ[i, kk] = acc
+        for k1 in range(nd):
+            j1 = bch[b, k1]
+            for k2 in range(nd):
+                j2 = bch[b, k2]
+                if j2 > j1:
+                    continue
+                acc = 0.0
+                for q in range(6):
+                    acc += J[q, k1] * AJ[q, k2]
+                idx = Mmap[j1, j2]
+                if idx >= 0:
+                    M[idx] += acc
+        # velocities and the velocity-product acceleration at p
+        for i in range(6):
+            V[i] = 0.0
+            bias[i] = 0.0
+        for kk in range(nd):
+            j = bch[b, kk]
+            qd = qvel[j]
+            for i in range(6):
+                V[i] += J[i, kk] * qd
+            for i in range(6):
+                bias[i] += cdof_dot[j, i] * qd  # (rot, lin) at the subtree com
+        # spatial -> at p: lin += rot x (p - c); reorder to (lin, ang)
+        b0 = bias[3] + bias[1] * dz - bias[2] * dy
+        b1 = bias[4] + bias[2] * dx - bias[0] * dz
+        b2 = bias[5] + bias[0] * dy - bias[1] * dx
+        r0 = bias[0]
+        r1 = bias[1]
+        r2 = bias[2]
+        bias[0] = b0
+        bias[1] = b1
+        bias[2] = b2
+        bias[3] = r0
+        bias[4] = r1
+        bias[5] = r2
+        for i in range(6):
+            acc = 0.0
+            for q in range(6):
+                acc += Aw[i, q] * V[q]
+            P[i] = acc
+        w0 = V[3]
+        w1 = V[4]
+        w2 = V[5]
+        for i in range(3):
+            acc = 0.0
+            acc2 = 0.0
+            for q in range(6):
+                acc += Aw[i, q] * bias[q]
+                acc2 += Aw[3 + i, q] * bias[q]
+            F[i] = -acc
+            T[i] = -acc2
+        # - w x P_lin ; - w x H - v x P_lin
+        F[0] -= w1 * P[2] - w2 * P[1]
+        F[1] -= w2 * P[0] - w0 * P[2]
+        F[2] -= w0 * P[1] - w1 * P[0]
+        T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1])
+        T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2])
+        T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0])
+        # generalized force J^T (F, T)
+        for kk in range(nd):
+            j = bch[b, kk]
+            q = 0.0
+            for i in range(3):
+                q += J[i, kk] * F[i] + J[3 + i, kk] * T[i]
+            qfrc[j] += q
+            qmine[j] += q

@@ -1,0 +1,624 @@
+"""``Simulation``: load an aurgen MJCF (world or vehicle), step it with the runtime's forces.
+
+    sim = Simulation("build/worlds/open_water.xml")
+    sim.step(500)
+    sim.state()    # time, per free body: position, rpy, velocity, draft
+    sim.check()    # Health: ok / invalid with a reason, settled
+
+The environment comes from the file (``<custom><text name="aurgen:environment">``),
+or from ``environment=`` (dict, JSON or :class:`~aurgen.runtime.env.Environment`),
+or ``water=density`` (open water, surface z = 0). With none, nothing is
+registered and the model steps exactly as plain MuJoCo (bitwise).
+
+Forces are computed inside MuJoCo's pipeline through the global
+``mjcb_passive`` callback; one dispatcher serves every live Simulation, keyed
+by its MjModel, and the previous callback is restored when the last one closes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import mujoco
+import numpy as np
+from numba import njit
+
+from aurgen.errors import AurgenError
+
+from . import added_mass as am
+from . import env as envmod
+from . import forces as fz
+from .geoms import EMPTY_HULLS, hull_of, pack_hulls
+from .health import Monitor, ledger_step
+from .kernel import full_local
+
+MARK_DISPLACEMENT = 1
+MARK_WINDAGE = 2
+_MARK_ADDED_ONLY = 3
+
+
+class SimulationError(AurgenError):
+    """A model the runtime cannot simulate (message says why)."""
+
+
+# --------------------------------------------------------------- the dispatcher
+# MuJoCo's passive callback is process-global, and while a Python callback is
+# installed MuJoCo cannot compile models (the bindings raise "Python exception
+# raised" for a model they have not wrapped yet). So the dispatcher is installed
+# only for the duration of Simulation.step / forward / reset and the previous
+# callback restored on exit; it serves every live Simulation, keyed by MjModel.
+_REGISTRY: dict[int, "_Plan"] = {}
+
+
+def _dispatch(m, d):
+    plan = _REGISTRY.get(id(m))
+    if plan is not None:
+        plan.run(m, d)
+
+
+class _installed:
+    """Context: the runtime's passive callback installed, the previous one restored."""
+
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = mujoco.get_mjcb_passive()
+        mujoco.set_mjcb_passive(_dispatch)
+
+    def __exit__(self, *exc):
+        mujoco.set_mjcb_passive(self.prev)
+
+
+def _register(m, plan):
+    _REGISTRY[id(m)] = plan
+
+
+def _unregister(m):
+    _REGISTRY.pop(id(m), None)
+
+
+# --------------------------------------------------------------- loading
+
+def _compile(source):
+    try:
+        if isinstance(source, mujoco.MjModel):
+            return source, None
+        s = str(source)
+        if s.lstrip().startswith("<"):
+            return mujoco.MjModel.from_xml_string(s), ("string", s)
+        if not os.path.exists(s):
+            raise SimulationError(f"{s}: no such file (expected an MJCF world or model written by aurgen)")
+        return mujoco.MjModel.from_xml_path(s), ("path", s)
+    except ValueError as exc:
+        raise SimulationError(f"{source if not str(source).lstrip().startswith('<') else 'MJCF string'}: "
+                              f"MuJoCo could not compile it: {exc}") from None
+
+
+def _recompile_not_simple(src, bodies):
+    kind, s = src
+    spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
+    names = set(bodies)
+    for b in spec.bodies:
+        if b.name in names:
+            b.simple = 0
+    return spec.compile()
+
+
+def _chain(m, b):
+    w = int(m.body_weldid[b])
+    out = []
+    if w == 0 or m.body_dofnum[w] == 0:
+        return out
+    j = int(m.body_dofadr[w] + m.body_dofnum[w] - 1)
+    while j >= 0:
+        out.append(j)
+        j = int(m.dof_parentid[j])
+    return out
+
+
+def _mmap(m):
+    nv = m.nv
+    mm = -np.ones((nv, nv), dtype=np.int64)
+    for i in range(nv):
+        a = int(m.M_rowadr[i])
+        for k in range(a, a + int(m.M_rownnz[i])):
+            mm[i, int(m.M_colind[k])] = k
+    return mm
+
+
+class _Plan:
+    """Every array :func:`forces.passive` needs, built once per model."""
+
+    def __init__(self, m, d, env: envmod.Environment, drag=True, added=True, buoyancy=True):
+        self.m = m
+        self.env = env
+        user = m.geom_user[:, 0] if m.nuser_geom > 0 else np.zeros(m.ngeom)
+        ell = dict(am.ellipsoid_geoms(m)) if added else {}
+        geoms = []
+        for g in range(m.ngeom):
+            mark = int(round(user[g])) if m.nuser_geom > 0 else 0
+            if mark in (MARK_DISPLACEMENT, MARK_WINDAGE):
+                geoms.append((g, mark))
+            elif g in ell:
+                geoms.append((g, _MARK_ADDED_ONLY))
+        ng = len(geoms)
+        self.geoms = geoms
+        gi = np.zeros((ng, 4), dtype=np.int64)
+        gsz = np.zeros((ng, 3))
+        mesh_ids = np.zeros(ng, dtype=np.int64)
+        hulls = []
+        for k, (g, mark) in enumerate(geoms):
+            typ = int(m.geom_type[g])
+            if typ not in (2, 3, 4, 5, 6, 7):
+                name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"#{g}"
+                raise SimulationError(f"geom {name!r}: type {typ} cannot displace fluid "
+                                      "(sphere, capsule, ellipsoid, cylinder, box or mesh)")
+            gi[k] = (g, m.geom_bodyid[g], typ, mark)
+            if typ == 7:
+                mid = int(m.geom_dataid[g])
+                va, vn = int(m.mesh_vertadr[mid]), int(m.mesh_vertnum[mid])
+                hulls.append(hull_of(np.array(m.mesh_vert[va : va + vn], dtype=float)))
+                mesh_ids[k] = len(hulls) - 1
+                gsz[k] = m.geom_aabb[g, 3:6]
+            else:
+                gsz[k] = m.geom_size[g]
+        self.hulls = pack_hulls(hulls) if hulls else EMPTY_HULLS
+        gvol = np.zeros(ng)
+        for k in range(ng):
+            gvol[k] = full_local(gi[k, 2], gsz[k], self.hulls[5], self.hulls[6], mesh_ids[k])[0]
+        # weld groups of displacement geoms
+        welds = []
+        gw = np.zeros(ng, dtype=np.int64)
+        for k in range(ng):
+            w = int(m.body_weldid[gi[k, 1]])
+            if w not in welds:
+                welds.append(w)
+            gw[k] = welds.index(w)
+        wvol = np.zeros(len(welds))
+        for k in range(ng):
+            if gi[k, 3] == MARK_DISPLACEMENT:
+                wvol[gw[k]] += gvol[k]
+        self.welds = welds
+
+        # cells
+        P = env.planes
+        nc = len(env.cells)
+        kmax = max(1, len(P))
+        cpl = np.zeros((nc, kmax, 4))
+        cnp = np.zeros(nc, dtype=np.int64)
+        cf = np.zeros((nc, fz.NCF))
+        gvec = np.array(env.gravity.at(np.zeros(3)) if env.gravity.kind == "uniform" else (0, 0, -1.0))
+        percell = any(c.gravity is not None for c in env.cells)
+        for c, cell in enumerate(env.cells):
+            rows = env.cell_planes(c)
+            cpl[c, : len(rows)] = rows
+            cnp[c] = len(rows)
+            cf[c, fz.C_RHO] = cell.density
+            cf[c, fz.C_MU] = cell.viscosity
+            cf[c, fz.C_FLOW : fz.C_FLOW + 3] = cell.flow
+            cf[c, fz.C_G : fz.C_G + 3] = cell.gravity if cell.gravity is not None else np.nan
+            cf[c, fz.C_GAS] = 1.0 if cell.density < fz.GAS_DENSITY else 0.0
+        self.surface = self._surface_plane(env, gvec)
+        # gravity
+        G = env.gravity
+        gf = np.zeros(19)
+        if G.kind == "uniform":
+            gk = 3 if percell else 0
+            gf[0:3] = G.g
+        elif G.kind == "central":
+            gk = 1
+            gf[3] = G.mu
+            gf[4:7] = G.centre
+        else:
+            gk = 2
+            gf[7:10] = G.g0
+            gf[10:19] = np.array(G.G, float).reshape(9)
+        if gk == 3:
+            cf[:, fz.C_K] = self._cell_potential_constants(env, gf[0:3])
+        # pressure constants: p = -rho phi(x) + P, zero on each cell's reference plane
+        for c, cell in enumerate(env.cells):
+            x0 = self._reference_point(env, c, gvec)
+            if gk == 3 and cell.gravity is not None:
+                ph = -float(np.dot(cell.gravity, x0)) + cf[c, fz.C_K]
+            else:
+                ph = self._phi(gk, gf, x0)
+            cf[c, fz.C_P] = cell.density * ph
+        # bodies
+        nb = m.nbody
+        chains = [_chain(m, b) for b in range(nb)]
+        maxd = max([1] + [len(c) for c in chains])
+        bch = np.zeros((nb, maxd), dtype=np.int64)
+        bnd = np.zeros(nb, dtype=np.int64)
+        for b, ch in enumerate(chains):
+            bch[b, : len(ch)] = ch
+            bnd[b] = len(ch)
+        broot = np.array(m.body_rootid, dtype=np.int64)
+        # declared damping
+        items = []
+        for b in range(1, nb):
+            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
+            if not name:
+                continue
+            Dl = am.numeric_matrix(m, f"aurgen:damping_linear:{name}")
+            Dq = am.numeric_matrix(m, f"aurgen:damping_quadratic:{name}")
+            if Dl is None and Dq is None:
+                continue
+            Dl = np.zeros((6, 6)) if Dl is None else Dl
+            Dq = np.zeros((6, 6)) if Dq is None else Dq
+            items.append((b, self._group_of(m, b), np.concatenate([Dl.ravel(), Dq.ravel()])))
+        di = np.array([[b, w] for b, w, _ in items], dtype=np.int64).reshape(-1, 2)
+        df = np.array([v for _, _, v in items], dtype=float).reshape(-1, 72)
+        # added mass
+        aitems = []
+        if added:
+            for b, A in am.declared(m):
+                aitems.append(((0, b, b, self._group_of(m, b)), A))
+            for k, (g, mark) in enumerate(geoms):
+                if g in ell:
+                    aitems.append(((1, int(m.geom_bodyid[g]), g, k), ell[g]))
+        ai = np.array([a for a, _ in aitems], dtype=np.int64).reshape(-1, 4)
+        af = np.array([A.ravel() for _, A in aitems], dtype=float).reshape(-1, 36)
+        self.added_bodies = sorted({int(a[1]) for a, _ in aitems})
+        self.has_added = len(aitems) > 0
+        Mmap = _mmap(m)
+        self.missing_offdiag = []
+        for b in self.added_bodies:
+            ch = chains[b]
+            for j1 in ch:
+                for j2 in ch:
+                    if j2 <= j1 and Mmap[j1, j2] < 0:
+                        self.missing_offdiag.append(int(m.body_weldid[b]))
+        # flags, scratch, ledger
+        fl = np.zeros(fz.NFLAG, dtype=np.int64)
+        fl[fz.F_DRAG] = 1 if drag else 0
+        fl[fz.F_ADDED] = 1 if self.has_added else 0
+        fl[fz.F_GRAV] = gk
+        fl[fz.F_BUOY] = 1 if buoyancy else 0
+        self.fl = fl
+        self.gk = gk
+        self.vols = np.zeros((ng, nc))
+        self.cents = np.zeros((ng, nc, 3))
+        self.areas = np.zeros((ng, nc))
+        self.wfrac = np.zeros(len(welds))
+        self.led = np.zeros(fz.NLED)
+        self.qmine = np.zeros(m.nv)
+        self._static = (fl, gi, gsz, gvol, gw, mesh_ids, self.hulls, cpl, cnp, cf, gf,
+                        bch, bnd, broot, m.body_mass, m.body_inertia, di, df, ai, af, wvol, Mmap)
+        self._scratch = (np.zeros((max(ng, 1), 3)), np.zeros((max(ng, 1), 3, 3)),
+                         np.zeros((kmax, 4)), np.zeros((max(ng, 1), 5)))
+        if ng == 0:
+            # keep shapes consistent for the kernel (it loops over gi rows only)
+            self._scratch = (np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((kmax, 4)), np.zeros((0, 5)))
+        self.d = None
+        self.args = None
+        self.stage = 0
+        self.bind(d)
+
+    @staticmethod
+    def _group_of(m, b):
+        return int(m.body_weldid[b])
+
+    def bind(self, d):
+        self.d = d
+        pos, mats, planes, out = self._scratch
+        dyn = (d.qvel, d.geom_xpos, d.geom_xmat, d.xpos, d.xmat, d.xipos, d.ximat, d.cdof,
+               d.cdof_dot, d.subtree_com, d.cvel, d.qfrc_passive, d.M)
+        self.args = self._static + dyn + (pos, mats, planes, out, self.vols, self.cents,
+                                          self.areas, self.wfrac, self.led, self.qmine)
+
+    def run(self, m, d):
+        if d is not self.d:
+            self.bind(d)
+        self.fl[fz.F_RECORD] = 1 if self.stage == 0 else 0
+        self.stage += 1
+        fz.passive(*self.args)
+        if self.has_added:
+            mujoco.mj_factorM(m, d)
+
+    # -- helpers for the pressure / potential references
+    @staticmethod
+    def _phi(gk, gf, x):
+        if gk == 1:
+            return -gf[3] / float(np.linalg.norm(np.asarray(x) - gf[4:7]))
+        if gk == 2:
+            G = gf[10:19].reshape(3, 3)
+            return -float(np.dot(gf[7:10], x) + 0.5 * x @ G @ x)
+        return -float(np.dot(gf[0:3], x))
+
+    @staticmethod
+    def _reference_point(env, c, gvec):
+        """A point where the cell's pressure is zero: on its upper face if it has one."""
+        cell = env.cells[c]
+        gh = gvec / (np.linalg.norm(gvec) or 1.0)
+        best, score = None, -np.inf
+        for j, s in enumerate(cell.signs):
+            if s == 0:
+                continue
+            n = env.planes[j, :3]
+            sc = s * float(np.dot(n, gh))  # > 0: the plane bounds the cell from above
+            sc = sc if sc > 0 else abs(float(np.dot(n, gh))) - 2.0
+            if sc > score:
+                best, score = j, sc
+        if best is None:
+            return np.zeros(3)
+        return env.planes[best, :3] * env.planes[best, 3]
+
+    @staticmethod
+    def _surface_plane(env, gvec):
+        """(n, d) of the upper face of the densest cell (the free surface), or None."""
+        if not env.cells:
+            return None
+        c = int(np.argmax([cell.density for cell in env.cells]))
+        x0 = _Plan._reference_point(env, c, gvec)
+        gh = gvec / (np.linalg.norm(gvec) or 1.0)
+        for j, s in enumerate(env.cells[c].signs):
+            n = env.planes[j, :3]
+            if s != 0 and s * float(np.dot(n, gh)) > 0 and np.allclose(n * env.planes[j, 3], x0):
+                # water where s*(n.x - d) >= 0 ... express as up-normal u and offset
+                u = -s * n
+                return u, float(-s * env.planes[j, 3])
+        return None
+
+    @staticmethod
+    def _cell_potential_constants(env, gglob):
+        """K_c so that phi_c(x) = -g_c.x + K_c is continuous across faces (BFS)."""
+        nc = len(env.cells)
+        K = np.full(nc, np.nan)
+        gs = [np.array(c.gravity if c.gravity is not None else gglob, float) for c in env.cells]
+        for start in range(nc):
+            if not np.isnan(K[start]):
+                continue
+            K[start] = 0.0
+            todo = [start]
+            while todo:
+                i = todo.pop()
+                for j in range(nc):
+                    if not np.isnan(K[j]):
+                        continue
+                    for k, (si, sj) in enumerate(zip(env.cells[i].signs, env.cells[j].signs)):
+                        if si * sj < 0:
+                            x0 = env.planes[k, :3] * env.planes[k, 3]
+                            K[j] = K[i] + float(np.dot(gs[j] - gs[i], x0))
+                            todo.append(j)
+                            break
+        return K
+
+
+@njit(cache=True)
+def _power(q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot):
+    P = 0.0
+    for i in range(q0.shape[0]):
+        P += (qa[i] + qap[i] + qc[i] + qp[i] - qmine[i]) * q0[i]
+    for b in range(1, xfrc.shape[0]):
+        f = xfrc[b]
+        if f[0] == 0.0 and f[1] == 0.0 and f[2] == 0.0 and f[3] == 0.0 and f[4] == 0.0 and f[5] == 0.0:
+            continue
+        r = broot[b]
+        dx = xipos[b, 0] - scom[r, 0]
+        dy = xipos[b, 1] - scom[r, 1]
+        dz = xipos[b, 2] - scom[r, 2]
+        w0 = cvel[b, 0]
+        w1 = cvel[b, 1]
+        w2 = cvel[b, 2]
+        v0 = cvel[b, 3] + w1 * dz - w2 * dy
+        v1 = cvel[b, 4] + w2 * dx - w0 * dz
+        v2 = cvel[b, 5] + w0 * dy - w1 * dx
+        P += f[0] * v0 + f[1] * v1 + f[2] * v2 + f[3] * w0 + f[4] * w1 + f[5] * w2
+    return P
+
+
+# --------------------------------------------------------------- the API
+
+class Simulation:
+    """A model stepped with the runtime's environment forces (see module doc).
+
+    Parameters: ``model`` a path to an MJCF file, an MJCF string, or an MjModel;
+    ``environment`` overrides the file's; ``water`` (density, kg/m^3) gives open
+    water at z = 0 to a file that declares none; ``drag``, ``added_mass``,
+    ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
+    ``settle_tol`` (m) define "settled".
+    """
+
+    def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
+                 added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
+                 settle_tol: float = 1e-4, track: str | None = None):
+        m, src = _compile(model)
+        self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
+        env = None
+        if environment is not None:
+            env = envmod.parse(environment)
+        else:
+            env = envmod.from_model(m)
+            if env is None and water is not None:
+                env = envmod.open_water(float(water))
+        self.environment = env
+        self._plan = None
+        if env is not None:
+            d = mujoco.MjData(m)
+            plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+            if plan.missing_offdiag:
+                if src is None:
+                    raise SimulationError("bodies carrying added mass need full mass-matrix rows: write them "
+                                          '<body simple="false"> (or pass a path/string so the runtime can)')
+                names = sorted({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.missing_offdiag})
+                m = _recompile_not_simple(src, names)
+                d = mujoco.MjData(m)
+                plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+                if plan.missing_offdiag:
+                    raise SimulationError(f"bodies {names}: MuJoCo keeps only the diagonal of their mass "
+                                          "matrix rows even with simple=0; added mass cannot be applied")
+            self._finish(m, env, plan)
+            self._plan = plan
+            self.model, self.data = m, d
+            _register(m, plan)
+        else:
+            self.model, self.data = m, mujoco.MjData(m)
+        self._track = self._find_track(track)
+        self.monitor = Monitor(self.model.opt.timestep, settle_window, settle_tol)
+        self._q0 = np.zeros(self.model.nv)
+        self._closed = False
+        self.reset()
+
+    # -- set-up
+    def _finish(self, m, env, plan):
+        """Hand the environment to MuJoCo's options: gravity, no built-in fluid model."""
+        m.opt.density = 0.0
+        m.opt.viscosity = 0.0
+        m.opt.wind[:] = 0.0
+        if plan.gk == 0:
+            m.opt.gravity[:] = env.gravity.g
+        else:
+            m.opt.gravity[:] = 0.0
+        # weld ids -> group indices in the damping / added-mass items
+        fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf, bch, bnd, broot, bm, bi, di, df, ai, af, wvol, Mmap = plan._static
+        for it in range(di.shape[0]):
+            w = int(di[it, 1])
+            di[it, 1] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
+        for it in range(ai.shape[0]):
+            if ai[it, 0] == 0:
+                w = int(ai[it, 3])
+                ai[it, 3] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
+        # (-1: a body with declared terms but no displacement geoms counts as fully immersed)
+
+    def _find_track(self, name):
+        m = self.model
+        if name is not None:
+            b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+            if b < 0:
+                raise SimulationError(f"no body named {name!r}")
+            return b
+        for j in range(m.njnt):
+            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+                return int(m.jnt_bodyid[j])
+        return 1 if m.nbody > 1 else 0
+
+    def free_bodies(self) -> list[int]:
+        m = self.model
+        return [int(m.jnt_bodyid[j]) for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+
+    # -- stepping
+    def reset(self):
+        mujoco.mj_resetData(self.model, self.data)
+        self.forward()
+        self.monitor.reset(self.data)
+
+    def step(self, n: int = 1):
+        """Advance n steps (mj_step with the runtime's forces), keeping the health ledger."""
+        m, d = self.model, self.data
+        plan = self._plan
+        st, zb = self.monitor.state, self.monitor.zbuf
+        dt = m.opt.timestep
+        tb = self._track
+        if plan is None:
+            for _ in range(n):
+                mujoco.mj_step(m, d)
+                ledger_step(st, 0.0, 0.0, 0.0, dt, d.time, d.qpos, d.qvel, d.qacc, d.xipos[tb, 2], zb)
+            return
+        led = plan.led
+        q0 = self._q0
+        with _installed():
+            self._step_loop(n, m, d, plan, st, zb, dt, tb, led, q0)
+
+    def _step_loop(self, n, m, d, plan, st, zb, dt, tb, led, q0):
+        broot = plan._static[13]
+        for _ in range(n):
+            np.copyto(q0, d.qvel)
+            plan.stage = 0
+            mujoco.mj_step(m, d)
+            P = led[fz.L_PDRAG] + _power(q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
+                                         d.qfrc_passive, plan.qmine, d.xfrc_applied, d.cvel, d.xipos,
+                                         d.subtree_com, broot)
+            E = led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY]
+            ledger_step(st, E, led[fz.L_KE], P, dt, d.time, d.qpos, d.qvel, d.qacc, d.xipos[tb, 2], zb)
+
+    def run(self, duration: float, callback=None, every: int = 1):
+        """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""
+        n = int(round(duration / self.model.opt.timestep))
+        if callback is None:
+            self.step(n)
+            return
+        for i in range(n):
+            self.step(1)
+            if i % every == 0:
+                callback(self)
+
+    def forward(self):
+        """mj_forward with the runtime's forces (fills qacc, the ledger, d.M with added mass)."""
+        if self._plan is None:
+            mujoco.mj_forward(self.model, self.data)
+            return
+        self._plan.stage = 0
+        with _installed():
+            mujoco.mj_forward(self.model, self.data)
+
+    # -- readouts
+    def energy(self) -> float:
+        """Mechanical energy at the current state (J): kinetic (with added mass) +
+        gravitational + buoyancy potential. Runs mj_forward."""
+        if self._plan is None:
+            raise SimulationError("no environment: the runtime keeps no energy ledger")
+        self.forward()
+        led = self._plan.led
+        return float(led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY])
+
+    def kinetic_energy(self) -> float:
+        if self._plan is None:
+            raise SimulationError("no environment")
+        self.forward()
+        return float(self._plan.led[fz.L_KE])
+
+    def submerged_volume(self) -> float:
+        """Displaced volume in densest-fluid equivalent (m^3) at the last evaluation."""
+        return float(self._plan.led[fz.L_VSUB]) if self._plan is not None else 0.0
+
+    def body_state(self, b: int) -> dict:
+        d = self.data
+        R = d.xmat[b].reshape(3, 3)
+        roll = math.atan2(R[2, 1], R[2, 2])
+        pitch = -math.asin(max(-1.0, min(1.0, R[2, 0])))
+        yaw = math.atan2(R[1, 0], R[0, 0])
+        out = {
+            "name": mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}",
+            "position": d.xpos[b].copy(),
+            "quaternion": d.xquat[b].copy(),
+            "roll": roll, "pitch": pitch, "yaw": yaw,
+            "velocity": (d.cvel[b, 3:] + np.cross(d.cvel[b, :3], d.xpos[b] - d.subtree_com[self.model.body_rootid[b]])),
+            "angular_velocity": d.cvel[b, :3].copy(),
+        }
+        surf = self._plan.surface if self._plan is not None else None
+        if surf is not None:
+            u, off = surf
+            out["draft"] = float(off - np.dot(u, d.xpos[b]))
+        return out
+
+    def state(self) -> dict:
+        """Time, health and per free body: position, quaternion, roll/pitch/yaw (rad),
+        velocity, and draft (m, positive below the free surface) where there is one."""
+        return {"time": float(self.data.time), "health": self.check(),
+                "bodies": [self.body_state(b) for b in (self.free_bodies() or [self._track])]}
+
+    def check(self):
+        """Health (ok / invalid with a reason, settled), at any time."""
+        return self.monitor.health(self.data)
+
+    def height_range(self) -> float:
+        return self.monitor.height_range()
+
+    # -- lifetime
+    def close(self):
+        if not self._closed and self._plan is not None:
+            _unregister(self.model)
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
