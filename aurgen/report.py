@@ -1,0 +1,526 @@
+"""``aurgen report``: a stability and trim report directory (report.md + PNG figures).
+
+The numbers come from :mod:`aurgen.stability` (the hydrostatics kernel); this
+module only draws and writes. Figures use matplotlib's Agg backend and carry
+units, the vehicle name and the config hash. The directory is built in a temp
+directory beside the target and renamed into place, so a failed report never
+leaves half a directory behind.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import specs as specs_mod
+from . import stability as st
+from .compose import resolve
+
+TMP_PREFIX = ".aurgen-report-"
+FIG_SIZE = (8.0, 5.0)
+DPI = 100
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Stage and count progress on a stream (stderr): a rewritten line on a terminal, stage lines otherwise."""
+
+    def __init__(self, stream=None, quiet: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.stage_name = ""
+        self.t0 = time.monotonic()
+
+    def stage(self, name: str):
+        self.stage_name = name
+        self.t0 = time.monotonic()
+        if not self.quiet and not self.tty:
+            print(f"report: {name} ...", file=self.stream, flush=True)
+
+    def __call__(self, done: int, total: int):
+        if self.quiet or not self.tty:
+            return
+        end = "\n" if done >= total else ""
+        print(f"\rreport: {self.stage_name} {done}/{total} ({time.monotonic() - self.t0:.1f} s)", end=end,
+              file=self.stream, flush=True)
+
+
+# --------------------------------------------------------------------------- the computation
+
+
+@dataclass
+class Report:
+    """Everything the report shows (SI units; angles rad)."""
+
+    vehicle: object
+    eq: object | None
+    heel: st.GZCurve
+    trim: st.GZCurve | None
+    load: st.LoadLine
+    balance: st.Balance | None
+    roll: dict
+    notes: list = field(default_factory=list)
+
+    @property
+    def tag(self) -> str:
+        return f"{self.vehicle.name} (config {self.vehicle.sha256[:12]})"
+
+
+def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_decay: bool = True,
+            step_deg: float = 1.0, load_samples: int = 41) -> Report:
+    """All the report's figures for a resolved vehicle (no files written)."""
+    progress = progress or Progress(quiet=True)
+    body = st.body_of(vehicle)
+    uuv = vehicle.displacement.kind == "buoyancy"
+    notes = []
+    eq = None
+    if st.floats(body):
+        from .runtime import hydrostatics as hs
+
+        eq = hs.equilibrium(list(body.geoms), body.mass, body.com, body.rho)
+        if not getattr(eq, "converged", True):
+            notes.append("the kernel found no converged floating equilibrium")
+            eq = None
+    progress.stage("righting arm (heel)")
+    heel = st.gz_curve(body, "heel", step_deg, progress)
+    trim = None
+    if uuv:
+        progress.stage("righting arm (trim)")
+        trim = st.gz_curve(body, "trim", step_deg, progress)
+    at = np.asarray(payload_at, float) if payload_at is not None else st.default_payload_point(vehicle)
+    progress.stage("load line")
+    load = st.load_line(body, at, load_samples, progress)
+    balance = st.uuv_balance(vehicle, at, body) if uuv else None
+    progress.stage("roll decay")
+    roll = roll_figures(vehicle, body, heel, eq=eq, run=roll_decay, progress=progress)
+    return Report(vehicle, eq, heel, trim, load, balance, roll, notes)
+
+
+def roll_figures(vehicle, body, heel: st.GZCurve, eq=None, run: bool = True, progress=None) -> dict:
+    """The small-angle roll period and, when the runtime is available, a roll-decay run from 10° heel."""
+    V, _ = st.full_volume(body)
+    V_disp = V if heel.submerged else body.mass / body.rho  # floating: displaced volume = m/ρ
+    ixx = float(vehicle.specs.inertia[0][0])
+    added = st.added_roll_inertia(vehicle)
+    out = {"ixx": ixx, "added": added, "volume": V_disp, "gm_t": heel.gm,
+           "estimate": st.roll_period(ixx, added, body.rho, V_disp, heel.gm), "decay": None,
+           "decay_note": None}
+    if not run:
+        out["decay_note"] = "roll-decay run not requested"
+        return out
+    try:
+        from .runtime.sim import Simulation
+    except ImportError as exc:
+        out["decay_note"] = f"roll-decay run left out: the runtime simulation is not available ({exc})"
+        return out
+    if not heel.submerged and eq is None:
+        out["decay_note"] = "roll-decay run left out: no floating equilibrium to release it from"
+        return out
+    try:
+        out["decay"] = roll_decay(vehicle, body, Simulation, eq=eq, progress=progress)
+    except Exception as exc:  # the runtime is someone else's: report its failure, don't hide it
+        out["decay_note"] = f"roll-decay run failed: {type(exc).__name__}: {exc}"
+        return out
+    if out["decay"]["period"] is None:
+        out["decay_note"] = (f"roll decay: fewer than two full swings in {out['decay']['t'][-1]:.0f} s "
+                             "(overdamped or unstable); no period measured")
+    return out
+
+
+def _crossings(t, y):
+    """Times where ``y`` changes sign (linear interpolation), and the direction (+1 up, −1 down)."""
+    out = []
+    for k in range(len(y) - 1):
+        if (y[k] < 0 <= y[k + 1]) or (y[k] > 0 >= y[k + 1]):
+            if y[k + 1] == y[k]:
+                continue
+            tc = t[k] + (t[k + 1] - t[k]) * (-y[k]) / (y[k + 1] - y[k])
+            out.append((tc, 1 if y[k + 1] > y[k] else -1))
+    return out
+
+
+def decay_period(t, roll, ref: float):
+    """Mean damped period (s) from same-direction zero crossings of roll − ref; None with fewer than 3 crossings."""
+    cr = _crossings(np.asarray(t), np.asarray(roll) - ref)
+    periods = []
+    for sign in (1, -1):
+        ts = [tc for tc, s in cr if s == sign]
+        periods += list(np.diff(ts))
+    return float(np.mean(periods)) if periods else None
+
+
+def roll_decay(vehicle, body, Simulation, eq=None, heel_deg: float = 10.0, duration: float = 20.0,
+               depth: float = 3.0, progress=None) -> dict:
+    """Release the vehicle at ``heel_deg`` in the runtime (open water, ρ as declared) and time its roll.
+
+    A floating vehicle starts from the kernel's equilibrium pose turned by the
+    heel about the world x axis through its CoM; a submerged one from ``depth``
+    m down. The roll of the root body is sampled at 100 Hz; the period is the
+    mean of same-direction zero crossings about the equilibrium heel.
+    """
+    from . import build, spatial
+
+    xml = build.outputs(vehicle)[f"{vehicle.name}.xml"]
+    sim = Simulation(xml, water=body.rho)
+    try:
+        d = sim.data
+        G = np.asarray(body.com, float)
+        if eq is not None:
+            R0, p0 = np.asarray(eq.mat, float), np.asarray(eq.pos, float)
+            ref = float(eq.heel)
+        else:
+            ref, trim = st.submerged_attitude(G, st.full_volume(body)[1])
+            R0, p0 = spatial.rot_rpy((0.0, trim, 0.0)), np.array([0.0, 0.0, -depth])
+            ref = 0.0 if abs(ref) < 1e-12 else ref
+        Rh = spatial.rot_rpy((math.radians(heel_deg), 0.0, 0.0))
+        R = Rh @ R0
+        g_world = p0 + R0 @ G  # keep the CoM where it was
+        d.qpos[:3] = g_world - R @ G
+        d.qpos[3:7] = spatial.quat_of(R)
+        d.qvel[:] = 0.0
+        sim.forward()
+        dt = sim.model.opt.timestep
+        every = max(1, int(round(0.01 / dt)))
+        n = int(round(duration / (every * dt)))
+        b = sim._track
+        t, roll = [0.0], [sim.body_state(b)["roll"]]
+        for k in range(n):
+            sim.step(every)
+            t.append(float(d.time))
+            roll.append(sim.body_state(b)["roll"])
+            if progress and (k % 100 == 0 or k == n - 1):
+                progress(k + 1, n)
+        health = sim.check()
+    finally:
+        sim.close()
+    t, roll = np.array(t), np.array(roll)
+    return {"t": t, "roll": roll, "ref": ref, "heel0_deg": heel_deg, "period": decay_period(t, roll, ref),
+            "health": str(health)}
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _finish(fig, ax, rep: Report, title: str, path: Path):
+    fig.suptitle(f"{title}\n{rep.tag}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    _plt().close(fig)
+
+
+def fig_gz(rep: Report, c: st.GZCurve, path: Path):
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=FIG_SIZE)
+    deg = np.degrees(c.angles)
+    ax.plot(deg, c.gz, color="C0", lw=1.8, label="GZ")
+    ax.axhline(0.0, color="0.4", lw=0.8)
+    # GM as the initial slope: the tangent at 0 reaches GM at 1 rad (57.3°)
+    if math.isfinite(c.gm):
+        ax.plot([0.0, math.degrees(1.0)], [0.0, c.gm], color="C3", ls="--", lw=1.2,
+                label=f"GM{'_T' if c.axis == 'heel' else '_L'} = {c.gm:.4f} m (slope at 0)")
+        ax.plot([math.degrees(1.0)] * 2, [0.0, c.gm], color="C3", ls=":", lw=0.8)
+    for lim, col in ((40.0, "C2"), (30.0, "C1")):
+        m = deg <= lim
+        area = c.area_30 if lim == 30.0 else c.area_40
+        ax.fill_between(deg[m], 0.0, c.gz[m], color=col, alpha=0.25,
+                        label=f"area to {lim:.0f}° = {area:.5f} m·rad")
+    ax.plot([math.degrees(c.angle_max_gz)], [c.max_gz], "o", color="C4",
+            label=f"max GZ {c.max_gz:.4f} m at {math.degrees(c.angle_max_gz):.1f}°")
+    if c.avs is not None:
+        ax.plot([math.degrees(c.avs)], [0.0], "s", color="k",
+                label=f"vanishing stability {math.degrees(c.avs):.1f}°")
+    word = "heel" if c.axis == "heel" else "trim (bow down)"
+    ax.set_xlabel(f"{word} angle (deg)")
+    ax.set_ylabel("righting arm GZ (m)")
+    ax.set_xlim(0, 180)
+    ax.set_xticks(range(0, 181, 15))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    where = "wholly submerged" if c.submerged else "free-floating, free " + ("trim" if c.axis == "heel" else "heel")
+    _finish(fig, ax, rep, f"Righting-arm curve, {word} ({where})", path)
+
+
+def fig_load(rep: Report, path: Path):
+    plt = _plt()
+    L = rep.load
+    fig, axes = plt.subplots(4, 1, figsize=(8.0, 9.0), sharex=True)
+    rows = [(L.draft, "draft (m)"), (np.degrees(L.heel), "heel (deg)"), (np.degrees(L.trim), "trim (deg)"),
+            (L.freeboard, "min. freeboard (m)")]
+    for ax, (y, lab) in zip(axes, rows):
+        ax.plot(L.payload, y, ".-", color="C0", ms=3)
+        ax.set_ylabel(lab)
+        ax.grid(alpha=0.3)
+        if L.zero_freeboard is not None:
+            ax.axvline(L.zero_freeboard, color="C3", ls="--", lw=1)
+        ax.axvline(L.limit, color="k", ls=":", lw=1)
+    axes[-1].axhline(0.0, color="0.4", lw=0.8)
+    axes[-1].set_xlabel(f"payload (kg) at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m")
+    txt = f"reserve buoyancy {L.limit:.2f} kg (dotted)"
+    if L.zero_freeboard is not None:
+        txt += f"; freeboard zero at {L.zero_freeboard:.2f} kg (dashed)"
+    axes[0].set_title(txt, fontsize=9)
+    _finish(fig, axes[0], rep, "Load line", path)
+
+
+def fig_mass(rep: Report, path: Path):
+    plt = _plt()
+    parts = st.part_masses(rep.vehicle)
+    fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.35 * len(parts) + 1.5)))
+    names = [f"{n} ({t})" for n, t, _, _ in parts]
+    masses = [m for _, _, m, _ in parts]
+    y = np.arange(len(parts))
+    ax.barh(y, masses, color="C0")
+    for yi, (_, _, m, share) in zip(y, parts):
+        ax.text(m, yi, f" {m:.3f} kg ({100 * share:.1f}%)", va="center", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("mass (kg)")
+    ax.set_xlim(0, max(masses) * 1.35)
+    ax.grid(axis="x", alpha=0.3)
+    _finish(fig, ax, rep, f"Mass by part (total {rep.vehicle.specs.total_mass:.3f} kg)", path)
+
+
+def fig_decay(rep: Report, path: Path):
+    plt = _plt()
+    d = rep.roll["decay"]
+    fig, ax = plt.subplots(figsize=FIG_SIZE)
+    ax.plot(d["t"], np.degrees(d["roll"]), color="C0", lw=1.2, label="roll (runtime)")
+    ax.axhline(math.degrees(d["ref"]), color="0.4", lw=0.8, label="equilibrium heel (kernel)")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("roll (deg)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    est = rep.roll["estimate"]
+    per = "no period measured" if d["period"] is None else f"period {d['period']:.3f} s"
+    _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per} "
+            f"(small-angle estimate {est:.3f} s)", path)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _deg(a) -> str:
+    return "—" if a is None or not math.isfinite(a) else f"{math.degrees(a):.2f}°"
+
+
+def headline(rep: Report) -> list[tuple[str, str]]:
+    """The headline rows printed by the CLI and opening report.md."""
+    v, c = rep.vehicle, rep.heel
+    rows = [("vehicle", f"{v.name} ({v.source})"), ("config sha256", v.sha256),
+            ("total mass", f"{v.specs.total_mass:.4f} kg")]
+    if rep.eq is not None:
+        rows.append(("draft", f"{rep.eq.draft:.4f} m, heel {_deg(rep.eq.heel)}, trim {_deg(rep.eq.trim)}"))
+    gm_name = "BG_z (submerged GM_T)" if c.submerged else "GM_T"
+    rows += [(gm_name, f"{c.gm:.5f} m (curve slope at 0: {c.slope0:.5f} m)"),
+             ("max GZ", f"{c.max_gz:.5f} m at {_deg(c.angle_max_gz)}"),
+             ("vanishing stability", _deg(c.avs) if c.avs is not None else "none up to 180°"),
+             ("area to 30°", f"{c.area_30:.6f} m·rad"), ("area to 40°", f"{c.area_40:.6f} m·rad")]
+    if rep.trim is not None:
+        t = rep.trim
+        rows += [("GM_L" if not t.submerged else "BG_z (pitch)", f"{t.gm:.5f} m"),
+                 ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}")]
+    L = rep.load
+    at = f"({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m"
+    if rep.balance is None:
+        rows.append(("reserve buoyancy", f"{L.limit:.3f} kg"))
+        rows.append(("freeboard zero at", f"{L.zero_freeboard:.3f} kg payload at {at}" if L.zero_freeboard is not None
+                     else "not reached before full submersion"))
+    else:
+        b = rep.balance
+        decl = "—" if b.declared_net is None else f"{b.declared_net:+.4f} kg"
+        rows.append(("net buoyancy", f"{b.built_net:+.4f} kg as built, {decl} declared"))
+        rows.append(("sinks at", f"{max(b.built_net, 0.0):.4f} kg payload"))
+        do = "—" if b.declared_offset is None else _v(b.declared_offset)
+        rows.append(("CoB − CoM", f"{_v(b.built_offset)} m as built, {do} declared"))
+        if b.ballast_at is not None:
+            rows.append(("neutral ballast", f"{b.ballast:+.4f} kg at {_v(b.ballast_at)} m (zero trim, zero heel)"))
+        else:
+            rows.append(("neutral ballast", "none needed (neutral as built)"))
+    r = rep.roll
+    rows.append(("roll period (estimate)", f"{r['estimate']:.3f} s" if math.isfinite(r["estimate"]) else "unstable"))
+    if r["decay"] is not None and r["decay"]["period"] is not None:
+        rows.append(("roll period (runtime)", f"{r['decay']['period']:.3f} s from {r['decay']['heel0_deg']:.0f}° heel"))
+    else:
+        rows.append(("roll period (runtime)", r["decay_note"] or "—"))
+    return rows
+
+
+def _v(x) -> str:
+    return "[" + ", ".join(f"{float(c):+.4f}" for c in x) + "]"
+
+
+def markdown(rep: Report, figures: dict) -> str:
+    v = rep.vehicle
+    out = [f"# Stability and trim report: {v.name}", "",
+           f"Config `{v.source}`, sha256 `{v.sha256}`. Frame: base_link (x forward, y port, z up). "
+           "Figures from the aurgen hydrostatics kernel on the declared displacement "
+           f"({v.displacement.kind} boxes, ρ = {v.displacement.fluid_density:g} kg/m³).", "",
+           "## Headline", "", "| figure | value |", "|---|---|"]
+    out += [f"| {k} | {val} |" for k, val in headline(rep)]
+    out += ["", "## Specs", "", "```", specs_mod.table(specs_mod.rows(v, rep.eq)), "```", "",
+            "## Mass by part", "", "Each fitted part's catalog mass and its share of the total: "
+            "weigh the parts and compare.", "", "| link | part | mass (kg) | share |", "|---|---|---:|---:|"]
+    for n, t, m, share in st.part_masses(v):
+        out.append(f"| {n} | {t} | {m:.4f} | {100 * share:.2f}% |")
+    out.append(f"| **total** | | **{v.specs.total_mass:.4f}** | 100% |")
+    if "mass" in figures:
+        out += ["", f"![mass by part]({figures['mass']})"]
+    out += ["", "## Righting arm", ""]
+    for c in (rep.heel, rep.trim):
+        if c is None:
+            continue
+        out.append(f"### {c.axis}")
+        out.append("")
+        if c.submerged:
+            out.append("Wholly submerged: the arm is the horizontal offset of the centre of buoyancy from the "
+                       "centre of mass, GZ(φ) = BG sin φ for a CoB straight above the CoM.")
+        else:
+            out.append("Free-floating at constant displacement, the other angle free. GZ > 0 rights.")
+        out += ["", f"- GM = {c.gm:.6f} m (curve slope at 0: {c.slope0:.6f} m)",
+                f"- maximum GZ {c.max_gz:.6f} m at {_deg(c.angle_max_gz)}",
+                f"- angle of vanishing stability: {_deg(c.avs) if c.avs is not None else 'none up to 180°'}",
+                f"- area under GZ to 30°: {c.area_30:.6f} m·rad; to 40°: {c.area_40:.6f} m·rad", ""]
+        out += [f"- note: {n}" for n in c.notes]
+        if c.axis in figures:
+            out += [f"![GZ {c.axis}]({figures[c.axis]})", ""]
+    L = rep.load
+    out += ["## Load line", "", f"Payload added at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m "
+            "(base_link), from 0 to the reserve buoyancy.", ""]
+    if L.payload.size:
+        out += [f"- reserve buoyancy (payload to full submersion): {L.limit:.3f} kg",
+                f"- freeboard reaches zero at: " + (f"{L.zero_freeboard:.3f} kg" if L.zero_freeboard is not None
+                                                     else "not before full submersion"), "",
+                "| payload (kg) | draft (m) | heel (deg) | trim (deg) | min. freeboard (m) |",
+                "|---:|---:|---:|---:|---:|"]
+        for k in range(0, L.payload.size, max(1, L.payload.size // 10)):
+            out.append(f"| {L.payload[k]:.3f} | {L.draft[k]:.5f} | {math.degrees(L.heel[k]):.3f} | "
+                       f"{math.degrees(L.trim[k]):.3f} | {L.freeboard[k]:.5f} |")
+    out += [""] + [f"- note: {n}" for n in L.notes]
+    if "load" in figures:
+        out += ["", f"![load line]({figures['load']})"]
+    if rep.balance is not None:
+        b = rep.balance
+        out += ["", "## Buoyancy and ballast (UUV)", "",
+                "| | as built | declared |", "|---|---|---|",
+                f"| net buoyancy (kg) | {b.built_net:+.5f} | "
+                f"{'—' if b.declared_net is None else f'{b.declared_net:+.5f}'} |",
+                f"| CoB − CoM (m) | {_v(b.built_offset)} | "
+                f"{'—' if b.declared_offset is None else _v(b.declared_offset)} |", "",
+                f"Displaced volume {b.volume:.6f} m³, CoB {_v(b.cob)} m. 'As built' is the kernel's volume and "
+                "centroid of the emitted displacement with the composed mass; 'declared' is the config.", ""]
+        if b.ballast_at is not None:
+            out.append(f"Neutral ballast: {b.ballast:+.4f} kg (negative: add buoyancy or remove mass) at "
+                       f"{_v(b.ballast_at)} m, which puts the CoM under the CoB (zero trim and heel). Placed at "
+                       f"the chosen point {_v(b.chosen)} m instead it hangs at heel {_deg(b.heel_at_chosen)}, "
+                       f"trim {_deg(b.trim_at_chosen)}.")
+        else:
+            out.append(f"Neutral as built: no ballast needed. It hangs at heel {_deg(b.heel_at_chosen)}, "
+                       f"trim {_deg(b.trim_at_chosen)}.")
+    r = rep.roll
+    out += ["", "## Roll period", "",
+            f"Small-angle estimate 2π √((I_xx + added)/(ρ g V GM_T)) with I_xx = {r['ixx']:.5f} kg·m², "
+            f"added {r['added']:.5f} kg·m² (the config's −K_ṗ; 0 if not declared), V = {r['volume']:.6f} m³, "
+            f"GM_T = {r['gm_t']:.5f} m: **" + (f"{r['estimate']:.3f} s" if math.isfinite(r["estimate"])
+                                                else "no period (GM_T ≤ 0)") + "**.", ""]
+    if r["decay"] is not None and r["decay"]["period"] is not None:
+        d = r["decay"]
+        out.append(f"Roll decay in the runtime from {d['heel0_deg']:.0f}° heel: period {d['period']:.3f} s "
+                   f"({100 * (d['period'] / r['estimate'] - 1):+.1f}% against the estimate).")
+    else:
+        out.append(r["decay_note"] or "")
+    if "decay" in figures:
+        out += ["", f"![roll decay]({figures['decay']})"]
+    out += ["", "## Limits", "",
+            "Static free surface; the displacement is the declared boxes (not the hull's true shape); "
+            "GZ at constant displacement; no wind heeling, free-surface or icing corrections.", ""]
+    out += [f"- {n}" for n in rep.notes]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
+    """Write report.md and the PNGs into ``target`` atomically (temp dir beside it, then rename)."""
+    progress = progress or Progress(quiet=True)
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=TMP_PREFIX))
+    try:
+        progress.stage("figures")
+        figures = {"heel": "gz_heel.png", "load": "load_line.png", "mass": "mass.png"}
+        fig_gz(rep, rep.heel, tmp / figures["heel"])
+        if rep.trim is not None:
+            figures["trim"] = "gz_trim.png"
+            fig_gz(rep, rep.trim, tmp / figures["trim"])
+        if rep.load.payload.size:
+            fig_load(rep, tmp / figures["load"])
+        else:
+            del figures["load"]
+        fig_mass(rep, tmp / figures["mass"])
+        if rep.roll.get("decay") is not None:
+            figures["decay"] = "roll_decay.png"
+            fig_decay(rep, tmp / figures["decay"])
+        (tmp / "report.md").write_text(markdown(rep, figures), encoding="utf-8")
+        os.chmod(tmp, 0o755)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=TMP_PREFIX + "old-"))
+            os.rmdir(old)
+            os.replace(target, old)
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def parse_point(text) -> np.ndarray | None:
+    """A point "x y z" (or "x,y,z") in m, or None."""
+    if text is None:
+        return None
+    if isinstance(text, (list, tuple, np.ndarray)):
+        vals = [float(x) for x in text]
+    else:
+        vals = [float(x) for x in str(text).replace(",", " ").split()]
+    if len(vals) != 3:
+        from .errors import AurgenError
+
+        raise AurgenError(f"--payload-at wants three numbers 'x y z' in metres, got {text!r}")
+    return np.array(vals)
+
+
+def cli_report(args) -> int:
+    vehicle = resolve(args.config)
+    target = Path(args.output) if getattr(args, "output", None) else Path("build") / vehicle.name / "report"
+    progress = Progress(quiet=getattr(args, "quiet", False))
+    rep = compute(vehicle, payload_at=parse_point(getattr(args, "payload_at", None)), progress=progress,
+                  roll_decay=not getattr(args, "no_roll_decay", False))
+    write(rep, target, progress)
+    print(f"{vehicle.name} ({vehicle.source})")
+    print(specs_mod.table(headline(rep)))
+    print(f"report: {target / 'report.md'}")
+    return 0
