@@ -1,0 +1,212 @@
+"""Hydrostatics kernel: exact submerged volume and centroid of every geom type.
+
+Everything aurgen says about floating rests on this module: the volume of a
+geom below a plane (or inside a convex cell) and the centroid of that volume.
+
+Frames and units: SI; geoms follow MuJoCo's conventions (see
+:mod:`aurgen.runtime.geoms`).  A half-space is ``n·x <= d`` in world with ``n``
+a unit vector (normalised here if it is not); the fluid is that side.  For a
+horizontal sea surface at z = 0: ``n = (0, 0, 1), d = 0``.
+
+Public API::
+
+    GEOM_TYPES, Geom, Clip
+    full_volume(geom) -> float                       m^3
+    support(geom, n) -> float                        max of x·n over the geom, world, m
+    clip(geom, n, d) -> Clip                         one half-space
+    clip_cell(geom, planes) -> Clip                  convex cell, planes (k, 4); area nan
+    clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None)
+        -> (volumes (N,), centroids (N, 3), areas (N,))
+    waterplane(geom, n, d) -> Waterplane             section area, centroid, 2nd moments
+    Cells (aurgen.runtime.cells), equilibrium, gz_curve (aurgen.runtime.equilibrium)
+
+All of them call one compiled core, :func:`aurgen.runtime.kernel.clip_into`
+(``@njit(cache=True)``), which the runtime also calls directly in its inner
+loop with preallocated arrays (no Python objects per geom)::
+
+    from aurgen.runtime.kernel import clip_into
+    clip_into(types, sizes, pos, mats, mesh_ids, hulls, planes, out, False)
+
+A scalar :func:`clip` is ``clip_into`` with N = 1, so scalar and batch results
+are bitwise identical.  Algorithms, tiers, approximations and their measured
+error bounds: ``docs/kernel.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
+                    hull_of, pack_hulls)
+from .kernel import OUT_W, T_MESH, clip_into, full_local, support_local
+
+__all__ = [
+    "GEOM_TYPES", "TYPE_CODE", "Geom", "Hull", "Clip", "Waterplane", "full_volume",
+    "support", "clip", "clip_cell", "clip_batch", "waterplane", "hull_of", "pack_hulls",
+    "clip_into", "Cells", "Equilibrium", "equilibrium", "gz_curve",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Clip:
+    """Part of a geom inside a half-space or cell.
+
+    volume: m^3.  centroid: (3,) world, m (the geom centre when volume is 0).
+    area: waterplane (section) area on the plane, m^2 (nan for a cell).
+    hull_only: True when a concave mesh was replaced by its convex hull (the
+    volume is then an over-estimate).
+    """
+
+    volume: float
+    centroid: np.ndarray
+    area: float
+    hull_only: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Waterplane:
+    """Section of a geom by the plane n·x = d: area (m^2), centroid (3,) world,
+    and second_moment (3, 3) m^4 = ∫(x-c)(x-c)ᵀ dA over the section, world axes.
+    (The transverse second moment about a longitudinal axis x is then
+    second_moment[1, 1] for a horizontal waterplane.)"""
+
+    area: float
+    centroid: np.ndarray
+    second_moment: np.ndarray
+
+
+def _unit_planes(planes) -> np.ndarray:
+    p = np.array(planes, dtype=np.float64).reshape(-1, 4)
+    nn = np.linalg.norm(p[:, :3], axis=1)
+    if np.any(nn == 0) or not np.all(np.isfinite(p)):
+        raise ValueError("plane normals must be finite and non-zero")
+    return p / nn[:, None]
+
+
+def _single(geom: Geom, planes: np.ndarray, width: int):
+    hull = None
+    if geom.type == "mesh":
+        hull = hull_of(geom.vertices, geom.faces)
+        hulls = pack_hulls([hull])
+    else:
+        hulls = EMPTY_HULLS
+    out = np.empty((1, width))
+    clip_into(np.array([geom.code], dtype=np.int64), geom.size3()[None, :],
+              geom.pos[None, :], geom.mat[None, :, :], np.zeros(1, dtype=np.int64),
+              hulls, planes, out, width >= OUT_W)
+    return out[0], (hull.concave if hull is not None else False)
+
+
+def full_volume(geom: Geom) -> float:
+    """Volume of the geom (m^3); a mesh's is its convex hull's."""
+    if geom.type == "mesh":
+        return hull_of(geom.vertices, geom.faces).volume
+    v, _, _, _ = full_local(geom.code, geom.size3(), np.zeros(1), np.zeros((1, 3)), 0)
+    return float(v)
+
+
+def support(geom: Geom, n) -> float:
+    """Support value ``max over the geom of x·n`` (world, m); n need not be unit."""
+    n = np.asarray(n, dtype=np.float64).reshape(3)
+    ln = geom.mat.T @ n
+    if geom.type == "mesh":
+        hv = hull_of(geom.vertices, geom.faces).vertices
+        hi, _ = support_local(T_MESH, geom.size3(), ln[0], ln[1], ln[2], hv, 0, len(hv))
+    else:
+        hi, _ = support_local(geom.code, geom.size3(), ln[0], ln[1], ln[2],
+                              np.zeros((0, 3)), 0, 0)
+    return float(n @ geom.pos + hi)
+
+
+def clip(geom: Geom, n, d) -> Clip:
+    """Part of ``geom`` in the half-space ``n·x <= d`` (world)."""
+    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    row, concave = _single(geom, planes, 5)
+    return Clip(float(row[0]), row[1:4].copy(), float(row[4]), concave)
+
+
+def clip_cell(geom: Geom, planes) -> Clip:
+    """Part of ``geom`` in the convex cell ``{x: n_i·x <= d_i for every row}``.
+
+    planes: (k, 4) rows (nx, ny, nz, d), world.  Exact for boxes and meshes
+    (clipped in sequence) and for ellipsoids and spheres cut by at most two of
+    the planes; other smooth cases cut by two or more planes use a
+    volume-matched polyhedral model (error bound in docs/kernel.md).  The area
+    is nan (a cell has no single waterplane).
+    """
+    p = _unit_planes(planes)
+    if len(p) == 0:
+        p = np.zeros((0, 4))
+    row, concave = _single(geom, p, 5)
+    return Clip(float(row[0]), row[1:4].copy(), float("nan"), concave)
+
+
+def waterplane(geom: Geom, n, d) -> Waterplane:
+    """Section of ``geom`` by the plane ``n·x = d``: area, centroid, second moments.
+
+    Exact for polyhedra and ellipsoids; for cylinders and capsules the second
+    moments come from central differences of the exact first moment (relative
+    error ~1e-9, see docs/kernel.md).
+    """
+    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    row, _ = _single(geom, planes, OUT_W)
+    J = np.empty((3, 3))
+    J[0, 0], J[1, 1], J[2, 2] = row[8], row[9], row[10]
+    J[0, 1] = J[1, 0] = row[11]
+    J[0, 2] = J[2, 0] = row[12]
+    J[1, 2] = J[2, 1] = row[13]
+    return Waterplane(float(row[4]), row[5:8].copy(), J)
+
+
+def type_codes(types, n: int) -> np.ndarray:
+    """Geom type names or MuJoCo codes -> (n,) int64 codes."""
+    if isinstance(types, str):
+        types = [types] * n
+    arr = np.asarray(types)
+    if arr.ndim == 0:
+        arr = np.full(n, arr.item())
+    if arr.dtype.kind in "US":
+        try:
+            return np.array([TYPE_CODE[str(t)] for t in arr], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"unknown geom type {e.args[0]!r}; expected one of {GEOM_TYPES}") from None
+    codes = arr.astype(np.int64)
+    bad = set(codes.tolist()) - set(CODE_TYPE)
+    if bad:
+        raise ValueError(f"unknown geom type codes {sorted(bad)}; expected MuJoCo codes {sorted(CODE_TYPE)}")
+    return codes
+
+
+def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
+    """Clip N geoms by one half-space ``n·x <= d``; the same core as :func:`clip`.
+
+    types: a name, a list of names, or MuJoCo mjtGeom codes (N,).  sizes (N, 3)
+    (pad unused entries), pos (N, 3), mats (N, 3, 3).  For mesh geoms, mesh_ids
+    (N,) index into ``hulls`` (a :func:`pack_hulls` tuple or a list of Hull).
+    Returns volumes (N,) m^3, centroids (N, 3) world, areas (N,) m^2.
+    """
+    pos = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1, 3)
+    N = len(pos)
+    codes = type_codes(types, N)
+    sizes = np.ascontiguousarray(sizes, dtype=np.float64).reshape(N, -1)
+    if sizes.shape[1] < 3:
+        sizes = np.hstack([sizes, np.zeros((N, 3 - sizes.shape[1]))])
+    mats = np.ascontiguousarray(mats, dtype=np.float64).reshape(N, 3, 3)
+    if hulls is None:
+        hulls = EMPTY_HULLS
+    elif not isinstance(hulls, tuple):
+        hulls = pack_hulls(hulls)
+    if mesh_ids is None:
+        mesh_ids = np.zeros(N, dtype=np.int64)
+        if np.any(codes == T_MESH):
+            raise ValueError("mesh geoms in a batch need mesh_ids and hulls")
+    mesh_ids = np.ascontiguousarray(mesh_ids, dtype=np.int64)
+    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    out = np.empty((N, 5))
+    clip_into(codes, sizes, pos, mats, mesh_ids, hulls, planes, out, False)
+    return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()
+
+
+from .cells import Cells  # noqa: E402
+from .equilibrium import Equilibrium, equilibrium, gz_curve  # noqa: E402
