@@ -45,6 +45,18 @@ def numeric_matrix(m, name: str) -> np.ndarray | None:
     return v.reshape(6, 6)
 
 
+def find_numeric(m, kind: str, body_name: str) -> np.ndarray | None:
+    """``aurgen:<kind>:<body>``; in a world where a vehicle was attached with a
+    prefix (``blueboat/base_link``) MuJoCo prefixes the numeric's name too
+    (``blueboat/aurgen:<kind>:base_link``)."""
+    A = numeric_matrix(m, f"aurgen:{kind}:{body_name}")
+    i = body_name.find("/")
+    while A is None and i >= 0:
+        A = numeric_matrix(m, f"{body_name[: i + 1]}aurgen:{kind}:{body_name[i + 1:]}")
+        i = body_name.find("/", i + 1)
+    return A
+
+
 def declared(m) -> list[tuple[int, np.ndarray]]:
     """[(body id, M_A positive 6x6)] from the model's numerics, in body-id order."""
     out = []
@@ -52,7 +64,7 @@ def declared(m) -> list[tuple[int, np.ndarray]]:
         name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
         if not name:
             continue
-        A = numeric_matrix(m, PREFIX + name)
+        A = find_numeric(m, "added_mass", name)
         if A is not None:
             out.append((b, -0.5 * (A + A.T)))
     return out

@@ -112,6 +112,11 @@ def _phi(gk, gf, x):
 
 
 @njit(cache=True)
+def last_plane_of(c, onesg):
+    return int(onesg[c])
+
+
+@njit(cache=True)
 def _cell_of(x, cpl, cnp):
     for c in range(cpl.shape[0]):
         inside = True
@@ -184,13 +189,15 @@ def _proj_area(typ, size, ux, uy, uz):
 
 
 @njit(cache=True)
-def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
+def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             bch, bnd, broot, bmass, binert, di, df, ai, af, wvol, Mmap,
             qvel, gxpos, gxmat, xpos, xmat, xipos, ximat, cdof, cdof_dot, scom, cvel,
             qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine):
     """One evaluation of every runtime force for the current stage (see module doc).
 
     gi (ng, 4) int: geom id, body id, mjtGeom type, mark (1 displacement, 2 windage).
+    gt (ng,) the types again (contiguous, for the kernel); gcl (ng, 3) full-volume
+    centroids in the geom frame (non-zero for mesh hulls).
     gsz (ng, 3) sizes (for meshes: bounding half-sizes in [..] for drag; the kernel
     uses the hull). gvol (ng,) full volumes. gw (ng,) weld group of the geom.
     cpl (nc, kmax, 4) cell half-spaces n.x <= d, cnp (nc,) their counts,
@@ -218,6 +225,8 @@ def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     x = np.empty(3)
     v = np.empty(3)
     g = np.empty(3)
+    Fd = np.empty(3)
+    Td = np.empty(3)
     rho_max = 0.0
     for c in range(nc):
         if cf[c, C_RHO] > rho_max:
@@ -233,9 +242,14 @@ def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             for b in range(3):
                 mats[k, a, b] = gxmat[gid, 3 * a + b]
 
-    # ---- clip every geom by every cell (planes no geom crosses or is cut off by dropped)
+    # ---- clip every geom by every cell (planes no geom crosses or is cut off by dropped).
+    # A cell bounded (after dropping) by the one plane another cell was bounded
+    # by, from the other side, is the complement: full geom minus that piece.
+    one = np.full(nc, -1, dtype=np.int64)  # the single kept plane's index, or -1
+    onesg = np.zeros(nc)
     for c in range(nc):
         npl = 0
+        last = -1
         for j in range(cnp[c]):
             nx = cpl[c, j, 0]
             ny = cpl[c, j, 1]
@@ -246,10 +260,10 @@ def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 ly = mats[k, 0, 1] * nx + mats[k, 1, 1] * ny + mats[k, 2, 1] * nz
                 lz = mats[k, 0, 2] * nx + mats[k, 1, 2] * ny + mats[k, 2, 2] * nz
                 t = cpl[c, j, 3] - (nx * pos[k, 0] + ny * pos[k, 1] + nz * pos[k, 2])
-                mid = mesh_ids[k] if gi[k, 2] == 7 else 0
-                v0 = hulls[1][mid] if gi[k, 2] == 7 else 0
-                v1 = hulls[1][mid + 1] if gi[k, 2] == 7 else 0
-                hmax, hmin = support_local(gi[k, 2], gsz[k], lx, ly, lz, hulls[0], v0, v1)
+                mid = mesh_ids[k] if gt[k] == 7 else 0
+                v0 = hulls[1][mid] if gt[k] == 7 else 0
+                v1 = hulls[1][mid + 1] if gt[k] == 7 else 0
+                hmax, hmin = support_local(gt[k], gsz[k], lx, ly, lz, hulls[0], v0, v1)
                 if hmax > t:
                     keep = True
                     break
@@ -257,7 +271,44 @@ def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 for a in range(4):
                     planes[npl, a] = cpl[c, j, a]
                 npl += 1
-        clip_into(gi[:, 2], gsz, pos, mats, mesh_ids, hulls, planes[:npl], out, False)
+                last = j
+        comp = -1
+        if npl == 1:
+            one[c] = 1
+            for c2 in range(c):
+                if one[c2] == 1 and cpl[c2, last_plane_of(c2, onesg), 0] == -planes[0, 0] \
+                        and cpl[c2, last_plane_of(c2, onesg), 1] == -planes[0, 1] \
+                        and cpl[c2, last_plane_of(c2, onesg), 2] == -planes[0, 2] \
+                        and cpl[c2, last_plane_of(c2, onesg), 3] == -planes[0, 3]:
+                    comp = c2
+                    break
+            onesg[c] = last
+        if comp >= 0:
+            for k in range(ng):
+                R = mats[k]
+                fx = pos[k, 0] + R[0, 0] * gcl[k, 0] + R[0, 1] * gcl[k, 1] + R[0, 2] * gcl[k, 2]
+                fy = pos[k, 1] + R[1, 0] * gcl[k, 0] + R[1, 1] * gcl[k, 1] + R[1, 2] * gcl[k, 2]
+                fzz = pos[k, 2] + R[2, 0] * gcl[k, 0] + R[2, 1] * gcl[k, 1] + R[2, 2] * gcl[k, 2]
+                Vo = vols[k, comp]
+                V = gvol[k] - Vo
+                if V <= 1e-13 * gvol[k]:
+                    vols[k, c] = 0.0
+                    cents[k, c, 0] = fx
+                    cents[k, c, 1] = fy
+                    cents[k, c, 2] = fzz
+                elif Vo <= 0.0:
+                    vols[k, c] = gvol[k]
+                    cents[k, c, 0] = fx
+                    cents[k, c, 1] = fy
+                    cents[k, c, 2] = fzz
+                else:
+                    vols[k, c] = V
+                    cents[k, c, 0] = (gvol[k] * fx - Vo * cents[k, comp, 0]) / V
+                    cents[k, c, 1] = (gvol[k] * fy - Vo * cents[k, comp, 1]) / V
+                    cents[k, c, 2] = (gvol[k] * fzz - Vo * cents[k, comp, 2]) / V
+                areas[k, c] = areas[k, comp]
+            continue
+        clip_into(gt, gsz, pos, mats, mesh_ids, hulls, planes[:npl], out, False)
         for k in range(ng):
             vols[k, c] = out[k, 0]
             cents[k, c, 0] = out[k, 1]
@@ -325,8 +376,9 @@ def passive(fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                     v[a] -= cf[c, C_FLOW + a]
                 sp = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
                 mu = cf[c, C_MU]
-                Fd = np.zeros(3)
-                Td = np.zeros(3)
+                for a in range(3):
+                    Fd[a] = 0.0
+                    Td[a] = 0.0
                 if sp > 0.0:
                     R = mats[k]
                     ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp

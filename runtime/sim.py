@@ -165,8 +165,12 @@ class _Plan:
                 gsz[k] = m.geom_size[g]
         self.hulls = pack_hulls(hulls) if hulls else EMPTY_HULLS
         gvol = np.zeros(ng)
+        gcl = np.zeros((ng, 3))
         for k in range(ng):
-            gvol[k] = full_local(gi[k, 2], gsz[k], self.hulls[5], self.hulls[6], mesh_ids[k])[0]
+            full = full_local(gi[k, 2], gsz[k], self.hulls[5], self.hulls[6], mesh_ids[k])
+            gvol[k] = full[0]
+            gcl[k] = full[1:4]
+        gt = np.ascontiguousarray(gi[:, 2])
         # weld groups of displacement geoms
         welds = []
         gw = np.zeros(ng, dtype=np.int64)
@@ -240,8 +244,8 @@ class _Plan:
             name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
             if not name:
                 continue
-            Dl = am.numeric_matrix(m, f"aurgen:damping_linear:{name}")
-            Dq = am.numeric_matrix(m, f"aurgen:damping_quadratic:{name}")
+            Dl = am.find_numeric(m, "damping_linear", name)
+            Dq = am.find_numeric(m, "damping_quadratic", name)
             if Dl is None and Dq is None:
                 continue
             Dl = np.zeros((6, 6)) if Dl is None else Dl
@@ -283,7 +287,7 @@ class _Plan:
         self.wfrac = np.zeros(len(welds))
         self.led = np.zeros(fz.NLED)
         self.qmine = np.zeros(m.nv)
-        self._static = (fl, gi, gsz, gvol, gw, mesh_ids, self.hulls, cpl, cnp, cf, gf,
+        self._static = (fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, self.hulls, cpl, cnp, cf, gf,
                         bch, bnd, broot, m.body_mass, m.body_inertia, di, df, ai, af, wvol, Mmap)
         self._scratch = (np.zeros((max(ng, 1), 3)), np.zeros((max(ng, 1), 3, 3)),
                          np.zeros((kmax, 4)), np.zeros((max(ng, 1), 5)))
@@ -408,6 +412,15 @@ def _power(q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot):
     return P
 
 
+@njit(cache=True)
+def _account(st, led, q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot, dt, t,
+             qpos, qvel, qacc, tb, zbuf):
+    """The ledger after one runtime step (energy and power at the step's start)."""
+    P = led[fz.L_PDRAG] + _power(q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot)
+    E = led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY]
+    ledger_step(st, E, led[fz.L_KE], P, dt, t, qpos, qvel, qacc, xipos[tb, 2], zbuf)
+
+
 # --------------------------------------------------------------- the API
 
 class Simulation:
@@ -471,7 +484,7 @@ class Simulation:
         else:
             m.opt.gravity[:] = 0.0
         # weld ids -> group indices in the damping / added-mass items
-        fl, gi, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf, bch, bnd, broot, bm, bi, di, df, ai, af, wvol, Mmap = plan._static
+        fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf, bch, bnd, broot, bm, bi, di, df, ai, af, wvol, Mmap = plan._static
         for it in range(di.shape[0]):
             w = int(di[it, 1])
             di[it, 1] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
@@ -521,16 +534,17 @@ class Simulation:
             self._step_loop(n, m, d, plan, st, zb, dt, tb, led, q0)
 
     def _step_loop(self, n, m, d, plan, st, zb, dt, tb, led, q0):
-        broot = plan._static[13]
+        # views into mjData are stable for its lifetime: fetch them once
+        v = (d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint, d.qfrc_passive, plan.qmine,
+             d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, plan._static[15])
+        qpos, qvel, qacc = d.qpos, d.qvel, d.qacc
+        step = mujoco.mj_step
+        copy = np.copyto
         for _ in range(n):
-            np.copyto(q0, d.qvel)
+            copy(q0, qvel)
             plan.stage = 0
-            mujoco.mj_step(m, d)
-            P = led[fz.L_PDRAG] + _power(q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
-                                         d.qfrc_passive, plan.qmine, d.xfrc_applied, d.cvel, d.xipos,
-                                         d.subtree_com, broot)
-            E = led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY]
-            ledger_step(st, E, led[fz.L_KE], P, dt, d.time, d.qpos, d.qvel, d.qacc, d.xipos[tb, 2], zb)
+            step(m, d)
+            _account(st, led, q0, *v, dt, d.time, qpos, qvel, qacc, tb, zb)
 
     def run(self, duration: float, callback=None, every: int = 1):
         """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""
