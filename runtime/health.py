@@ -111,12 +111,13 @@ class Health:
         return s + (", settled" if self.settled else "")
 
 
-WARNING_NAMES = {
-    0: "inertia (mjWARN_INERTIA)", 1: "contact buffer full (mjWARN_CONTACTFULL)",
-    2: "constraint buffer full (mjWARN_CNSTRFULL)", 3: "visual geoms full (mjWARN_VGEOMFULL)",
-    4: "bad qpos (mjWARN_BADQPOS)", 5: "bad qvel (mjWARN_BADQVEL)",
-    6: "bad qacc (mjWARN_BADQACC)", 7: "bad ctrl (mjWARN_BADCTRL)",
-}
+def _warning_name(i: int) -> str:
+    try:
+        import mujoco
+
+        return mujoco.mjtWarning(i).name
+    except Exception:
+        return f"warning {i}"
 
 
 class Monitor:
@@ -159,7 +160,7 @@ class Monitor:
             for i in range(len(d.warning)):
                 n = int(d.warning[i].number)
                 if n > self.warn0[i]:
-                    name = WARNING_NAMES.get(i, f"warning {i}")
+                    name = _warning_name(i)
                     reason = f"MuJoCo warning: {name} ({n - self.warn0[i]} times)"
                     break
         if reason is None:

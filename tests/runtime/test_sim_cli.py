@@ -1,0 +1,32 @@
+"""``aurgen sim``: summary, CSV, plot, refusal of bad input."""
+
+import csv
+
+from aurgen.cli import main
+
+from simfixtures import body, geom, mjcf, water_env
+
+
+def test_sim_cli_writes_summary_csv_and_plot(tmp_path, capsys):
+    xml = mjcf(body("cube", (0, 0, 0.11), 4.0, (0.027,) * 3, geom("box", [0.1, 0.1, 0.1])), env=water_env(1000.0))
+    f = tmp_path / "w.xml"
+    f.write_text(xml)
+    out, png = tmp_path / "run.csv", tmp_path / "run.png"
+    rc = main(["sim", str(f), "--duration", "2", "--out", str(out), "--plot", str(png), "--quiet"])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "health:" in text and "ok" in text and "draft:" in text and "heel:" in text and "trim:" in text
+    rows = list(csv.reader(open(out)))
+    assert rows[0][:4] == ["time", "cube.x", "cube.y", "cube.z"]
+    assert len(rows) > 100
+    assert png.stat().st_size > 1000
+
+
+def test_sim_cli_refuses_bad_environment(tmp_path, capsys):
+    bad = water_env()
+    bad["cells"][1]["density"] = -1.0
+    f = tmp_path / "bad.xml"
+    f.write_text(mjcf(body("s", (0, 0, 0), 1.0, (1, 1, 1), geom("sphere", [0.1])), env=bad))
+    assert main(["sim", str(f), "--duration", "1", "--quiet"]) == 2
+    assert "cell 'water': density -1.0" in capsys.readouterr().err
+    assert main(["sim", str(tmp_path / "missing.xml"), "--quiet"]) == 2
