@@ -89,20 +89,12 @@ def cli_build(args) -> int:
         configs = [str(p) for p in bundled_vehicles()] + configs
     if not configs:
         raise AurgenError("nothing to build: name vehicle configs, or --all for every bundled vehicle and world")
-    printed = set()
     for path in build(configs, args.output):
         print(f"wrote {path}")
-        printed.add(Path(path))
     if args.all:
-        try:
-            import aurgen.worlds as worlds
-        except ImportError:
-            worlds = None
-        write_worlds = getattr(worlds, "write_worlds", None)
-        if write_worlds is not None:
-            # the worlds (re)write the vehicles they place: list each file once
-            for path in write_worlds(names=None, output=args.output) or ():
-                if Path(path) not in printed:
-                    print(f"wrote {path}")
-                    printed.add(Path(path))
+        from .worlds import write_worlds
+
+        # every bundled vehicle was just built: the worlds need not rebuild them
+        for path in write_worlds(names=None, output=args.output, build_vehicles=False):
+            print(f"wrote {path}")
     return 0

@@ -8,6 +8,7 @@ name the line. Duplicate keys are an error (PyYAML silently keeps the last).
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import yaml
@@ -42,6 +43,11 @@ def _construct_mapping(loader, node):
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# YAML 1.2 floats: PyYAML (YAML 1.1) reads 3.986e14 (no sign, no dot) as a string
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 
 def load(path: Path):
