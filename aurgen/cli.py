@@ -117,6 +117,8 @@ def _add_sim(sub):
     s.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
     s.add_argument("--out", help="write the trajectory as CSV")
     s.add_argument("--plot", help="write a PNG of the run")
+    s.add_argument("--water", type=float, metavar="RHO",
+                   help="for a vehicle file with no environment: open water of this density (kg/m^3), surface z=0")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     return s
 
