@@ -150,14 +150,29 @@ def _crossings(t, y):
     return out
 
 
-def decay_period(t, roll, ref: float):
-    """Mean damped period (s) from same-direction zero crossings of roll − ref; None with fewer than 3 crossings."""
-    cr = _crossings(np.asarray(t), np.asarray(roll) - ref)
+def decay_period(t, roll, ref: float, floor: float = 0.02):
+    """Mean damped period (s) of roll about ``ref`` from its zero crossings; None with fewer than two.
+
+    Only the swings larger than ``floor`` × the release amplitude count (after
+    the motion has died out, numerical ripple about a slightly different rest
+    heel would add spurious crossings). Same-direction crossings give whole
+    periods; with only two crossings, twice the half period.
+    """
+    t = np.asarray(t, float)
+    y = np.asarray(roll, float) - ref
+    big = np.nonzero(np.abs(y) > floor * abs(y[0]))[0]
+    if big.size == 0:
+        return None
+    end = min(len(y), big[-1] + 2)
+    cr = _crossings(t[:end], y[:end])
     periods = []
     for sign in (1, -1):
-        ts = [tc for tc, s in cr if s == sign]
-        periods += list(np.diff(ts))
-    return float(np.mean(periods)) if periods else None
+        periods += list(np.diff([tc for tc, s in cr if s == sign]))
+    if periods:
+        return float(np.mean(periods))
+    if len(cr) >= 2:
+        return float(2 * (cr[1][0] - cr[0][0]))
+    return None
 
 
 def roll_decay(vehicle, body, Simulation, eq=None, heel_deg: float = 10.0, duration: float = 20.0,
@@ -445,8 +460,10 @@ def markdown(rep: Report, figures: dict) -> str:
                                                 else "no period (GM_T ≤ 0)") + "**.", ""]
     if r["decay"] is not None and r["decay"]["period"] is not None:
         d = r["decay"]
-        out.append(f"Roll decay in the runtime from {d['heel0_deg']:.0f}° heel: period {d['period']:.3f} s "
-                   f"({100 * (d['period'] / r['estimate'] - 1):+.1f}% against the estimate).")
+        out.append(f"Roll decay in the runtime (open water, drag and damping as emitted) from {d['heel0_deg']:.0f}° "
+                   f"heel: period {d['period']:.3f} s ({100 * (d['period'] / r['estimate'] - 1):+.1f}% against "
+                   "the estimate). The run measures the damped period, T_n / √(1 − ζ²) for damping ratio ζ, "
+                   "so it exceeds the undamped estimate when the roll is strongly damped.")
     else:
         out.append(r["decay_note"] or "")
     if "decay" in figures:

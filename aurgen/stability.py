@@ -305,6 +305,7 @@ def load_line(body: Body, at, samples: int = 41, progress=None) -> LoadLine:
     payload = np.linspace(0.0, limit * (1.0 - 1e-3), samples)
     out = {k: np.full(samples, np.nan) for k in ("draft", "heel", "trim", "freeboard")}
     ok = np.zeros(samples, bool)
+    status = []
 
     def solve(mp):
         bb = body.with_payload(mp, at)
@@ -312,6 +313,7 @@ def load_line(body: Body, at, samples: int = 41, progress=None) -> LoadLine:
 
     for k, mp in enumerate(payload):
         bb, e = solve(mp)
+        status.append(getattr(e, "status", "floating" if getattr(e, "converged", True) else "not converged"))
         if getattr(e, "converged", True):
             ok[k] = True
             out["draft"][k], out["heel"][k], out["trim"][k] = e.draft, e.heel, e.trim
@@ -319,7 +321,10 @@ def load_line(body: Body, at, samples: int = 41, progress=None) -> LoadLine:
         if progress:
             progress(k + 1, samples)
     if not ok.all():
-        notes.append(f"{int((~ok).sum())} of {samples} samples did not reach equilibrium (left blank)")
+        first = int(np.argmin(ok))
+        kinds = sorted({status[k] for k in range(samples) if not ok[k]})
+        notes.append(f"{int((~ok).sum())} of {samples} samples have no upright floating equilibrium "
+                     f"(kernel: {', '.join(kinds)}), the first at {payload[first]:.3f} kg; left blank")
 
     zero = None
     fb = out["freeboard"]
