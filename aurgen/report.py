@@ -361,6 +361,9 @@ def headline(rep: Report) -> list[tuple[str, str]]:
         rows.append(("reserve buoyancy", f"{L.limit:.3f} kg"))
         rows.append(("freeboard zero at", f"{L.zero_freeboard:.3f} kg payload at {at}" if L.zero_freeboard is not None
                      else "not reached before full submersion"))
+        if L.payload.size and not L.converged.all():
+            k = int(np.argmin(L.converged))
+            rows.append(("no upright equilibrium", f"from {L.payload[k]:.3f} kg payload (sampled; see the load line)"))
     else:
         b = rep.balance
         decl = "—" if b.declared_net is None else f"{b.declared_net:+.4f} kg"

@@ -139,3 +139,33 @@ def test_payload_point_option(tmp_path):
         report.parse_point("1 2")
     rep = report.compute(v, payload_at=(0.0, 0.0, 0.1), roll_decay=False, step_deg=10.0, load_samples=5)
     assert np.allclose(rep.load.at, (0.0, 0.0, 0.1))
+
+
+def test_decay_period_of_a_damped_sine():
+    t = np.linspace(0.0, 10.0, 10001)
+    Tn, zeta = 0.8, 0.1
+    wn = 2 * math.pi / Tn
+    wd = wn * math.sqrt(1 - zeta * zeta)
+    y = 0.2 + 0.17 * np.exp(-zeta * wn * t) * np.cos(wd * t)
+    assert report.decay_period(t, y, 0.2) == pytest.approx(2 * math.pi / wd, rel=1e-4)
+    assert report.decay_period(t, np.full_like(t, 0.3), 0.2) is None
+
+
+def test_roll_decay_matches_small_angle_estimate():
+    """The ROV, released at 10° heel in the runtime, rolls at the small-angle period (light damping)."""
+    pytest.importorskip("aurgen.runtime.sim")
+    rep = report.compute(resolve("bluerov2.yaml"), step_deg=10.0, load_samples=3)
+    r = rep.roll
+    assert r["decay"] is not None, r["decay_note"]
+    assert r["decay"]["period"] == pytest.approx(r["estimate"], rel=0.02)
+    assert math.degrees(r["decay"]["roll"][0]) == pytest.approx(10.0, abs=1e-6)
+
+
+def test_progress_lines():
+    import io
+
+    s = io.StringIO()
+    p = report.Progress(stream=s)
+    p.stage("righting arm (heel)")
+    p(5, 10)
+    assert "righting arm (heel)" in s.getvalue()
