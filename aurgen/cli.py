@@ -127,6 +127,10 @@ def _add_report(sub):
     s = sub.add_parser("report", help="stability and trim report with figures")
     s.add_argument("config")
     s.add_argument("-o", "--output", help="report directory (default: build/<name>/report)")
+    s.add_argument("--payload-at", metavar='"X Y Z"',
+                   help="point (m, base_link) where the load line adds payload (default: the payload slot)")
+    s.add_argument("--no-roll-decay", action="store_true", help="skip the roll-decay run in the runtime")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
     return s
 
 
