@@ -137,18 +137,16 @@ def soup_clip(Ein, fsin, nF, nx, ny, nz, t, Eout, fsout, cap):
     return fo
 
 
-@njit(cache=True)
-def _acc_tet(acc, qx, qy, qz, ax, ay, az, bx, by, bz):
+@njit(cache=True, inline="always")
+def _tet(qx, qy, qz, ax, ay, az, bx, by, bz):
+    """6 × volume of the tetrahedron (0, q, a, b) and 24 × its first moment."""
     v6 = qx * (ay * bz - az * by) + qy * (az * bx - ax * bz) + qz * (ax * by - ay * bx)
-    acc[0] += v6
-    acc[1] += v6 * (qx + ax + bx)
-    acc[2] += v6 * (qy + ay + by)
-    acc[3] += v6 * (qz + az + bz)
+    return v6, v6 * (qx + ax + bx), v6 * (qy + ay + by), v6 * (qz + az + bz)
 
 
 @njit(cache=True)
 def _acc_cap(acc, nx, ny, nz, qx, qy, qz, ax, ay, az, bx, by, bz):
-    _acc_tet(acc, qx, qy, qz, ax, ay, az, bx, by, bz)
+    """Cap triangle (q, a, b): area and its first and second moments into acc[4:14] (× 2, 6, 24)."""
     ux = ax - qx
     uy = ay - qy
     uz = az - qz
@@ -181,6 +179,10 @@ def soup_integrate(E, fs, nF, nx, ny, nz, t, acc):
     """
     for i in range(N_ACC):
         acc[i] = 0.0
+    V6 = 0.0
+    MX = 0.0
+    MY = 0.0
+    MZ = 0.0
     qcx = nx * t
     qcy = ny * t
     qcz = nz * t
@@ -204,13 +206,13 @@ def soup_integrate(E, fs, nF, nx, ny, nz, t, acc):
             sb = nx * bx + ny * by + nz * bz - t
             if sa <= 0.0:
                 if sb <= 0.0:
-                    _acc_tet(acc, qx, qy, qz, ax, ay, az, bx, by, bz)
+                    v, m1, m2, m3 = _tet(qx, qy, qz, ax, ay, az, bx, by, bz)
                 else:
                     lam = sa / (sa - sb)
                     cx = ax + (bx - ax) * lam
                     cy = ay + (by - ay) * lam
                     cz = az + (bz - az) * lam
-                    _acc_tet(acc, qx, qy, qz, ax, ay, az, cx, cy, cz)
+                    v, m1, m2, m3 = _tet(qx, qy, qz, ax, ay, az, cx, cy, cz)
                     has_pend = True
                     px = cx
                     py = cy
@@ -220,9 +222,15 @@ def soup_integrate(E, fs, nF, nx, ny, nz, t, acc):
                 cx = ax + (bx - ax) * lam
                 cy = ay + (by - ay) * lam
                 cz = az + (bz - az) * lam
-                _acc_tet(acc, qx, qy, qz, cx, cy, cz, bx, by, bz)
+                v, m1, m2, m3 = _tet(qx, qy, qz, cx, cy, cz, bx, by, bz)
                 if has_pend:
-                    _acc_tet(acc, qx, qy, qz, px, py, pz, cx, cy, cz)
+                    # closing edge exit -> entry on this face; the cap gets entry -> exit
+                    v2, n1, n2, n3 = _tet(qx, qy, qz, px, py, pz, cx, cy, cz)
+                    v3, k1, k2, k3 = _tet(qcx, qcy, qcz, cx, cy, cz, px, py, pz)
+                    v += v2 + v3
+                    m1 += n1 + k1
+                    m2 += n2 + k2
+                    m3 += n3 + k3
                     _acc_cap(acc, nx, ny, nz, qcx, qcy, qcz, cx, cy, cz, px, py, pz)
                     has_pend = False
                 elif not has_first:
@@ -230,9 +238,24 @@ def soup_integrate(E, fs, nF, nx, ny, nz, t, acc):
                     fx = cx
                     fy = cy
                     fz = cz
+            else:
+                continue
+            V6 += v
+            MX += m1
+            MY += m2
+            MZ += m3
         if has_pend and has_first:
-            _acc_tet(acc, qx, qy, qz, px, py, pz, fx, fy, fz)
+            v2, n1, n2, n3 = _tet(qx, qy, qz, px, py, pz, fx, fy, fz)
+            v3, k1, k2, k3 = _tet(qcx, qcy, qcz, fx, fy, fz, px, py, pz)
+            V6 += v2 + v3
+            MX += n1 + k1
+            MY += n2 + k2
+            MZ += n3 + k3
             _acc_cap(acc, nx, ny, nz, qcx, qcy, qcz, fx, fy, fz, px, py, pz)
+    acc[0] = V6
+    acc[1] = MX
+    acc[2] = MY
+    acc[3] = MZ
     acc[0] /= 6.0
     for i in range(1, 4):
         acc[i] /= 24.0
