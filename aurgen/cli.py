@@ -18,14 +18,10 @@ def _cmd_specs(args) -> int:
     from . import specs
     from .compose import resolve
 
+    from .stamp import equilibrium_of
+
     vehicle = resolve(args.config)
-    eq = None
-    try:
-        from .stamp import equilibrium_of
-    except ImportError:  # the build stage (and its kernel use) may be absent
-        equilibrium_of = None
-    if equilibrium_of is not None:
-        eq = equilibrium_of(vehicle)
+    eq = equilibrium_of(vehicle)
     if args.json:
         print(json.dumps(specs.as_dict(vehicle, eq), indent=2, sort_keys=True))
     else:

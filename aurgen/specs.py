@@ -41,14 +41,18 @@ def rows(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
         out.append(("reserve buoyancy", f"{s.buoyancy_margin:+.3f} kg at full submersion"))
     if equilibrium is not None:
         e = equilibrium
-        if getattr(e, "converged", True):
-            out.append(("draft", f"{e.draft:.6f} m at the root link origin (positive: below the waterline)"))
+        if e.converged:
+            if e.status == "neutral":
+                out.append(("draft", f"neutral: holds any depth once submerged (awash at {e.draft:.6f} m "
+                            "at the root link origin)"))
+            else:
+                out.append(("draft", f"{e.draft:.6f} m at the root link origin (positive: below the waterline)"))
             out.append(("heel", f"{math.degrees(e.heel):+.4f} deg"))
             out.append(("trim", f"{math.degrees(e.trim):+.4f} deg"))
             out.append(("GM_T", f"{e.gm_t:.6f} m"))
             out.append(("GM_L", f"{e.gm_l:.6f} m"))
         else:
-            out.append(("draft", f"none: {getattr(e, 'status', 'no floating equilibrium')}"))
+            out.append(("draft", f"none: {e.status}" + (f" ({'; '.join(e.notes)})" if e.notes else "")))
     out.append(("parts", "; ".join(f"{t} ({n})" for t, n in s.parts)))
     out.append(("config sha256", vehicle.sha256))
     out.append(("aurgen version", __version__))
@@ -83,9 +87,11 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
         out["cob_frame"] = d.cob_frame
     else:
         out["reserve_buoyancy"] = s.buoyancy_margin
-    if equilibrium is not None and getattr(equilibrium, "converged", True):
+    if equilibrium is not None:
         e = equilibrium
-        out.update(draft=e.draft, heel=e.heel, trim=e.trim, gm_t=e.gm_t, gm_l=e.gm_l)
+        out["equilibrium_status"] = e.status
+        if e.converged:
+            out.update(draft=e.draft, heel=e.heel, trim=e.trim, gm_t=e.gm_t, gm_l=e.gm_l)
     return out
 
 

@@ -28,29 +28,18 @@ ROW_RE = re.compile(r"^  (?P<label>[^:]+): +(?P<value>.+)$")
 
 
 def equilibrium_of(vehicle: Vehicle):
-    """The floating equilibrium from the hydrostatics kernel, or None if the kernel is absent.
+    """The floating equilibrium of ``vehicle`` from the hydrostatics kernel.
 
     The displacement boxes go to the kernel as MuJoCo geoms (half sizes, base_link
     pose); mass, CoM (base_link) and the declared fluid density as composed.
-    None (rows left out, not approximated) when ``aurgen.runtime.hydrostatics``
-    is not importable or its ``equilibrium`` is not implemented yet.
     """
-    try:
-        from .runtime import hydrostatics as hs
-    except ImportError:
-        return None
     from . import spatial
+    from .runtime import hydrostatics as hs
 
-    geoms = []
-    for b in vehicle.displacement.boxes:
-        geoms.append(hs.Geom("box", np.asarray(b.shape.dims, dtype=float) / 2, np.asarray(b.xyz, dtype=float),
-                             spatial.rot_rpy(b.rpy)))
+    geoms = [hs.Geom("box", np.asarray(b.shape.dims, dtype=float) / 2, np.asarray(b.xyz, dtype=float),
+                     spatial.rot_rpy(b.rpy)) for b in vehicle.displacement.boxes]
     s = vehicle.specs
-    try:
-        return hs.equilibrium(geoms, s.total_mass, np.asarray(s.com, dtype=float),
-                              vehicle.displacement.fluid_density)
-    except NotImplementedError:  # a kernel still being written: leave the rows out
-        return None
+    return hs.equilibrium(geoms, s.total_mass, np.asarray(s.com, dtype=float), vehicle.displacement.fluid_density)
 
 
 def header(vehicle: Vehicle) -> str:

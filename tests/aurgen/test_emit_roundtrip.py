@@ -16,15 +16,6 @@ FEATURES = Path(__file__).parents[1] / "data" / "emit_features" / "features.yaml
 CONFIGS = [str(p) for p in bundled_vehicles()] + [str(FEATURES)]
 IDS = [Path(c).stem for c in CONFIGS]
 TOL = 1e-9
-def _kernel_available() -> bool:
-    """The kernel counts as present when it gives the bundled boat an equilibrium."""
-    from aurgen.resources import data_dir
-    from aurgen.stamp import equilibrium_of
-
-    return equilibrium_of(resolve(str(data_dir("vehicles") / "blueboat.yaml"))) is not None
-
-
-KERNEL = _kernel_available()
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +131,6 @@ def test_blueboat_pontoon_segments_tile_the_hulls_exactly():
     assert abs(sum(b.shape.dims[0] for b in boxes) - 2 * h.length) <= 1e-12
 
 
-@pytest.mark.skipif(not KERNEL, reason="the hydrostatics kernel (aurgen.runtime.hydrostatics) is not importable yet")
 def test_blueboat_draft_displaces_the_total_mass(out):
     """The stamped draft, checked from first principles (closed form, no kernel).
 

@@ -5,22 +5,13 @@ import math
 import numpy as np
 import pytest
 
-hs = pytest.importorskip("aurgen.runtime.hydrostatics")
+from aurgen.runtime import hydrostatics as hs
 
 from aurgen import report, stability as st  # noqa: E402
 from aurgen.cli import main  # noqa: E402
 from aurgen.compose import resolve  # noqa: E402
 
 
-def _equilibrium_ready() -> bool:
-    try:
-        hs.equilibrium([hs.Geom("box", (0.5, 0.5, 0.5), np.zeros(3), np.eye(3))], 100.0, np.zeros(3), 1000.0)
-    except NotImplementedError:
-        return False
-    return True
-
-
-floating = pytest.mark.skipif(not _equilibrium_ready(), reason="the kernel's equilibrium is not implemented yet")
 
 
 def check_png(path, min_w=400, min_h=250):
@@ -54,7 +45,6 @@ def rov_dir(tmp_path_factory):
     return out
 
 
-@floating
 def test_blueboat_report(boat_dir, capsys):
     md = (boat_dir / "report.md").read_text()
     for name in ("gz_heel.png", "load_line.png", "mass.png"):
@@ -85,7 +75,6 @@ def test_headline_printed(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
-@floating
 def test_boat_figures_consistent():
     v = resolve("blueboat.yaml")
     rep = report.compute(v, roll_decay=False, step_deg=5.0, load_samples=9)
@@ -104,7 +93,6 @@ def test_boat_figures_consistent():
     assert np.all(np.diff(L.draft[L.converged]) > 0)
 
 
-@floating
 def test_uuv_ballast_makes_it_neutral_and_level(tmp_path):
     """A heavy ROV (a skid in the payload slot): the ballast zeroes net buoyancy and puts G under B."""
     cfg = tmp_path / "rov.yaml"
@@ -128,7 +116,6 @@ def test_uuv_ballast_makes_it_neutral_and_level(tmp_path):
     assert rep.trim is not None and not rep.heel.submerged
 
 
-@floating
 def test_payload_point_option(tmp_path):
     v = resolve("blueboat.yaml")
     assert np.allclose(report.parse_point("0.1 0 0.2"), (0.1, 0, 0.2))
@@ -153,7 +140,6 @@ def test_decay_period_of_a_damped_sine():
 
 def test_roll_decay_matches_small_angle_estimate():
     """The ROV, released at 10° heel in the runtime, rolls at the small-angle period (light damping)."""
-    pytest.importorskip("aurgen.runtime.sim")
     rep = report.compute(resolve("bluerov2.yaml"), step_deg=10.0, load_samples=3)
     r = rep.roll
     assert r["decay"] is not None, r["decay_note"]
