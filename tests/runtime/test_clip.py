@@ -475,3 +475,30 @@ def test_tilted_barrel_section_is_an_ellipse(typ, ang):
     np.testing.assert_allclose(w.second_moment, ref, atol=5e-9 * ref.max())
     # the axis (0, -sin, cos) meets z = 0.05 at y = -0.05 tan(tilt)
     np.testing.assert_allclose(w.centroid, [0, -0.05 * np.tan(ang), 0.05], atol=1e-8)
+
+
+def test_properties_random_poses_meshes():
+    """Hull meshes: sides add up, V monotone, dV/dd = area; 2 hulls × 500 poses × 8 offsets."""
+    rng = np.random.default_rng(21)
+    hulls = [hull_of(rng.normal(size=(25, 3)) * [0.5, 0.3, 0.2]), hull_of(trimesh.creation.icosphere(1).vertices)]
+    N = 1000
+    ids = np.repeat([0, 1], N // 2)
+    Vf = np.array([hulls[i].volume for i in ids])
+    cen = np.array([hulls[i].centre for i in ids])
+    mats = Rotation.random(N, random_state=5).as_matrix()
+    pos = rng.normal(size=(N, 3)) * 0.1
+    packed = pack_hulls(hulls)
+    prev = np.full(N, -1.0)
+    for z in np.linspace(-1.2, 1.2, 8):
+        V, C, A = clip_batch("mesh", np.zeros((N, 3)), pos, mats, [0, 0, 1], z, mesh_ids=ids, hulls=packed)
+        Vo, Co, _ = clip_batch("mesh", np.zeros((N, 3)), pos, mats, [0, 0, -1], -z, mesh_ids=ids, hulls=packed)
+        np.testing.assert_allclose(V + Vo, Vf, rtol=1e-12)
+        full_c = pos + np.einsum("nij,nj->ni", mats, cen)
+        np.testing.assert_allclose(V[:, None] * C + Vo[:, None] * Co, Vf[:, None] * full_c, atol=1e-12)
+        assert np.all(V >= prev - 1e-14)
+        prev = V
+        dz = 1e-6
+        Vp = clip_batch("mesh", np.zeros((N, 3)), pos, mats, [0, 0, 1], z + dz, mesh_ids=ids, hulls=packed)[0]
+        Vm = clip_batch("mesh", np.zeros((N, 3)), pos, mats, [0, 0, 1], z - dz, mesh_ids=ids, hulls=packed)[0]
+        inner = (A > 0) & (Vm > 0) & (Vp < Vf)
+        np.testing.assert_allclose(((Vp - Vm) / (2 * dz))[inner], A[inner], rtol=1e-5, atol=1e-9)
