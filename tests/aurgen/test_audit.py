@@ -136,6 +136,47 @@ def test_deleted_displacement_box_mjcf(boat, capsys):
     assert not any("displaced volume" in r for r in _rows(out, d / "blueboat.urdf"))  # URDF has none, by design
 
 
+def test_moved_displacement_box_changes_the_equilibrium_mjcf(boat, capsys):
+    """A displacement box raised 1 cm by hand: the recomputed draft (and attitude) no longer match the comment."""
+    _, d = boat
+    xml = d / "blueboat.xml"
+    text = xml.read_text()
+    line = next(ln for ln in text.splitlines() if 'user="1"' in ln)
+    m = re.search(r'pos="(\S+) (\S+) (\S+)"', line)
+    moved = line.replace(m.group(0), f'pos="{m.group(1)} {m.group(2)} {float(m.group(3)) + 0.01!r}"')
+    xml.write_text(text.replace(line, moved))
+    code, out, _ = _run(capsys, xml)
+    assert code == 1
+    rows = _rows(out, xml)
+    draft = [r for r in rows if re.search(r"content\s+draft\s", r)]
+    assert draft and "0.008039" in draft[0], out
+    for figure in ("heel", "trim", "GM_T", "GM_L"):
+        assert any(re.search(rf"content\s+{figure}\s", r) for r in rows), out
+
+
+def test_equilibrium_status_wording_is_checked(clean_build, tmp_path, capsys):
+    """A neutral UUV's draft row rewritten in the floating form is caught as a status difference."""
+    xml = tmp_path / "bluerov2.xml"
+    text = (clean_build / "bluerov2" / "bluerov2.xml").read_text()
+    row = re.search(r"neutral: holds any depth once submerged \(awash at (\S+) m at the root link origin\)", text)
+    assert row, text[:2000]
+    xml.write_text(text.replace(row.group(0), f"{row.group(1)} m at the root link origin (positive: below the waterline)"))
+    code, out, _ = _run(capsys, xml)
+    assert code == 1
+    rows = [r for r in _rows(out, xml) if re.search(r"content\s+draft\s+neutral\s+floating", r)]
+    assert rows, out
+
+
+def test_equilibrium_status_of_rows():
+    assert audit.equilibrium_status(draft_row="0.008039 m at the root link origin (positive: below the waterline)") \
+        == "floating"
+    assert audit.equilibrium_status(
+        draft_row="neutral: holds any depth once submerged (awash at 0.085056 m at the root link origin)") == "neutral"
+    assert audit.equilibrium_status(draft_row="none: sinks (weight exceeds full buoyancy by 1.2 kg of mass)") \
+        == "none: sinks"
+    assert audit.equilibrium_status(draft_row="none: capsizes") == "none: capsizes"
+
+
 def test_deleted_displacement_box_sdf(boat, capsys):
     _, d = boat
     sdf = d / "model.sdf"
