@@ -29,7 +29,7 @@ def rows(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
         ("total mass", f"{s.total_mass:.6f} kg"),
         ("center of mass", f"{_vec(s.com)} m in the root link"),
         ("principal inertia", f"{_vec(s.principal_moments, 6)} kg m^2 about the center of mass"),
-        ("displaced volume", f"{s.volume:.6f} m^3 = {s.fluid_mass:.3f} kg of fluid at {s.fluid_density:.0f} kg/m^3"),
+        ("displaced volume", f"{s.volume:.6f} m^3 = {s.fluid_mass:.3f} kg of fluid at {s.fluid_density:.10g} kg/m^3"),
         ("center of buoyancy", f"{_vec(s.cob)} m in the root link"),
         ("cob offset", f"{_vec(s.bg)} m from the center of mass (BG vector)"),
     ]
