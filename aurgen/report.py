@@ -427,7 +427,7 @@ def markdown(rep: Report, figures: dict) -> str:
             "(base_link), from 0 to the reserve buoyancy.", ""]
     if L.payload.size:
         out += [f"- reserve buoyancy (payload to full submersion): {L.limit:.3f} kg",
-                f"- freeboard reaches zero at: " + (f"{L.zero_freeboard:.3f} kg" if L.zero_freeboard is not None
+                "- freeboard reaches zero at: " + (f"{L.zero_freeboard:.3f} kg" if L.zero_freeboard is not None
                                                      else "not before full submersion"), "",
                 "| payload (kg) | draft (m) | heel (deg) | trim (deg) | min. freeboard (m) |",
                 "|---:|---:|---:|---:|---:|"]

@@ -22,7 +22,6 @@ how the config shows they do not overlap. The world's
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import tempfile
@@ -33,6 +32,7 @@ import numpy as np
 
 from . import __version__, spatial
 from .config import resolve_config_path
+from .emit import num, vec
 from .errors import AurgenError, ConfigError, did_you_mean
 from .resources import data_dir
 from .yamlio import Reader, load
@@ -410,18 +410,6 @@ def _density_at(world: WorldConfig, z: float, why: str) -> float:
 
 
 # ---------------------------------------------------------------- rendering
-
-def num(x) -> str:
-    """A float, losslessly (shortest round-trip repr); −0.0 written 0.0."""
-    x = float(x)
-    if not math.isfinite(x):
-        raise AurgenError(f"refusing to write a non-finite number ({x})")
-    return repr(x + 0.0)
-
-
-def vec(v) -> str:
-    return " ".join(num(x) for x in v)
-
 
 def _frame(normal) -> np.ndarray:
     """A rotation whose z axis is ``normal`` (deterministic choice of x)."""

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     import argparse
 
     from aurgen.runtime import forces as fz
-    from aurgen.runtime.sim import Simulation, _installed
+    from aurgen.runtime.sim import Simulation
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=5000)
@@ -40,8 +40,6 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         world = Path(a.world) if a.world else build(Path(tmp))
-        import contextlib
-        import io
 
         sim = Simulation(str(world))
         m, d = sim.model, sim.data

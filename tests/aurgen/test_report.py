@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from aurgen.runtime import hydrostatics as hs
 
 from aurgen import report, stability as st  # noqa: E402
 from aurgen.cli import main  # noqa: E402

@@ -8,7 +8,6 @@ A cube at s.g. 0.5 is unstable face-up; it tips to 45 degrees, its stable state.
 
 import math
 
-import numpy as np
 import pytest
 
 from aurgen.runtime.health import S_E, S_E0, S_RESMAX, S_SCALE
