@@ -78,11 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_catalog)
 
-    from importlib.util import find_spec
-
-    for mod, func, adder in _PLUGINS:
-        if find_spec(f"aurgen.{mod}") is not None:
-            adder(sub).set_defaults(func=_lazy(mod, func))
+    for mod, func, adder in _COMMANDS:
+        adder(sub).set_defaults(func=_lazy(mod, func))
     return p
 
 
@@ -130,8 +127,8 @@ def _add_report(sub):
     return s
 
 
-# (module, function, parser-adder): a subcommand appears when its module exists
-_PLUGINS = [
+# (module, function, parser-adder): each module is imported only when its command runs
+_COMMANDS = [
     ("build", "cli_build", _add_build),
     ("worlds", "cli_worlds", _add_worlds),
     ("audit", "cli_audit", _add_audit),
