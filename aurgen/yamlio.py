@@ -110,12 +110,18 @@ class Reader:
             if k not in node:
                 raise self.error(_join(key_prefix, k), "required key is missing", node=node)
 
+    def _absent(self, node: dict, field: str, key: str, required: bool) -> bool:
+        """True when ``field`` is not in ``node`` (an error if it is required)."""
+        if field in node:
+            return False
+        if required:
+            raise self.error(key, "required key is missing", node=node)
+        return True
+
     def number(self, node: dict, field: str, key_prefix: str, *, default=None, positive=False,
                nonnegative=False, required=False) -> float:
         key = _join(key_prefix, field)
-        if field not in node:
-            if required:
-                raise self.error(key, "required key is missing", node=node)
+        if self._absent(node, field, key, required):
             return default
         return self.as_number(node[field], key, node=node, field=field, positive=positive,
                               nonnegative=nonnegative)
@@ -136,9 +142,7 @@ class Reader:
                positive=False, required=False) -> tuple:
         """A vector as a YAML list or an "x y z" string."""
         key = _join(key_prefix, field)
-        if field not in node:
-            if required:
-                raise self.error(key, "required key is missing", node=node)
+        if self._absent(node, field, key, required):
             return default
         value = node[field]
         if isinstance(value, str):
@@ -155,9 +159,7 @@ class Reader:
     def string(self, node: dict, field: str, key_prefix: str, *, default=None, required=False,
                choices=None) -> str:
         key = _join(key_prefix, field)
-        if field not in node:
-            if required:
-                raise self.error(key, "required key is missing", node=node)
+        if self._absent(node, field, key, required):
             return default
         value = node[field]
         if not isinstance(value, str) or not value:
