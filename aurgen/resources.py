@@ -8,14 +8,15 @@ _PKG = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Directory of bundled data ``name`` (templates, vehicles or worlds).
+    """Directory of bundled data ``name`` (``templates``, ``vehicles`` or ``worlds``).
 
-    Installed, the data sits inside the package (``aurgen/vehicles``); in a
-    source checkout (editable install) it sits beside the package.
+    Installed (a wheel), the data sits in ``aurgen/data/<name>``: plain folders with no
+    ``__init__.py``, so none of them can shadow a module.  In a source checkout (an
+    editable install) it sits beside the package, at ``<checkout>/<name>``.
     """
-    inside = _PKG / name
-    if inside.is_dir():
-        return inside
+    installed = _PKG / "data" / name
+    if installed.is_dir():
+        return installed
     return _PKG.parent / name
 
 
