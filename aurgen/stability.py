@@ -412,7 +412,7 @@ def uuv_balance(vehicle, at=None, body: Body | None = None) -> Balance:
     else:
         heel, trim = submerged_attitude(G_, B)
     return Balance(d.declared_net_buoyancy, float(net), declared_off, B - G_, float(V), B, float(mb), chosen,
-                   ballast_at, heel, trim)
+                   ballast_at, trim_at_chosen=float(trim), heel_at_chosen=float(heel))
 
 
 # --------------------------------------------------------------------------- catalog look-ups
