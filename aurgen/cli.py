@@ -54,6 +54,34 @@ def _cmd_catalog(args) -> int:
     return 0
 
 
+def _cmd_build(args) -> int:
+    from .build import all_configs, build
+
+    configs = list(args.config or [])
+    if args.all:
+        configs = [str(p) for p in all_configs("vehicles")] + configs
+    if not configs:
+        raise AurgenError("nothing to build: name vehicle configs, or --all for every vehicle and world "
+                          "(./vehicles, ./worlds and the bundled ones)")
+    for path in build(configs, args.output):
+        print(f"wrote {path}")
+    if args.all:
+        from .worlds import write_worlds
+
+        # every vehicle was just built: the worlds need not rebuild them
+        for path in write_worlds(names=None, output=args.output, build_vehicles=False):
+            print(f"wrote {path}")
+    return 0
+
+
+def _cmd_worlds(args) -> int:
+    from .worlds import write_worlds
+
+    for path in write_worlds(args.names or None, args.output):
+        print(f"wrote {path}")
+    return 0
+
+
 def _lazy(module: str, func: str):
     def run(args):
         import importlib
@@ -78,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_catalog)
 
+    _add_build(sub).set_defaults(func=_cmd_build)
+    _add_worlds(sub).set_defaults(func=_cmd_worlds)
+
     for mod, func, adder in _COMMANDS:
         adder(sub).set_defaults(func=_lazy(mod, func))
     return p
@@ -87,13 +118,14 @@ def _add_build(sub):
     s = sub.add_parser("build", help="write MJCF, SDF and URDF for a vehicle (and worlds with --all)")
     s.add_argument("config", nargs="*", help="vehicle configs")
     s.add_argument("-o", "--output", default="build", help="output root (default: build/)")
-    s.add_argument("--all", action="store_true", help="every bundled vehicle and world")
+    s.add_argument("--all", action="store_true",
+                   help="every vehicle and world: ./vehicles/*.yaml, ./worlds/*.yaml and the bundled ones")
     return s
 
 
 def _add_worlds(sub):
     s = sub.add_parser("worlds", help="write world files (SDF and MJCF) from world configs")
-    s.add_argument("names", nargs="*", help="world configs (default: all bundled)")
+    s.add_argument("names", nargs="*", help="world configs (default: ./worlds/*.yaml and the bundled worlds)")
     s.add_argument("-o", "--output", default="build", help="output root (default: build/)")
     return s
 
@@ -101,6 +133,9 @@ def _add_worlds(sub):
 def _add_audit(sub):
     s = sub.add_parser("audit", help="check generated files against their specs, the config and each other")
     s.add_argument("paths", nargs="+", help="generated files or build directories")
+    s.add_argument("--config", action="append", default=[], metavar="PATH",
+                   help="a config the files were built from (repeatable); by default each file's header names "
+                        "its config by file name, looked up in ./, ./vehicles (./worlds) and the bundled ones")
     return s
 
 
@@ -129,8 +164,6 @@ def _add_report(sub):
 
 # (module, function, parser-adder): each module is imported only when its command runs
 _COMMANDS = [
-    ("build", "cli_build", _add_build),
-    ("worlds", "cli_worlds", _add_worlds),
     ("audit", "cli_audit", _add_audit),
     ("runtime.cli", "cli_sim", _add_sim),
     ("report", "cli_report", _add_report),
@@ -141,13 +174,31 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # the reader went away (`aurgen catalog | head`): stop quietly, as any Unix tool does
+        _silence_stdout()
+        return 128 + 13  # SIGPIPE
     except AurgenError as exc:
         print(f"aurgen: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("aurgen: interrupted", file=sys.stderr)
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

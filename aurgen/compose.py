@@ -153,6 +153,7 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
     sp = specs(asm, disp, mass, com, inertia)
     return Vehicle(
         name=cfg.name, namespace=cfg.namespace, source=cfg.path, sha256=content_hash(cfg, asm),
+        config_sha256=cfg.sha256,
         base=cfg.base_name, links=tuple(part_links(asm)), joints=tuple(asm.joints), frames=tuple(asm.frames),
         thrusters=tuple(asm.thrusters), displacement=disp, windage=windage, hydrodynamics=cfg.hydrodynamics,
         specs=sp)

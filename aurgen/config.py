@@ -120,6 +120,25 @@ def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
                       f"looked in the current directory, ./{kind}/ and the bundled {kind}")
 
 
+def locate_config(name: str, kind: str = "vehicles", given=()) -> Path | None:
+    """The config a generated file's header names by file ``name``.
+
+    A ``given`` path (``aurgen audit --config``) with that file name wins; else the bare name
+    resolves as it does for ``aurgen build`` (``./``, ``./<kind>/``, the bundled ``<kind>``).
+    None when neither finds it. ``name`` is a file name, never a path. (The header's sha256
+    then says whether the file is stale against it.)
+    """
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        return None
+    for g in given:
+        if Path(g).name == name and Path(g).is_file():
+            return Path(g).resolve()
+    try:
+        return resolve_config_path(name, kind)
+    except ConfigError:
+        return None
+
+
 def load_vehicle(path: str | Path) -> VehicleConfig:
     """Read and validate a vehicle config. Raises ConfigError naming file/key/line."""
     path = resolve_config_path(path)

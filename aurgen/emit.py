@@ -226,7 +226,7 @@ def context(vehicle: Vehicle) -> dict:
         "version": __version__,
         "name": vehicle.name,
         "namespace": vehicle.namespace,
-        "source": vehicle.source,
+        "source": Path(vehicle.source).name,  # a file name: no local path in shared files
         "base": by_name[vehicle.base],
         "links": links,
         "joints": joints,

@@ -119,8 +119,9 @@ class Vehicle:
 
     name: str
     namespace: str
-    source: str
-    sha256: str
+    source: str  # the config file's path (messages only: files name it by file name, aurgen.stamp)
+    sha256: str  # content hash: the config file and the catalog entries it uses (the specs row)
+    config_sha256: str  # sha256 of the config file alone (the header)
     base: str
     links: tuple
     joints: tuple

@@ -23,8 +23,8 @@ import numpy as np
 from . import specs as specs_mod
 from . import stability as st
 from .compose import resolve
+from .files import TMP_PREFIX, staging_dir
 
-TMP_PREFIX = ".aurgen-report-"
 FIG_SIZE = (8.0, 5.0)
 DPI = 100
 
@@ -342,7 +342,7 @@ def _deg(a) -> str:
 def headline(rep: Report) -> list[tuple[str, str]]:
     """The headline rows printed by the CLI and opening report.md."""
     v, c = rep.vehicle, rep.heel
-    rows = [("vehicle", f"{v.name} ({v.source})"), ("config sha256", v.sha256),
+    rows = [("vehicle", f"{v.name} ({Path(v.source).name})"), ("config sha256", v.sha256),
             ("total mass", f"{v.specs.total_mass:.4f} kg")]
     if rep.eq is not None:
         rows.append(("draft", f"{rep.eq.draft:.4f} m, heel {_deg(rep.eq.heel)}, trim {_deg(rep.eq.trim)}"))
@@ -391,7 +391,7 @@ def _v(x) -> str:
 def markdown(rep: Report, figures: dict) -> str:
     v = rep.vehicle
     out = [f"# Stability and trim report: {v.name}", "",
-           f"Config `{v.source}`, sha256 `{v.sha256}`. Frame: base_link (x forward, y port, z up). "
+           f"Config `{Path(v.source).name}`, sha256 `{v.sha256}`. Frame: base_link (x forward, y port, z up). "
            "Figures from the aurgen hydrostatics kernel on the declared displacement "
            f"({v.displacement.kind} boxes, ρ = {v.displacement.fluid_density:g} kg/m³).", "",
            "## Headline", "", "| figure | value |", "|---|---|"]
@@ -486,7 +486,7 @@ def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
     progress = progress or Progress(quiet=True)
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=TMP_PREFIX))
+    tmp = staging_dir(target)
     try:
         progress.stage("figures")
         figures = {"heel": "gz_heel.png", "load": "load_line.png", "mass": "mass.png"}
@@ -503,7 +503,6 @@ def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
             figures["decay"] = "roll_decay.png"
             fig_decay(rep, tmp / figures["decay"])
         (tmp / "report.md").write_text(markdown(rep, figures), encoding="utf-8")
-        os.chmod(tmp, 0o755)
         old = None
         if target.exists():
             old = Path(tempfile.mkdtemp(dir=target.parent, prefix=TMP_PREFIX + "old-"))

@@ -1,10 +1,13 @@
 """Benchmark of the hydrostatics kernel (not a test; run by hand: python bench/kernel.py).
 
 Prints, per geom type and tier (wholly submerged, partial, wholly emerged), the
-cost per geom of the compiled core ``clip_into`` for batches of 1, 16, 1,024 and
-65,536 geoms, and the cost of one call for a BlueBoat's 14 boxes.  Ratios are
-against baselines run in the same process:
+cost per geom of the compiled core ``clip_into`` (C++, aurgen.runtime._native)
+for batches of 1, 16, 1,024 and 65,536 geoms, and the cost of one call for a
+BlueBoat's 14 boxes.  Ratios are against baselines run in the same process:
 
+* ``numba``: the numba implementation the core was ported from
+  (aurgen.runtime.kernel_numba, while it is kept as the test oracle), at N = 1
+  (call overhead) and N = 1,024;
 * ``numpy``: a plain-numpy vectorised reference of the same algorithms
   (closed form for spheres and ellipsoids, the edge-soup clip with its cap for
   boxes), where one exists;
@@ -23,6 +26,11 @@ import numpy as np
 from aurgen.runtime.geoms import EMPTY_HULLS, Geom, hull_of, pack_hulls
 from aurgen.runtime.hydrostatics import clip, clip_batch
 from aurgen.runtime.kernel import clip_into
+
+try:
+    from aurgen.runtime.kernel_numba import clip_into as numba_clip_into
+except ImportError:  # the oracle is gone: no numba column
+    numba_clip_into = None
 
 TYPES = {"sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6, "mesh": 7}
 BATCHES = (1, 16, 1024, 65536)
@@ -153,6 +161,7 @@ def main(argv=None):
     print(f"aurgen hydrostatics kernel benchmark (python {sys.version.split()[0]}, numpy {np.__version__})")
     print("cost per geom, µs, of clip_into (compiled core, preallocated output); ratio = baseline / core")
     print(f"{'type':10s} {'tier':10s} " + " ".join(f"{'N=' + str(b):>10s}" for b in batches)
+          + f" {'numba N=1':>10s} {'x':>6s} {'numba 1024':>10s} {'x':>6s}"
           + f" {'numpy µs/geom':>14s} {'x':>6s} {'scalar µs':>10s} {'x':>6s}")
     # check the numpy baselines agree with the core before timing them
     for typ in ("sphere", "ellipsoid", "box"):
@@ -176,6 +185,16 @@ def main(argv=None):
             N = 1024
             s, p, m = batch(typ, N, tier, rng)
             core = row[batches.index(1024)]
+            codes = np.full(N, TYPES[typ], dtype=np.int64)
+            ids = np.zeros(N, dtype=np.int64)
+            hl = hulls if typ == "mesh" else EMPTY_HULLS
+            out = np.empty((N, 5))
+            nbcol = ""
+            if numba_clip_into is not None:
+                for nn, base in ((1, row[0]), (N, core)):
+                    tb = timeit(lambda: numba_clip_into(codes[:nn], s[:nn], p[:nn], m[:nn], ids[:nn], hl,
+                                                        plane, out[:nn], False), mt) / nn * 1e6
+                    nbcol += f" {tb:10.3f} {tb / base:6.1f}"
             if typ in NUMPY:
                 tn = timeit(lambda: NUMPY[typ](s, p, m, n, d), mt) / N * 1e6
                 npcol = f"{tn:14.3f} {tn / core:6.1f}"
@@ -185,7 +204,7 @@ def main(argv=None):
                        p[i], m[i], vertices=mesh.vertices if typ == "mesh" else None) for i in range(16)]
             ts = timeit(lambda: [clip(g, n, d) for g in gs], mt) / 16 * 1e6
             print(f"{typ:10s} {tier:10s} " + " ".join(f"{x:10.3f}" for x in row)
-                  + f" {npcol} {ts:10.2f} {ts / core:6.0f}")
+                  + f"{nbcol} {npcol} {ts:10.2f} {ts / core:6.0f}")
     # BlueBoat: 12 pontoon segments and 2 windage boxes, floating near its draft
     xs = -0.4105 + 0.175 * np.arange(6)
     pos = [[x, y, 0.059] for x in xs for y in (0.361, -0.361)] + [[0.027, y, 0.239] for y in (0.361, -0.361)]
@@ -204,6 +223,9 @@ def main(argv=None):
     print()
     print("BlueBoat, 14 boxes (12 partial pontoon segments, 2 emerged windage boxes), one call:")
     print(f"  clip_into (core)      {t_core * 1e6:8.2f} µs")
+    if numba_clip_into is not None:
+        t_nb = timeit(lambda: numba_clip_into(codes, sizes, pos, mats, ids, EMPTY_HULLS, plane, out, False), mt)
+        print(f"  numba core (before)   {t_nb * 1e6:8.2f} µs   ({t_nb / t_core:.1f}x core)")
     print(f"  clip_batch (wrapper)  {t_batch * 1e6:8.2f} µs   ({t_batch / t_core:.1f}x core)")
     print(f"  numpy baseline        {t_np * 1e6:8.2f} µs   ({t_np / t_core:.1f}x core)")
     print(f"  scalar clip() loop    {t_sc * 1e6:8.2f} µs   ({t_sc / t_core:.1f}x core)")

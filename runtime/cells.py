@@ -9,21 +9,10 @@ checkable condition).  A point in no cell is vacuum.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .kernel import clip_into
-
-
-@njit(cache=True)
-def clip_cells_into(types, sizes, pos, mats, mesh_ids, hulls, cell_planes, cell_start, out):
-    """Compiled pieces for the runtime: out[c, i, :] = clip_into row of geom i in cell c.
-
-    cell_planes (K, 4) the cells' half-space rows back to back, cell_start
-    (C+1,) where each cell's rows begin; out (C, N, >=5).
-    """
-    for c in range(cell_start.shape[0] - 1):
-        clip_into(types, sizes, pos, mats, mesh_ids, hulls,
-                  cell_planes[cell_start[c]:cell_start[c + 1]], out[c], False)
+# compiled pieces: out[c, i, :] = the clip_into row of geom i in cell c, cell c
+# being cell_planes[cell_start[c]:cell_start[c+1]] (see aurgen.runtime.kernel)
+from .kernel import clip_cells_into  # noqa: F401
 
 
 class Cells:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import sys
-import tempfile
 
 import numpy as np
 
 from aurgen.errors import AurgenError
+from aurgen.files import write_with
 
 
 def _bar(frac: float, width: int = 30) -> str:
@@ -87,7 +86,7 @@ def _run(sim, args) -> int:
         header = ["time"]
         for nm in names:
             header += [f"{nm}.{c}" for c in ("x", "y", "z", "roll", "pitch", "yaw")]
-        _atomic(args.out, lambda f: _csv(f, header, rows))
+        write_with(args.out, lambda tmp: _csv(tmp, header, rows))
         print(f"wrote {args.out}")
     if args.plot:
         _plot(args.plot, names, np.array(rows))
@@ -95,24 +94,12 @@ def _run(sim, args) -> int:
     return 0 if h.ok else 1
 
 
-def _csv(f, header, rows):
-    w = csv.writer(f)
-    w.writerow(header)
-    for r in rows:
-        w.writerow([repr(x) for x in r])
-
-
-def _atomic(path, write):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _csv(path, header, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([repr(x) for x in r])
 
 
 def _plot(path, names, a):
@@ -135,13 +122,7 @@ def _plot(path, names, a):
         x.grid(True)
         x.legend(fontsize=7)
     fig.tight_layout()
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)

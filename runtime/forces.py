@@ -39,7 +39,7 @@ from math import pi, sqrt
 import numpy as np
 from numba import njit
 
-from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
+from .kernel_numba import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
 C_D = 1.0
 C_S = 0.3

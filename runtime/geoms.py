@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .clip_poly import N_ACC, soup_integrate
+from .kernel import N_ACC, soup_integrate
 
 GEOM_TYPES = ("sphere", "ellipsoid", "box", "cylinder", "capsule", "mesh")
 #: MuJoCo mjtGeom codes, so that ``m.geom_type`` can be passed straight through.

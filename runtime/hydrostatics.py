@@ -21,8 +21,9 @@ Public API::
     Cells (aurgen.runtime.cells), equilibrium, gz_curve (aurgen.runtime.equilibrium)
 
 All of them call one compiled core, :func:`aurgen.runtime.kernel.clip_into`
-(``@njit(cache=True)``), which the runtime also calls directly in its inner
-loop with preallocated arrays (no Python objects per geom)::
+(C++17 in ``runtime/native/core``, bound by nanobind as
+:mod:`aurgen.runtime._native`), which takes preallocated arrays and writes in
+place (no Python objects per geom)::
 
     from aurgen.runtime.kernel import clip_into
     clip_into(types, sizes, pos, mats, mesh_ids, hulls, planes, out, False)

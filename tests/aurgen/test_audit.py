@@ -34,8 +34,8 @@ def boat(tmp_path):
     return cfg, tmp_path / "out" / "blueboat"
 
 
-def _run(capsys, *paths):
-    code = main(["audit", *map(str, paths)])
+def _run(capsys, *paths, config=()):
+    code = main(["audit", *map(str, paths), *(a for c in config for a in ("--config", str(c)))])
     cap = capsys.readouterr()
     return code, cap.out, cap.err
 
@@ -94,7 +94,7 @@ def test_stale_config_is_caught(boat, capsys):
     text = cfg.read_text()
     assert "height: 0.18," in text
     cfg.write_text(text.replace("height: 0.18,", "height: 0.2,"))
-    code, out, _ = _run(capsys, d)
+    code, out, _ = _run(capsys, d, config=[cfg])
     assert code == 1
     for f in ("blueboat.xml", "model.sdf", "blueboat.urdf"):
         rows = _rows(out, d / f)
@@ -104,7 +104,7 @@ def test_stale_config_is_caught(boat, capsys):
     # content still agrees with the comment: the files are self-consistent, just stale
     assert not any(" content " in r for r in out.splitlines())
     build([str(cfg)], d.parent)  # rebuild: clean again
-    assert _run(capsys, d)[0] == 0
+    assert _run(capsys, d, config=[cfg])[0] == 0
 
 
 def test_stale_catalog_entry_is_caught(tmp_path, capsys):
@@ -113,7 +113,7 @@ def test_stale_catalog_entry_is_caught(tmp_path, capsys):
     shutil.copy(ROOT / "vehicles" / "bluerov2.yaml", cfg)
     build([str(cfg)], tmp_path / "out")
     cfg.write_text(cfg.read_text() + "\n# a comment changes the file, and so its hash\n")
-    code, out, _ = _run(capsys, tmp_path / "out" / "bluerov2" / "bluerov2.xml")
+    code, out, _ = _run(capsys, tmp_path / "out" / "bluerov2" / "bluerov2.xml", config=[cfg])
     assert code == 1 and "config sha256" in out
 
 
@@ -252,19 +252,19 @@ def test_stale_and_edited_worlds_are_caught(tmp_path, capsys):
     shutil.copy(ROOT / "worlds" / "open_water.yaml", cfg)
     out = tmp_path / "out"
     write_worlds([str(cfg)], out)
-    assert _run(capsys, out)[0] == 0
+    assert _run(capsys, out, config=[cfg])[0] == 0
     cfg.write_text(cfg.read_text().replace("timestep: 0.002", "timestep: 0.001"))
-    code, text, _ = _run(capsys, out / "worlds")
+    code, text, _ = _run(capsys, out / "worlds", config=[cfg])
     assert code == 1
     for f in ("sea.xml", "sea.sdf"):
         assert any(re.search(r"config\s+world\s+differs from line", r) and "rebuild" in r
                    for r in _rows(text, out / "worlds" / f)), text
     write_worlds([str(cfg)], out)
-    assert _run(capsys, out)[0] == 0
+    assert _run(capsys, out, config=[cfg])[0] == 0
     sdf = out / "worlds" / "sea.sdf"
     sdf.write_text(sdf.read_text().replace("<enable>bluerov2::buoyancy_displacement</enable>", ""))
     shutil.rmtree(out / "blueboat")
-    code, text, _ = _run(capsys, out / "worlds")
+    code, text, _ = _run(capsys, out / "worlds", config=[cfg])
     assert code == 1
     assert any(re.search(r"config\s+world\s+differs", r) for r in _rows(text, sdf)), text
     assert any("vehicle files" in r and "blueboat" in r for r in _rows(text, out / "worlds" / "sea.xml")), text

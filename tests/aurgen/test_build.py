@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 from pathlib import Path
@@ -104,16 +105,16 @@ def test_a_failing_write_leaves_no_temp_files(tmp_path, monkeypatch):
     build([BOAT], tmp_path)
     before = snapshot(tmp_path)
     calls = {"n": 0}
-    real = os.fdopen
+    real = builtins.open
 
-    def flaky(fd, *a, **kw):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            os.close(fd)
-            raise OSError(28, "No space left on device")
-        return real(fd, *a, **kw)
+    def flaky(file, mode="r", *a, **kw):
+        if "w" in mode and Path(file).name.startswith(TMP_PREFIX):  # the third staged file: disk full
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise OSError(28, "No space left on device")
+        return real(file, mode, *a, **kw)
 
-    monkeypatch.setattr(os, "fdopen", flaky)
+    monkeypatch.setattr(builtins, "open", flaky)
     with pytest.raises(BuildError, match="No space left"):
         build([BOAT], tmp_path)
     assert snapshot(tmp_path) == before

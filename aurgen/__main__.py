@@ -1,0 +1,7 @@
+"""``python -m aurgen``: the same as the ``aurgen`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
