@@ -114,7 +114,7 @@ def urdf_geoms(geoms) -> tuple[list, list]:
             h = c["length"]
             out.append(dict(c, kind="cylinder", name=f"{g.name}_cylinder"))
             for end, sgn in (("top", 1.0), ("bottom", -1.0)):
-                xyz = tuple(float(a) for a in np.asarray(g.xyz, float) + R @ np.array([0.0, 0.0, sgn * h / 2]))
+                xyz = tuple(float(a) for a in np.asarray(g.xyz, float) + spatial.matvec(R, (0.0, 0.0, sgn * h / 2)))
                 out.append(dict(c, kind="sphere", name=f"{g.name}_{end}", xyz=xyz))
         elif c["kind"] == "ellipsoid":
             notes.append(f"{g.name}: ellipsoid (semi-axes {vec(c['radii'])}) left out: URDF has no ellipsoid")

@@ -180,7 +180,7 @@ def _planes(r: Reader, data) -> tuple:
         p = r.mapping(p, key, node=planes_node, field=name)
         r.check_keys(p, PLANE_KEYS, key, required=("normal",))
         n = np.array(r.vector(p, "normal", key, required=True))
-        norm = float(np.linalg.norm(n))
+        norm = spatial.norm(n)
         if not norm > 0.0:
             raise r.error(f"{key}.normal", "the normal is zero", "give the direction the plane faces",
                           node=p, field="normal")
@@ -189,7 +189,7 @@ def _planes(r: Reader, data) -> tuple:
         d = r.number(p, "offset", key, default=0.0)
         size = r.vector(p, "size", key, n=2, default=DEFAULT_PLANE_SIZE, positive=True)
         c = np.array(r.vector(p, "centre", key, default=(0.0, 0.0, 0.0)))
-        c = c - (float(n @ c) - d) * n  # onto the plane
+        c = c - (spatial.dot(n, c) - d) * n  # onto the plane
         out.append(Plane(name=str(name), normal=tuple(float(x) for x in n), offset=d, size=size,
                          centre=tuple(float(x) + 0.0 for x in c)))
     return tuple(out)
@@ -326,7 +326,7 @@ def place_vehicles(world: WorldConfig, resolve=None) -> list[Placed]:
             i = world.plane_index(g)
             side = _fluid_side(world, i)
             pl = world.planes[i]
-            if side * (float(np.asarray(pl.normal) @ x) - pl.offset) < 0.0:
+            if side * (spatial.dot(pl.normal, x) - pl.offset) < 0.0:
                 raise ConfigError(world.path, f"{key}.xyz", f"vehicle {name!r} at {list(p.xyz)} is inside the "
                                   f"solid behind ground plane {g!r}", "move it into the water", line=p.line)
         out.append(Placed(placement=p, vehicle=vehicle, name=name))
@@ -419,9 +419,9 @@ def _frame(normal) -> np.ndarray:
     """A rotation whose z axis is ``normal`` (deterministic choice of x)."""
     z = np.asarray(normal, dtype=float)
     a = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = a - (a @ z) * z
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
+    x = a - spatial.dot(a, z) * z
+    x = x / spatial.norm(x)
+    return np.column_stack([x, spatial.cross(z, x), z])
 
 
 def _clean(v) -> list:

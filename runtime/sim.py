@@ -586,7 +586,23 @@ class Simulation:
         """Displaced volume in densest-fluid equivalent (m^3) at the last evaluation."""
         return float(self._plan.led[fz.L_VSUB]) if self._plan is not None else 0.0
 
+    def _sync_kinematics(self):
+        """Make the pose and velocity readouts those of the current ``qpos``/``qvel``.
+
+        ``mj_step`` integrates after computing kinematics, so after it ``xpos``,
+        ``xquat``, ``xmat`` and ``cvel`` describe the state *before* the step
+        (Euler, implicitfast) or an internal stage (RK4). Position and velocity
+        kinematics are recomputed here; the next ``mj_step`` recomputes them
+        anyway, so the trajectory is unchanged (bitwise).
+        """
+        m, d = self.model, self.data
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        mujoco.mj_comVel(m, d)
+
     def body_state(self, b: int) -> dict:
+        """Pose and velocity of body ``b`` at ``data.time`` (world frame; m, rad, m/s, rad/s)."""
+        self._sync_kinematics()
         d = self.data
         R = d.xmat[b].reshape(3, 3)
         roll = math.atan2(R[2, 1], R[2, 2])
