@@ -12,12 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import shapes, spatial
+from . import limits, shapes, spatial
 from .errors import ConfigError, did_you_mean
 from .resources import catalog_dir
 from .yamlio import Reader, load
 
 JOINT_TYPES = ("fixed", "continuous", "revolute", "prismatic")
+LIMITED_JOINTS = ("revolute", "prismatic")  # joints that need limits
+MESH_SUFFIXES = (".stl", ".obj")  # mesh files both MuJoCo and trimesh read
 ZERO3 = (0.0, 0.0, 0.0)
 
 
@@ -109,24 +111,43 @@ GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
 
 
-def catalog_for(config_path) -> "Catalog":
-    """The catalog a vehicle config sees: its own ``parts/`` directory (beside the
-    config), then each directory of ``$AURGEN_PARTS_PATH`` (os.pathsep-separated),
-    then the bundled catalog. The first directory holding a type wins.
+def parts_path() -> list[Path]:
+    """The directories of ``$AURGEN_PARTS_PATH`` (os.pathsep-separated), in order.
+
+    A named directory that does not exist is an error (a typo would otherwise
+    fall back to the bundled parts without a word).
     """
     import os
 
     dirs = []
-    local = Path(config_path).resolve().parent / "parts"
-    if local.is_dir():
-        dirs.append(local)
     for d in os.environ.get("AURGEN_PARTS_PATH", "").split(os.pathsep):
         if d:
+            if not Path(d).is_dir():
+                raise ConfigError(None, "AURGEN_PARTS_PATH", f"{d!r} is not a directory",
+                                  "fix or unset the environment variable")
             dirs.append(Path(d))
-    bundled = catalog_dir()
-    if bundled.resolve() not in [d.resolve() for d in dirs]:
-        dirs.append(bundled)
-    return Catalog(dirs)
+    return dirs
+
+
+def catalog_for(config_path=None) -> "Catalog":
+    """The catalog a vehicle config sees, first directory winning:
+
+    1. the config's own ``parts/`` directory (beside it), unless that is the bundled catalog;
+    2. each directory of ``$AURGEN_PARTS_PATH``, in order;
+    3. the bundled catalog.
+
+    So ``AURGEN_PARTS_PATH`` overrides a bundled part for a bundled vehicle too, and a
+    vehicle's own parts override both. ``config_path`` None: 2 and 3 (``aurgen catalog``).
+    """
+    bundled = catalog_dir().resolve()
+    dirs = []
+    if config_path is not None:
+        local = Path(config_path).resolve().parent / "parts"
+        if local.is_dir() and local.resolve() != bundled:
+            dirs.append(local)
+    dirs.extend(parts_path())
+    dirs.append(bundled)
+    return Catalog(list(dict.fromkeys(d.resolve() for d in dirs)))
 
 
 class Catalog:
@@ -140,17 +161,27 @@ class Catalog:
         self._cache: dict[str, Part] = {}
 
     def names(self) -> list[str]:
+        """Part types: the stems of ``*.yaml`` files that are names (aurgen.limits)."""
         seen = set()
         for d in self.dirs:
             if d.is_dir():
-                seen.update(p.stem for p in d.glob("*.yaml"))
+                seen.update(p.stem for p in d.glob("*.yaml") if limits.bad_name(p.stem) is None)
         return sorted(seen)
 
     def path_of(self, type_name: str) -> Path | None:
+        """The file of part type ``type_name`` (a name, never a path), or None.
+
+        A ``<type>.yaml`` that exists but is not a regular file is an error.
+        """
+        if limits.bad_name(type_name) is not None:
+            return None
         for d in self.dirs:
             p = d / f"{type_name}.yaml"
             if p.is_file():
                 return p
+            if p.exists() or p.is_symlink():
+                raise ConfigError(p, None, f"part type '{type_name}': not a regular file",
+                                  "a catalog entry is a .yaml file")
         return None
 
     def has(self, type_name: str) -> bool:
@@ -160,10 +191,13 @@ class Catalog:
         """The part ``type_name``; ``where`` = (path, key, line) of the reference, for errors."""
         if type_name in self._cache:
             return self._cache[type_name]
+        wpath, wkey, wline = where or (None, None, None)
+        why = limits.bad_name(type_name)
+        if why:
+            raise ConfigError(wpath, wkey, f"a part type is a catalog name, never a path: {why}", line=wline)
         path = self.path_of(type_name)
         if path is None:
             hint = did_you_mean(type_name, self.names()) or "run 'aurgen catalog' for the list"
-            wpath, wkey, wline = where or (None, None, None)
             raise ConfigError(wpath, wkey, f"unknown part type '{type_name}'", hint, line=wline)
         part = parse_part(type_name, path, load(path))
         self._cache[type_name] = part
@@ -174,21 +208,22 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
     """Validate one catalog entry. Raises ConfigError naming file, key and line."""
     r = Reader(path)
     r.check_keys(data, PART_KEYS, "", required=("mass",))
-    mass = r.number(data, "mass", "", positive=True)
+    mass = r.number(data, "mass", "", positive=True, at_least=limits.MASS_MIN, at_most=limits.MASS_MAX)
     collision = tuple(_geometry(r, g, f"collision[{i}]", path) for i, g in
                       enumerate(r.sequence(data, "collision", "")))
     if "visual" in data:
         visual = tuple(_geometry(r, g, f"visual[{i}]", path) for i, g in enumerate(r.sequence(data, "visual", "")))
     else:
         visual = collision
-    com = r.vector(data, "com", "")
+    com = r.vector(data, "com", "", magnitude=limits.LENGTH_MAX)
     derived = False
     if "inertia" in data:
         node = r.mapping(data["inertia"], "inertia", node=data, field="inertia")
         r.check_keys(node, {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}, "inertia", required=("ixx", "iyy", "izz"))
-        vals = {k: r.number(node, k, "inertia", default=0.0) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
+        vals = {k: r.number(node, k, "inertia", default=0.0, magnitude=limits.NUMBER_MAX)
+                for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
         inertia = spatial.inertia_matrix(**vals)
-        why = spatial.check_inertia(inertia)
+        why = inertia_problem(inertia)
         if why:
             raise r.error("inertia", f"the tensor {why}", "check the moments and products (kg·m² about the CoM)",
                           node=data, field="inertia")
@@ -201,39 +236,47 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         geo_com, inertia = _derived_inertia(collision, mass, com)
         com = com if com is not None else tuple(geo_com)
         derived = True
+        why = inertia_problem(inertia)
+        if why:
+            raise r.error("collision", f"the inertia derived from the collision geometry {why}",
+                          "give inertia: {ixx, iyy, izz} about the CoM", node=data, field="collision")
     slots = []
     slots_node = data.get("slots") or {}
     r.mapping(slots_node, "slots", node=data, field="slots")
     for name, s in slots_node.items():
+        r.as_name(name, f"slots.{name}", node=slots_node, field=name)
         slots.append(_slot(r, str(name), s, slots_node))
     frames = []
     frames_node = data.get("frames") or {}
     r.mapping(frames_node, "frames", node=data, field="frames")
     for name, f in frames_node.items():
         key = f"frames.{name}"
+        r.as_name(name, key, node=frames_node, field=name)
         f = r.mapping(f, key, node=frames_node, field=name)
         r.check_keys(f, {"xyz", "rpy"}, key)
-        frames.append(Frame(str(name), r.vector(f, "xyz", key, default=ZERO3), r.vector(f, "rpy", key, default=ZERO3)))
+        frames.append(Frame(str(name), r.vector(f, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                            r.vector(f, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX)))
     drive = None
     if "drive" in data:
         d = r.mapping(data["drive"], "drive", node=data, field="drive")
         r.check_keys(d, {"diameter", "max_thrust", "min_thrust", "rotation", "deadband"}, "drive",
                      required=("diameter", "max_thrust", "min_thrust", "rotation"))
-        drive = Drive(r.number(d, "diameter", "drive", positive=True), r.number(d, "max_thrust", "drive"),
-                      r.number(d, "min_thrust", "drive"), r.string(d, "rotation", "drive", choices=("ccw", "cw")))
+        drive = Drive(r.number(d, "diameter", "drive", positive=True, magnitude=limits.LENGTH_MAX),
+                      r.number(d, "max_thrust", "drive", magnitude=limits.NUMBER_MAX),
+                      r.number(d, "min_thrust", "drive", magnitude=limits.NUMBER_MAX),
+                      r.string(d, "rotation", "drive", choices=("ccw", "cw")))
         if drive.min_thrust > drive.max_thrust:
             raise r.error("drive.min_thrust", "is above max_thrust", node=d, field="min_thrust")
     battery = None
     if "battery" in data:
         b = r.mapping(data["battery"], "battery", node=data, field="battery")
         battery = {str(k): v for k, v in b.items()}
-    axis = r.vector(data, "axis", "", default=(1.0, 0.0, 0.0))
-    if np.linalg.norm(axis) == 0.0:
-        raise r.error("axis", "must not be the zero vector", node=data, field="axis")
+    axis = r.vector(data, "axis", "", default=(1.0, 0.0, 0.0), magnitude=limits.NUMBER_MAX, nonzero=True)
     return Part(
         type=type_name, path=str(path), mass=mass, com=tuple(float(c) for c in com),
         inertia=tuple(tuple(float(v) for v in row) for row in inertia),
-        collision=collision, visual=visual, attach=r.vector(data, "attach", "", default=ZERO3), axis=axis,
+        collision=collision, visual=visual,
+        attach=r.vector(data, "attach", "", default=ZERO3, magnitude=limits.LENGTH_MAX), axis=axis,
         slots=tuple(slots), frames=tuple(frames), drive=drive, battery=battery,
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
         inertia_derived=derived, sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
@@ -245,52 +288,111 @@ def _slot(r: Reader, name: str, s, parent) -> Slot:
     s = r.mapping(s, key, node=parent, field=name)
     r.check_keys(s, SLOT_KEYS, key)
     accepts = r.sequence(s, "accepts", key)
-    for i, a in enumerate(accepts):
-        if not isinstance(a, str):
-            raise r.error(f"{key}.accepts[{i}]", "expected a part type name", node=s, field="accepts")
+    return slot_fields(r, s, key, name)
+
+
+def slot_fields(r: Reader, s, key: str, name: str) -> Slot:
+    """The slot keys (SLOT_KEYS) of mapping ``s`` as a Slot: a catalog slot or a vehicle's ad hoc one."""
+    accepts = tuple(r.as_name(a, f"{key}.accepts[{i}]", node=s, field="accepts", part_type=True)
+                    for i, a in enumerate(r.sequence(s, "accepts", key)))
     default = s.get("default")
     if default in (None, "none"):
         default = None
-    elif not isinstance(default, str):
-        raise r.error(f"{key}.default", "expected a part type or none", node=s, field="default")
-    limits = None
-    if "limits" in s:
-        lm = r.mapping(s["limits"], f"{key}.limits", node=s, field="limits")
-        r.check_keys(lm, {"lower", "upper", "effort", "velocity"}, f"{key}.limits")
-        limits = Limits(r.number(lm, "lower", f"{key}.limits", default=0.0),
-                        r.number(lm, "upper", f"{key}.limits", default=0.0),
-                        r.number(lm, "effort", f"{key}.limits", default=0.0, nonnegative=True),
-                        r.number(lm, "velocity", f"{key}.limits", default=0.0, nonnegative=True))
-    return Slot(name=name, xyz=r.vector(s, "xyz", key, default=ZERO3), rpy=r.vector(s, "rpy", key, default=ZERO3),
-                accepts=tuple(accepts), default=default,
+    else:
+        r.as_name(default, f"{key}.default", node=s, field="default", part_type=True)
+    return Slot(name=name, xyz=r.vector(s, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                rpy=r.vector(s, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX),
+                accepts=accepts, default=default,
                 joint=r.string(s, "joint", key, choices=JOINT_TYPES),
                 collision=r.boolean(s, "collision", key, default=True),
-                axis=r.vector(s, "axis", key), limits=limits)
+                axis=r.vector(s, "axis", key, magnitude=limits.NUMBER_MAX, nonzero=True),
+                limits=joint_limits(r, s, key))
+
+
+def joint_limits(r: Reader, node, key: str) -> Limits | None:
+    """``limits: {lower, upper, effort, velocity}`` of a slot or a vehicle entry, or None.
+
+    lower <= upper, effort and velocity not negative, all within the number limits.
+    """
+    if "limits" not in node:
+        return None
+    k = f"{key}.limits"
+    lm = r.mapping(node["limits"], k, node=node, field="limits")
+    r.check_keys(lm, {"lower", "upper", "effort", "velocity"}, k)
+    lower = r.number(lm, "lower", k, default=0.0, magnitude=limits.LENGTH_MAX)
+    upper = r.number(lm, "upper", k, default=0.0, magnitude=limits.LENGTH_MAX)
+    if lower > upper:
+        raise r.error(f"{k}.lower", f"is above upper ({lower:g} > {upper:g})", "lower <= upper",
+                      node=lm, field="lower")
+    return Limits(lower, upper,
+                  r.number(lm, "effort", k, default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX),
+                  r.number(lm, "velocity", k, default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX))
+
+
+def inertia_problem(I) -> str | None:
+    """Why ``I`` cannot be a part's inertia (aurgen.spatial.check_inertia, and a smallest
+    principal moment of at least ``limits.INERTIA_MIN``, so MuJoCo accepts it), or None."""
+    why = spatial.check_inertia(np.asarray(I, dtype=float))
+    if why:
+        return why
+    ev = spatial.principal_moments(np.asarray(I, dtype=float))
+    if ev[0] < limits.INERTIA_MIN:
+        return (f"has a principal moment of {ev[0]:.6g} kg m^2, below the {limits.INERTIA_MIN:g} minimum "
+                "(MuJoCo refuses vanishing inertia)")
+    return None
 
 
 def _geometry(r: Reader, g, key: str, path: Path) -> Geometry:
     g = r.mapping(g, key)
     r.check_keys(g, GEOM_KEYS, key, required=("shape",))
     kind = r.string(g, "shape", key, choices=shapes.SHAPES)
+    size = dict(positive=True, required=True, at_least=limits.SIZE_MIN, magnitude=limits.LENGTH_MAX)
     if kind == "box":
-        dims = r.vector(g, "size", key, positive=True, required=True)
+        dims = r.vector(g, "size", key, **size)
     elif kind in ("cylinder", "capsule"):
-        dims = (r.number(g, "radius", key, positive=True, required=True),
-                r.number(g, "length", key, positive=True, required=True))
+        dims = (r.number(g, "radius", key, **size), r.number(g, "length", key, **size))
     elif kind == "sphere":
-        dims = (r.number(g, "radius", key, positive=True, required=True),)
+        dims = (r.number(g, "radius", key, **size),)
     elif kind == "ellipsoid":
-        dims = r.vector(g, "radii", key, positive=True, required=True)
+        dims = r.vector(g, "radii", key, **size)
     else:
-        f = r.string(g, "file", key, required=True)
-        mesh_path = (Path(path).parent / f).resolve()
-        if not mesh_path.is_file():
-            raise r.error(f"{key}.file", f"mesh file not found: {mesh_path}", node=g, field="file")
-        return Geometry(shapes.Shape("mesh", r.vector(g, "scale", key, default=(1.0, 1.0, 1.0), positive=True),
-                                     str(mesh_path)), r.vector(g, "xyz", key, default=ZERO3),
-                        r.vector(g, "rpy", key, default=ZERO3))
-    return Geometry(shapes.Shape(kind, tuple(dims)), r.vector(g, "xyz", key, default=ZERO3),
-                    r.vector(g, "rpy", key, default=ZERO3))
+        mesh_path = _mesh_file(r, g, key, path)
+        dims, mesh = r.vector(g, "scale", key, default=(1.0, 1.0, 1.0), positive=True,
+                              magnitude=limits.LENGTH_MAX), str(mesh_path)
+        return Geometry(shapes.Shape("mesh", dims, mesh), r.vector(g, "xyz", key, default=ZERO3,
+                                                                   magnitude=limits.LENGTH_MAX),
+                        r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
+    return Geometry(shapes.Shape(kind, tuple(dims)), r.vector(g, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                    r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
+
+
+def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
+    """A mesh ``file:``: relative, a regular .stl/.obj file inside the folder of the catalog file
+    that declares it (symlinks resolved), and loadable as a mesh with faces."""
+    f = r.string(g, "file", key, required=True)
+    folder = Path(path).resolve().parent
+    if "\0" in f or Path(f).is_absolute():
+        raise r.error(f"{key}.file", f"{f!r}: a mesh file is relative to the catalog folder ({folder})",
+                      node=g, field="file")
+    mesh_path = (folder / f).resolve()
+    if not mesh_path.is_relative_to(folder):
+        raise r.error(f"{key}.file", f"{f!r} is outside the catalog folder {folder}",
+                      "keep meshes in the catalog folder (e.g. meshes/)", node=g, field="file")
+    if not mesh_path.is_file():
+        raise r.error(f"{key}.file", f"mesh file not found (or not a regular file): {mesh_path}",
+                      node=g, field="file")
+    if mesh_path.suffix.lower() not in MESH_SUFFIXES:
+        raise r.error(f"{key}.file", f"{f!r}: a mesh is an {' or '.join(MESH_SUFFIXES)} file", node=g, field="file")
+    try:
+        import trimesh
+
+        mesh = trimesh.load(str(mesh_path), force="mesh")
+        ok = len(mesh.faces) > 0 and np.all(np.isfinite(mesh.vertices))
+    except Exception:  # trimesh raises many kinds on garbage
+        ok = False
+    if not ok:
+        raise r.error(f"{key}.file", f"{f!r} is not a readable mesh (no faces, or unreadable)", node=g, field="file")
+    return mesh_path
 
 
 def _derived_inertia(collision, mass: float, com):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import spatial
+from . import limits, spatial
 from .assemble import Assembly, assemble, part_links
 from .catalog import Catalog, catalog_for
 from .config import Buoyancy, HullDisplacement, VehicleConfig, load_vehicle
@@ -31,7 +31,7 @@ def mass_properties(asm: Assembly) -> tuple[float, np.ndarray, np.ndarray]:
     items = []
     for inst in asm.instances:
         R, t = inst.T[:3, :3], inst.T[:3, 3]
-        c = t + spatial.matvec(R, inst.part.com)
+        c = t + R @ np.asarray(inst.part.com)
         items.append((inst.part.mass, c, spatial.rotate_inertia(np.asarray(inst.part.inertia), R)))
     return spatial.combine(items)
 
@@ -55,9 +55,9 @@ def rigid_bodies(asm: Assembly) -> dict[str, tuple[float, np.ndarray, np.ndarray
         T_root = asm.instance(rootname).T
         items = []
         for inst in insts:
-            T = spatial.relative(T_root, inst.T)
+            T = np.linalg.solve(T_root, inst.T)
             R, t = T[:3, :3], T[:3, 3]
-            items.append((inst.part.mass, t + spatial.matvec(R, inst.part.com),
+            items.append((inst.part.mass, t + R @ np.asarray(inst.part.com),
                           spatial.rotate_inertia(np.asarray(inst.part.inertia), R)))
         out[rootname] = spatial.combine(items)
     return out
@@ -90,6 +90,11 @@ def solve_buoyancy_box(b: Buoyancy, mass: float, com: np.ndarray, path: str | No
     CoB = CoM + offset (``cob_frame: com``) or the offset itself (``base_link``).
     A non-positive or absurd height is a ConfigError naming the key.
     """
+    if abs(b.net_buoyancy) > limits.NET_BUOYANCY_RATIO * mass:
+        raise ConfigError(path, "buoyancy.net_buoyancy",
+                          f"{b.net_buoyancy:+g} kg is more than {limits.NET_BUOYANCY_RATIO:g} times the vehicle's "
+                          f"mass ({mass:.6g} kg)", "net_buoyancy is a trim in kg of displaced fluid, a small "
+                          "fraction of the mass")
     volume = (mass + b.net_buoyancy) / b.fluid_density
     fx, fy = b.footprint
     h = volume / (fx * fy)
@@ -151,6 +156,7 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
     disp = displacement(cfg, mass, com)
     windage = windage_boxes(cfg.hull_displacement) if cfg.hull_displacement else ()
     sp = specs(asm, disp, mass, com, inertia)
+    check_figures(sp, cfg)
     return Vehicle(
         name=cfg.name, namespace=cfg.namespace, source=cfg.path, sha256=content_hash(cfg, asm),
         config_sha256=cfg.sha256,
@@ -169,10 +175,37 @@ def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:
 
     h = hashlib.sha256()
     h.update(cfg.sha256.encode())
-    for t in sorted({inst.part.type for inst in asm.instances}):
-        part = next(i.part for i in asm.instances if i.part.type == t)
-        h.update(f"\n{t}:{part.sha256}".encode())
+    parts = {}
+    for inst in asm.instances:
+        parts.setdefault(inst.part.type, inst.part)
+    for t in sorted(parts):
+        h.update(f"\n{t}:{parts[t].sha256}".encode())
     return h.hexdigest()
+
+
+FIGURE_RANGES = (  # (figure, lowest, highest magnitude): the documented sane range of composed figures
+    ("total_mass", limits.MASS_MIN, limits.MAX_PARTS * limits.MASS_MAX),
+    ("volume", 1e-12, 1e9),
+)
+
+
+def check_figures(sp: Specs, cfg: VehicleConfig) -> None:
+    """Every composed figure finite and in its documented range; else a ConfigError naming the
+    config key that made it (the displacement section for volume and CoB, the parts for mass)."""
+    disp_key = "hull_displacement" if cfg.hull_displacement is not None else "buoyancy"
+    blame = {"total_mass": "parts", "com": "parts", "inertia": "parts", "principal_moments": "parts",
+             "volume": disp_key, "fluid_mass": disp_key, "cob": disp_key, "bg": disp_key,
+             "buoyancy_margin": disp_key}
+    for figure, key in blame.items():
+        v = np.asarray(getattr(sp, figure), dtype=float)
+        if not np.all(np.isfinite(v)):
+            raise ConfigError(cfg.path, key, f"the composed {figure.replace('_', ' ')} is not finite ({v.tolist()})",
+                              "check the sizes and positions under this key")
+    for figure, lo, hi in FIGURE_RANGES:
+        v = float(getattr(sp, figure))
+        if not lo <= v <= hi:
+            raise ConfigError(cfg.path, blame[figure], f"the composed {figure.replace('_', ' ')} {v:g} is outside "
+                              f"the sane range [{lo:g}, {hi:g}]", "check the sizes under this key")
 
 
 def check_build(vehicle: Vehicle) -> None:

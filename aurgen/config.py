@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import JOINT_TYPES, SLOT_KEYS, ZERO3, Limits, Slot
+from . import limits as lim
+from .catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
 from .errors import ConfigError
 from .resources import data_dir
 from .yamlio import Reader, load
@@ -150,13 +151,21 @@ def load_vehicle(path: str | Path) -> VehicleConfig:
                           "inertia are derived from its parts", "set a part's mass in its catalog entry "
                           "(vehicles/parts/<type>.yaml), or fit a ballast part", node=data, field=k)
     r.check_keys(data, TOP_KEYS, "", required=("base",))
-    name = r.string(data, "name", "", default=path.stem)
+    if "name" not in data and lim.bad_name(path.stem):
+        raise r.error("name", f"no name: given, and the file name {path.stem!r} is not a name "
+                      f"({lim.NAME_PATTERN}, at most {lim.NAME_MAX} characters)",
+                      "add 'name: <a name>' to the config", node=data)
+    name = r.name(data, "name", "", default=path.stem)
     base = r.mapping(data["base"], "base", node=data, field="base")
     for k in base:
         if k in MASS_KEYS:
             raise r.error(f"base.{k}", f"'{k}' cannot be declared at the assembly",
                           "set it in the part's catalog entry (vehicles/parts/<type>.yaml)", node=base, field=k)
     r.check_keys(base, {"type", "name", "collision"}, "base", required=("type",))
+    for field in ("parts", "slots"):
+        if len(r.sequence(data, field, "")) > lim.MAX_PARTS:
+            raise r.error(field, f"{len(data[field])} entries: more than the {lim.MAX_PARTS} a vehicle may have",
+                          node=data, field=field)
     entries = tuple(_entry(r, i, e) for i, e in enumerate(r.sequence(data, "parts", "")))
     adhoc = tuple(_adhoc(r, i, s) for i, s in enumerate(r.sequence(data, "slots", "")))
     hull = _hull(r, data["hull_displacement"], data) if "hull_displacement" in data else None
@@ -169,10 +178,10 @@ def load_vehicle(path: str | Path) -> VehicleConfig:
                       "declare hull_displacement (USV pontoons) or buoyancy (UUV trim)", node=data)
     hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
     return VehicleConfig(
-        path=str(path), name=name, namespace=r.string(data, "topic_namespace", "", default=name),
+        path=str(path), name=name, namespace=r.topic(data, "topic_namespace", "", default=name),
         description=str(data.get("description", "")),
-        base_type=r.string(base, "type", "base", required=True), base_name=r.string(base, "name", "base",
-                                                                                      default="base_link"),
+        base_type=r.name(base, "type", "base", required=True, part_type=True), base_name=r.name(base, "name", "base",
+                                                                                  default="base_link"),
         base_collision=r.boolean(base, "collision", "base", default=True), base_line=data.lines.get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
         sha256=hashlib.sha256(path.read_bytes()).hexdigest())
@@ -187,46 +196,33 @@ def _entry(r: Reader, i: int, e) -> Entry:
                           "its catalog entry", "edit vehicles/parts/<type>.yaml, or fit a ballast part",
                           node=e, field=k)
     r.check_keys(e, ENTRY_KEYS, key)
-    slot = r.string(e, "slot", key)
+    slot = r.name(e, "slot", key)
     if "type" not in e:
         raise r.error(f"{key}.type", "required key is missing", "name a part type, or 'none' to leave a slot empty",
                       node=e)
-    typ = r.string(e, "type", key)
-    typ = None if typ == "none" else typ
-    limits = None
-    if "limits" in e:
-        lm = r.mapping(e["limits"], f"{key}.limits", node=e, field="limits")
-        r.check_keys(lm, {"lower", "upper", "effort", "velocity"}, f"{key}.limits")
-        limits = Limits(*(r.number(lm, k, f"{key}.limits", default=0.0) for k in ("lower", "upper", "effort",
-                                                                                    "velocity")))
+    typ = None if e["type"] == "none" else r.name(e, "type", key, part_type=True)
+    limits = joint_limits(r, e, key)
     if slot is None:
         if "of" in e:
             raise r.error(f"{key}.of", "'of' belongs to a slot fill; a free placement names its 'parent'",
                           "add 'slot:' or rename 'of' to 'parent'", node=e, field="of")
         if typ is not None and ("name" not in e or "xyz" not in e):
             raise r.error(key, f"free placed part '{typ}' needs name and xyz (or a slot)", node=e)
-    return Entry(index=i, line=e.line, slot=slot, of=r.string(e, "of", key), type=typ, name=r.string(e, "name", key),
-                 xyz=r.vector(e, "xyz", key), rpy=r.vector(e, "rpy", key),
-                 joint=r.string(e, "joint", key, choices=JOINT_TYPES), axis=r.vector(e, "axis", key),
-                 collision=r.boolean(e, "collision", key, default=True), parent=r.string(e, "parent", key),
-                 limits=limits, topic=r.string(e, "topic", key))
+    return Entry(index=i, line=e.line, slot=slot, of=r.name(e, "of", key), type=typ, name=r.name(e, "name", key),
+                 xyz=r.vector(e, "xyz", key, magnitude=lim.LENGTH_MAX),
+                 rpy=r.vector(e, "rpy", key, magnitude=lim.ANGLE_MAX),
+                 joint=r.string(e, "joint", key, choices=JOINT_TYPES),
+                 axis=r.vector(e, "axis", key, magnitude=lim.NUMBER_MAX, nonzero=True),
+                 collision=r.boolean(e, "collision", key, default=True), parent=r.name(e, "parent", key),
+                 limits=limits, topic=r.topic(e, "topic", key))
 
 
 def _adhoc(r: Reader, i: int, s) -> AdHocSlot:
     key = f"slots[{i}]"
     s = r.mapping(s, key)
     r.check_keys(s, SLOT_KEYS | {"of", "name"}, key, required=("of", "name"))
-    default = s.get("default")
-    if default in (None, "none"):
-        default = None
-    elif not isinstance(default, str):
-        raise r.error(f"{key}.default", "expected a part type or none", node=s, field="default")
-    accepts = r.sequence(s, "accepts", key)
-    slot = Slot(name=r.string(s, "name", key, required=True), xyz=r.vector(s, "xyz", key, default=ZERO3),
-                rpy=r.vector(s, "rpy", key, default=ZERO3), accepts=tuple(str(a) for a in accepts),
-                default=default, joint=r.string(s, "joint", key, choices=JOINT_TYPES),
-                collision=r.boolean(s, "collision", key, default=True), axis=r.vector(s, "axis", key))
-    return AdHocSlot(index=i, line=s.line, of=r.string(s, "of", key, required=True), slot=slot)
+    slot = slot_fields(r, s, key, r.name(s, "name", key, required=True))
+    return AdHocSlot(index=i, line=s.line, of=r.name(s, "of", key, required=True), slot=slot)
 
 
 def _hull(r: Reader, h, data) -> HullDisplacement:
@@ -238,15 +234,24 @@ def _hull(r: Reader, h, data) -> HullDisplacement:
     if isinstance(seg, bool) or not isinstance(seg, int):
         raise r.error(f"{key}.segments", f"expected a whole number of boxes per pontoon, got {seg!r}",
                       node=h, field="segments")
-    if seg < 1:
-        raise r.error(f"{key}.segments", f"must be at least 1, got {seg}", node=h, field="segments")
-    y = r.number(h, "y", key, required=True)
-    return HullDisplacement(
-        length=r.number(h, "length", key, positive=True, required=True),
-        width=r.number(h, "width", key, positive=True, required=True),
-        height=r.number(h, "height", key, positive=True, required=True),
-        x=r.number(h, "x", key, default=0.0), y=y, z=r.number(h, "z", key, required=True), segments=seg,
-        fluid_density=r.number(h, "fluid_density", key, default=1025.0, positive=True))
+    if not 1 <= seg <= lim.MAX_SEGMENTS:
+        raise r.error(f"{key}.segments", f"must be at least 1 and at most {lim.MAX_SEGMENTS}, got {seg}",
+                      node=h, field="segments")
+    size = dict(positive=True, required=True, at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX)
+    out = HullDisplacement(
+        length=r.number(h, "length", key, **size), width=r.number(h, "width", key, **size),
+        height=r.number(h, "height", key, **size),
+        x=r.number(h, "x", key, default=0.0, magnitude=lim.LENGTH_MAX),
+        y=r.number(h, "y", key, required=True, magnitude=lim.LENGTH_MAX),
+        z=r.number(h, "z", key, required=True, magnitude=lim.LENGTH_MAX), segments=seg,
+        fluid_density=r.number(h, "fluid_density", key, default=1025.0, positive=True,
+                               at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX))
+    if out.y < out.width / 2:
+        raise r.error(f"{key}.y", f"the pontoons overlap: their centrelines are at y = +/-{out.y:g} m, closer "
+                      f"than half their width ({out.width:g} m / 2)",
+                      "y is the distance of each pontoon's centreline from the centreline (port at +y), "
+                      "at least width/2", node=h, field="y")
+    return out
 
 
 def _buoyancy(r: Reader, b, data) -> Buoyancy:
@@ -254,11 +259,13 @@ def _buoyancy(r: Reader, b, data) -> Buoyancy:
     b = r.mapping(b, key, node=data, field=key)
     r.check_keys(b, {"net_buoyancy", "cob_offset", "cob_frame", "fluid_density", "footprint"}, key)
     return Buoyancy(
-        net_buoyancy=r.number(b, "net_buoyancy", key, default=0.0),
-        cob_offset=r.vector(b, "cob_offset", key, default=(0.0, 0.0, 0.046)),
+        net_buoyancy=r.number(b, "net_buoyancy", key, default=0.0, magnitude=lim.MASS_MAX),
+        cob_offset=r.vector(b, "cob_offset", key, default=(0.0, 0.0, 0.046), magnitude=lim.LENGTH_MAX),
         cob_frame=r.string(b, "cob_frame", key, default="com", choices=("com", "base_link")),
-        fluid_density=r.number(b, "fluid_density", key, default=1025.0, positive=True),
-        footprint=r.vector(b, "footprint", key, n=2, default=(0.457, 0.338), positive=True))
+        fluid_density=r.number(b, "fluid_density", key, default=1025.0, positive=True,
+                               at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX),
+        footprint=r.vector(b, "footprint", key, n=2, default=(0.457, 0.338), positive=True,
+                           at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX))
 
 
 def _hydro(r: Reader, h, data) -> tuple:
@@ -276,5 +283,5 @@ def _hydro(r: Reader, h, data) -> tuple:
             raise r.error(f"{key}.{k}", "unknown hydrodynamic coefficient",
                           did_you_mean(str(k), names) or "Fossen names: xU (linear), xUabsU (quadratic), "
                           "xDotU (added mass); force x,y,z,k,m,n by velocity U,V,W,P,Q,R", node=h, field=k)
-        out.append((str(k), r.number(h, k, key)))
+        out.append((str(k), r.number(h, k, key, magnitude=lim.NUMBER_MAX)))
     return tuple(sorted(out))

@@ -41,7 +41,13 @@ class ConfigError(AurgenError):
         text += self.message
         if self.hint:
             text += f" ({self.hint})"
-        return text
+        return one_line(text)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every unprintable character (a newline, a NUL) escaped, so a message is
+    one line whatever a file or a key holds."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class AssemblyError(ConfigError):
