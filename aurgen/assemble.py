@@ -113,13 +113,13 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                           "but no limits", "add limits: {lower, upper, effort, velocity}, or another joint")
             claim(f"{name}_joint", f"the joint of '{name}'", where)
             T_parent = out.by_name[parent].T
-            T_rel = np.linalg.solve(T_parent, T)
+            T_rel = spatial.relative(T_parent, T)
             xyz, rpy = spatial.pose_of(T_rel)
             out.joints.append(Joint(f"{name}_joint", joint_type, parent, name, tuple(xyz), tuple(rpy),
                                     tuple(float(a) for a in axis), limits))
             if part.drive is not None:
                 ax = np.asarray(axis, dtype=float)
-                ax = ax / np.linalg.norm(ax)
+                ax = ax / spatial.norm(ax)
                 ns_topic = topic or name
                 claim(f"{name}_thrust", f"the thrust site of '{name}'", where)
                 out.thrusters.append(Thruster(name, name, f"{name}_joint", tuple(ax), part.drive, ns_topic))
@@ -185,10 +185,10 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                                       line=where[2])
                 anc = out.by_name.get(anc.parent) if anc.parent is not None else None
         part = catalog.get(type_name, where=where)
-        T = inst.T @ spatial.transform(slot.xyz, slot.rpy)
+        T = spatial.matmul(inst.T, spatial.transform(slot.xyz, slot.rpy))
         if entry is not None and (entry.xyz or entry.rpy):
-            T = T @ spatial.transform(entry.xyz or (0, 0, 0), entry.rpy or (0, 0, 0))
-        T = T @ spatial.transform(-np.asarray(part.attach))
+            T = spatial.matmul(T, spatial.transform(entry.xyz or (0, 0, 0), entry.rpy or (0, 0, 0)))
+        T = spatial.matmul(T, spatial.transform(-np.asarray(part.attach)))
         joint = (entry.joint if entry else None) or slot.joint or ("continuous" if part.drive else "fixed")
         axis = (entry.axis if entry else None) or slot.axis or part.axis
         limits = (entry.limits if entry else None) or slot.limits
@@ -204,7 +204,8 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         pinst = out.by_name[parent]
         where = (cfg.path, f"parts[{e.index}].type", e.line)
         part = catalog.get(e.type, where=where)
-        T = pinst.T @ spatial.transform(e.xyz, e.rpy or (0, 0, 0)) @ spatial.transform(-np.asarray(part.attach))
+        T = spatial.matmul(spatial.matmul(pinst.T, spatial.transform(e.xyz, e.rpy or (0, 0, 0))),
+                           spatial.transform(-np.asarray(part.attach)))
         joint = e.joint or ("continuous" if part.drive else "fixed")
         place(e.name, e.type, parent, T, pinst.collision and e.collision, joint, e.axis or part.axis, e.limits,
               e.topic, where, (cfg.path, f"parts[{e.index}].limits", e.line))

@@ -31,7 +31,7 @@ def mass_properties(asm: Assembly) -> tuple[float, np.ndarray, np.ndarray]:
     items = []
     for inst in asm.instances:
         R, t = inst.T[:3, :3], inst.T[:3, 3]
-        c = t + R @ np.asarray(inst.part.com)
+        c = t + spatial.matvec(R, inst.part.com)
         items.append((inst.part.mass, c, spatial.rotate_inertia(np.asarray(inst.part.inertia), R)))
     return spatial.combine(items)
 
@@ -55,9 +55,9 @@ def rigid_bodies(asm: Assembly) -> dict[str, tuple[float, np.ndarray, np.ndarray
         T_root = asm.instance(rootname).T
         items = []
         for inst in insts:
-            T = np.linalg.solve(T_root, inst.T)
+            T = spatial.relative(T_root, inst.T)
             R, t = T[:3, :3], T[:3, 3]
-            items.append((inst.part.mass, t + R @ np.asarray(inst.part.com),
+            items.append((inst.part.mass, t + spatial.matvec(R, inst.part.com),
                           spatial.rotate_inertia(np.asarray(inst.part.inertia), R)))
         out[rootname] = spatial.combine(items)
     return out
