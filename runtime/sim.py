@@ -24,6 +24,8 @@ import mujoco
 import numpy as np
 from numba import njit
 
+from . import note_first_compile
+
 from aurgen.errors import AurgenError
 
 from . import added_mass as am
@@ -436,6 +438,7 @@ class Simulation:
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
                  added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
                  settle_tol: float = 1e-4, track: str | None = None):
+        note_first_compile()
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
