@@ -123,13 +123,112 @@ def righting_arms(body: Body, angles, submerged: bool | None = None, free_trim: 
                                   free_trim=free_trim), float)
 
 
+class _Arm:
+    """GZ(φ) (m) of a body about its heel axis as a function with known breaks (rad).
+
+    Floating: the kernel's :class:`RightingArm` (free trim on a followed
+    pitch-stable branch).  Submerged: the closed form ``-(b_y cos φ - b_z sin φ)``,
+    b = B − G, smooth everywhere.
+    """
+
+    def __init__(self, body: Body, submerged: bool):
+        self.submerged = submerged
+        if submerged:
+            V, B = full_volume(body)
+            self.b = B - np.asarray(body.com, float)
+            self.kernel = None
+        else:
+            from .runtime.equilibrium import RightingArm
+
+            self.kernel = RightingArm(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho)
+
+    def __call__(self, phi) -> np.ndarray:
+        phi = np.atleast_1d(np.asarray(phi, float))
+        if self.submerged:
+            return -(self.b[1] * np.cos(phi) - self.b[2] * np.sin(phi))
+        return np.array([self.kernel.at(p).gz for p in phi])
+
+    def breaks(self, lo: float, hi: float) -> list:
+        return [] if self.submerged else self.kernel.breaks(lo, hi)
+
+
+class Piecewise:
+    """GZ on [lo, hi] (rad) as Chebyshev interpolants between its breaks: integrals and slopes exact to ~1e-14.
+
+    On each smooth piece the interpolant's degree is raised (12, 24, 48) until
+    its last three Chebyshev coefficients are below ``tol`` (m); failing that
+    the piece is halved.  The interpolant of an analytic function converges
+    geometrically, so its integral (Clenshaw–Curtis) is then exact to about
+    ``tol`` times the piece's width.  ``area(a, b)`` (m·rad) is ∫_a^b GZ dφ for
+    lo ≤ a ≤ b ≤ hi.
+    """
+
+    def __init__(self, arm: _Arm, lo: float, hi: float, extra=(), tol: float = 1e-14):
+        from numpy.polynomial import Chebyshev
+
+        self.lo, self.hi = float(lo), float(hi)
+        pts = sorted({self.lo, self.hi, *[float(e) for e in extra if lo < e < hi], *arm.breaks(lo, hi)})
+        self.pieces = []  # (a, b, interpolant, antiderivative from a)
+
+        def build(a, b, depth=0):
+            for deg in (12, 24, 48):
+                p = Chebyshev.interpolate(arm, deg, domain=[a, b])
+                scale = max(1.0, float(np.abs(p.coef).max()))
+                if np.abs(p.coef[-3:]).max() <= tol * scale or b - a < 1e-9:
+                    self.pieces.append((a, b, p, p.integ(lbnd=a)))
+                    return
+            if depth >= 12:
+                raise ArithmeticError(f"GZ does not resolve on [{a}, {b}] rad (an undetected kink?)")
+            m = 0.5 * (a + b)
+            build(a, m, depth + 1)
+            build(m, b, depth + 1)
+
+        for a, b in zip(pts[:-1], pts[1:]):
+            if b > a:
+                build(a, b)
+        self.pieces.sort(key=lambda q: q[0])
+        self.starts = np.array([q[0] for q in self.pieces])
+        self.cum = np.concatenate([[0.0], np.cumsum([q[3](q[1]) for q in self.pieces])])
+        self.breaks = pts[1:-1]
+
+    def _piece(self, x):
+        return min(max(int(np.searchsorted(self.starts, x, side="right")) - 1, 0), len(self.pieces) - 1)
+
+    def cumulative(self, x: float) -> float:
+        """∫_lo^x GZ dφ (m·rad)."""
+        i = self._piece(x)
+        return float(self.cum[i] + self.pieces[i][3](x))
+
+    def area(self, a: float, b: float) -> float:
+        """∫_a^b GZ dφ (m·rad), summed piece by piece."""
+        if b <= a:
+            return 0.0
+        i, j = self._piece(a), self._piece(b)
+        if i == j:
+            q = self.pieces[i][3]
+            return float(q(b) - q(a))
+        return float(self.cum[j] - self.cum[i + 1] + self.pieces[j][3](b)
+                     + self.pieces[i][3](self.pieces[i][1]) - self.pieces[i][3](a))
+
+    def slope_right(self, x: float) -> float:
+        """dGZ/dφ (m/rad) just right of ``x``: the interpolant's derivative on the piece starting at or after x."""
+        i = self._piece(x)
+        return float(self.pieces[i][2].deriv()(x))
+
+
 @dataclass
 class GZCurve:
     """A righting-arm curve and the figures read off it. Angles rad, arms m, areas m·rad.
 
-    ``gm`` is the metacentric height reported beside it (the kernel's GM_T, or
-    BG_z submerged); ``slope0`` the curve's own slope at 0 (central difference),
-    which must agree with it. ``avs`` is None when GZ does not vanish in range.
+    ``gm`` is the kernel's metacentric height about this curve's axis at the
+    floating equilibrium (GM_T for heel, GM_L for trim), or BG_z submerged;
+    ``slope0`` the curve's own slope at 0° (right derivative, from the exact
+    piecewise interpolant), which equals it only for an upright, untrimmed
+    equilibrium.  ``avs`` is None when GZ does not vanish in range.  Areas
+    are integrated piecewise between the curve's breaks (:class:`Piecewise`).
+    ``trims``: the free angle (rad) at each sample (the followed branch);
+    ``notes``: the branches (when more than one pitch-stable trim exists) and
+    anything unusual.
     """
 
     axis: str  # 'heel' or 'trim'
@@ -144,63 +243,63 @@ class GZCurve:
     area_40: float
     submerged: bool
     notes: list = field(default_factory=list)
-
-
-def _gauss_area(f, a: float, b: float, panels: int, order: int = 12) -> float:
-    """∫_a^b f dφ by composite Gauss–Legendre (``f`` takes an array of angles)."""
-    if b <= a:
-        return 0.0
-    x, w = np.polynomial.legendre.leggauss(order)
-    edges = np.linspace(a, b, panels + 1)
-    nodes = np.concatenate([0.5 * (hi - lo) * x + 0.5 * (hi + lo) for lo, hi in zip(edges[:-1], edges[1:])])
-    weights = np.concatenate([0.5 * (hi - lo) * w for lo, hi in zip(edges[:-1], edges[1:])])
-    return float(weights @ f(nodes))
+    trims: np.ndarray | None = None
+    breaks: list = field(default_factory=list)
+    arm: object = field(default=None, repr=False)
 
 
 def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=None) -> GZCurve:
     """The righting-arm curve for heel (or trim) 0–180° and its derived figures.
 
-    ``progress(done, total)`` is called as the samples are computed.
+    ``progress(done, total)`` is called as the samples are computed.  Maximum
+    and vanishing angle are refined from the samples by Brent's method on the
+    kernel's GZ (the maximum on each smooth piece between breaks, and at the
+    breaks); the areas to 30° and 40° by :class:`Piecewise`.  A dip of GZ below
+    zero and back between two samples is not seen by the AVS search.
     """
+    from scipy.optimize import brentq, minimize_scalar
+
     b = body.turned() if axis == "trim" else body
     submerged = not floats(body)
     n = int(round(180.0 / step_deg)) + 1
     angles = np.radians(np.linspace(0.0, 180.0, n))
-
-    def f(a):
-        return righting_arms(b, a, submerged)
-
-    chunks = np.array_split(angles, max(1, min(n, 20)))
-    gz_parts = []
-    done = 0
-    for c in chunks:
-        gz_parts.append(f(c))
-        done += len(c)
-        if progress:
-            progress(done, n)
-    gz = np.concatenate(gz_parts)
-
-    h = 1e-4
-    gp, gm_ = f(np.array([h, -h]))
-    slope0 = float((gp - gm_) / (2 * h))
+    arm = _Arm(b, submerged)
     notes = []
+    trims = None
     if submerged:
+        gz = arm(angles)
+        if progress:
+            progress(n, n)
         V, B = full_volume(b)
         gm = float(B[2] - b.com[2])
     else:
-        gm = _equilibrium_gm(b, slope0, notes)
+        states = arm.kernel.sweep(angles, progress)
+        gz = np.array([s.gz for s in states])
+        trims = np.array([s.trim for s in states])
+        notes += _branch_notes(arm.kernel, states, axis)
+        gm = _equilibrium_gm(body, axis, notes)
+    r30, r40 = math.radians(30.0), math.radians(40.0)
+    pw = Piecewise(arm, 0.0, r40, extra=(r30,))
+    slope0 = pw.slope_right(0.0)
 
-    # maximum: best sample, then refined between its neighbours
+    def f(a):
+        return float(arm(np.array([a]))[0])
+
+    # maximum: best sample, then the best of the smooth pieces and breaks between its neighbours
     i = int(np.argmax(gz))
-    from scipy.optimize import brentq, minimize_scalar
-
     lo, hi = angles[max(i - 1, 0)], angles[min(i + 1, n - 1)]
+    a_max, g_max = float(angles[i]), float(gz[i])
     if hi > lo:
-        r = minimize_scalar(lambda a: -float(f(np.array([a]))[0]), bounds=(lo, hi), method="bounded",
-                            options={"xatol": 1e-8})
-        a_max, g_max = (float(r.x), float(-r.fun)) if -r.fun >= gz[i] else (float(angles[i]), float(gz[i]))
-    else:
-        a_max, g_max = float(angles[i]), float(gz[i])
+        brk = arm.breaks(lo, hi)
+        for x in brk:
+            gx = f(x)
+            if gx > g_max:
+                a_max, g_max = x, gx
+        edges = [lo, *brk, hi]
+        for p, q in zip(edges[:-1], edges[1:]):
+            r = minimize_scalar(lambda a: -f(a), bounds=(p, q), method="bounded", options={"xatol": 1e-10})
+            if -r.fun > g_max:
+                a_max, g_max = float(r.x), float(-r.fun)
 
     # vanishing stability: the first fall through zero after the maximum
     avs = None
@@ -208,24 +307,50 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
         tol = 1e-9 * max(1.0, abs(g_max))
         for k in range(i, n - 1):
             if gz[k] > 0 and gz[k + 1] < -tol:
-                avs = float(brentq(lambda a: float(f(np.array([a]))[0]), angles[k], angles[k + 1], xtol=1e-10))
+                avs = float(brentq(f, angles[k], angles[k + 1], xtol=1e-12))
                 break
             if gz[k] > 0 and abs(gz[k + 1]) <= tol:
                 avs = float(angles[k + 1])
                 break
-    a30 = _gauss_area(f, 0.0, math.radians(30.0), 3)
-    a40 = a30 + _gauss_area(f, math.radians(30.0), math.radians(40.0), 1)
-    return GZCurve(axis, angles, gz, gm, slope0, g_max, a_max, avs, a30, a40, submerged, notes)
+    a30 = pw.area(0.0, r30)
+    a40 = pw.area(0.0, r40)
+    return GZCurve(axis, angles, gz, gm, slope0, g_max, a_max, avs, a30, a40, submerged, notes, trims,
+                   pw.breaks, arm)
 
 
-def _equilibrium_gm(body: Body, slope0: float, notes: list) -> float:
-    """GM about the heel axis from the kernel's equilibrium (GM_T), or the slope if it did not converge."""
+def _branch_notes(ra, states, axis) -> list:
+    """Sentences on the trim branches of a floating curve: which one is followed, where others exist, jumps."""
+    free = "trim" if axis == "heel" else "heel"
+    word = axis
+    out = []
+    multi = [s for s in states if s.others]
+    if multi:
+        s = max(multi, key=lambda s: len(s.others))
+        lo, hi = math.degrees(multi[0].heel), math.degrees(multi[-1].heel)
+        out.append(f"more than one pitch-stable {free} exists at {len(multi)} of {len(states)} samples "
+                   f"({word} {lo:.0f}°–{hi:.0f}°; e.g. at {math.degrees(s.heel):.0f}°: "
+                   + ", ".join(f"{math.degrees(t):.2f}°" for t in sorted((s.trim,) + s.others))
+                   + f"); the curve follows the branch continuous with upright (the stable {free} nearest 0° "
+                   f"at 0° {word}, then the nearest stable {free} at each step): {free} "
+                   f"{math.degrees(s.trim):.2f}° at {math.degrees(s.heel):.0f}°")
+    unstable = [s for s in states if not (s.pitch_slope > 0)]
+    if unstable:
+        out.append(f"no pitch-stable {free} found at {len(unstable)} samples (from {word} "
+                   f"{math.degrees(unstable[0].heel):.0f}°); GZ there is at an unstable {free}")
+    for pj, t0, t1 in ra.jumps:
+        out.append(f"the followed {free} branch ends at {word} {math.degrees(pj):.4f}° ({free} {math.degrees(t0):.2f}°); "
+                   f"the curve continues on the nearest stable {free} ({math.degrees(t1):.2f}°), GZ jumps there")
+    return out
+
+
+def _equilibrium_gm(body: Body, axis: str, notes: list) -> float:
+    """The kernel's GM_T (heel) or GM_L (trim) at the floating equilibrium (m); nan if it did not converge."""
     hs = _hs()
     e = hs.equilibrium(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho)
     if not getattr(e, "converged", True):
-        notes.append("the kernel's equilibrium did not converge; GM is the curve's slope at 0")
-        return slope0
-    return float(e.gm_t)
+        notes.append("the kernel's equilibrium did not converge: no GM")
+        return float("nan")
+    return float(e.gm_t if axis == "heel" else e.gm_l)
 
 
 def wall_sided_gz(phi, gm: float, bm: float):
@@ -439,6 +564,117 @@ def roll_period(ixx: float, added: float, rho: float, volume: float, gm_t: float
     """Small-angle natural roll period 2π sqrt((I_xx + added) / (ρ g V GM_T)) (s); inf if GM_T ≤ 0."""
     k = rho * g * volume * gm_t
     return 2 * math.pi * math.sqrt((ixx + added) / k) if k > 0 else math.inf
+
+
+def equilibrium_angle(curve: GZCurve, near: float = 0.0) -> float:
+    """The heel (rad) nearest ``near`` at which the curve's GZ vanishes (the rest angle of a 1-DOF roll)."""
+    from scipy.optimize import brentq
+
+    arm = curve.arm
+    if arm.submerged:
+        return float(math.atan2(arm.b[1], arm.b[2]))
+
+    def f(a):
+        return float(arm(np.array([a]))[0])
+
+    f0 = f(near)
+    if f0 == 0.0:
+        return float(near)
+    step = math.radians(0.5)
+    for k in range(1, 180):
+        for a in (near - k * step, near + k * step):
+            lo, hi = sorted((near - (k - 1) * step * (1 if a < near else -1), a))
+            if f(lo) * f(hi) <= 0:
+                return float(brentq(f, lo, hi, xtol=1e-15))
+    raise ArithmeticError("the GZ curve does not vanish near the equilibrium")
+
+
+def _gauss(fun, a: float, b: float, tol: float = 1e-11, depth: int = 0) -> float:
+    """∫_a^b fun by Gauss–Legendre (20 against 40 points), halving until they agree to ``tol`` relative.
+
+    (1e-11: near a turning point the energy ∫_φ^φ0 GZ is a difference of O(1) antiderivative values,
+    so the integrand carries rounding noise of ~1e-12 relative there.)"""
+    x20, w20 = np.polynomial.legendre.leggauss(20)
+    x40, w40 = np.polynomial.legendre.leggauss(40)
+    m, h = 0.5 * (a + b), 0.5 * (b - a)
+    i20 = h * float(w20 @ fun(m + h * x20))
+    i40 = h * float(w40 @ fun(m + h * x40))
+    if abs(i40 - i20) <= tol * max(abs(i40), 1e-300) or depth >= 12:
+        return i40
+    return _gauss(fun, a, m, tol, depth + 1) + _gauss(fun, m, b, tol, depth + 1)
+
+
+def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float, g: float = G) -> dict:
+    """Undamped one-degree-of-freedom roll period (s) from the GZ curve, released at rest ``amplitude`` (rad)
+    above the rest heel φe: I φ'' = −m g GZ(φ).
+
+    ``inertia`` kg·m² about the heel axis (I_xx plus any added roll inertia),
+    ``mass`` kg.  With φ0 = φe + amplitude and φ− < φe the other turning point
+    (∫_{φ−}^{φ0} GZ = 0), T = 2 ∫_{φ−}^{φ0} dφ / √((2 m g / I) ∫_φ^{φ0} GZ dψ),
+    which for a curve odd about φe is 4 ∫_{φe}^{φ0} (the textbook T(φ0)).  Each
+    side is mapped by φ = φe ± Δ sin θ, which removes the inverse-square-root
+    end singularity, and split at the curve's breaks; GZ integrals come from
+    :class:`Piecewise` (exact to ~1e-14).  Returns period (s), rest heel
+    ``phi_e``, turning points ``phi0``, ``phi_minus`` (rad).
+    """
+    from scipy.optimize import brentq
+
+    phe = equilibrium_angle(curve)
+    ph0 = phe + amplitude
+    k = 2 * mass * g / inertia
+    lo = max(phe - 1.5 * amplitude, -math.pi)
+    pw = Piecewise(curve.arm, lo, ph0)
+    if pw.area(lo, ph0) > 0:  # the other side does not stop within 1.5 amplitudes: widen once
+        lo = max(phe - 4 * amplitude, -math.pi)
+        pw = Piecewise(curve.arm, lo, ph0)
+        if pw.area(lo, ph0) > 0:
+            return {"period": math.inf, "phi_e": phe, "phi0": ph0, "phi_minus": None}
+    phm = float(brentq(lambda p: pw.area(p, ph0), lo, phe, xtol=1e-15))
+
+    def side(d_amp, sign, W):
+        brk = [b for b in pw.breaks if (phe < b < ph0 if sign > 0 else phm < b < phe)]
+        th = sorted({0.0, math.pi / 2, *[math.asin(min(1.0, abs(b - phe) / d_amp)) for b in brk]})
+
+        def fun(t):
+            phis = phe + sign * d_amp * np.sin(t)
+            w = np.array([W(p) for p in phis])
+            return d_amp * np.cos(t) / np.sqrt(k * np.maximum(w, 1e-300))
+
+        return sum(_gauss(fun, a, b) for a, b in zip(th[:-1], th[1:]) if b > a)
+
+    up = side(ph0 - phe, 1.0, lambda p: pw.area(p, ph0))
+    down = side(phe - phm, -1.0, lambda p: -pw.area(phm, p))
+    return {"period": 2 * (up + down), "phi_e": phe, "phi0": ph0, "phi_minus": phm}
+
+
+def log_decrement(t, roll, ref: float, floor: float = 0.02) -> dict | None:
+    """Logarithmic decrement of a free decay about ``ref`` (rad): δ = ln(x_k / x_{k+1}) over successive
+    same-side peaks larger than ``floor`` × the release amplitude, and ζ = δ / √(4π² + δ²).
+
+    Peaks are the sampled local extrema of ``roll − ref`` refined by a parabola
+    through the sample and its neighbours.  Returns mean δ (per cycle), ζ, the
+    peaks (t s, deviation rad) and the per-cycle δ; None with fewer than two
+    same-side peaks.
+    """
+    t = np.asarray(t, float)
+    y = np.asarray(roll, float) - ref
+    a0 = abs(y[0])
+    peaks = []
+    for k in range(1, len(y) - 1):
+        if (y[k] >= y[k - 1] and y[k] > y[k + 1]) or (y[k] <= y[k - 1] and y[k] < y[k + 1]):
+            den = y[k - 1] - 2 * y[k] + y[k + 1]
+            s = 0.5 * (y[k - 1] - y[k + 1]) / den if den != 0 else 0.0
+            yp = y[k] - 0.25 * (y[k - 1] - y[k + 1]) * s
+            if abs(yp) > floor * a0:
+                peaks.append((t[k] + s * (t[k + 1] - t[k]), yp))
+    deltas = []
+    for sgn in (1, -1):
+        ps = [p for _, p in peaks if np.sign(p) == sgn]
+        deltas += [math.log(abs(a) / abs(b)) for a, b in zip(ps[:-1], ps[1:])]
+    if not deltas:
+        return None
+    d = float(np.mean(deltas))
+    return {"delta": d, "zeta": d / math.sqrt(4 * math.pi ** 2 + d * d), "peaks": peaks, "deltas": deltas}
 
 
 def added_roll_inertia(vehicle) -> float:

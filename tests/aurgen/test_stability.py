@@ -109,8 +109,11 @@ def test_box_barge_whole_curve_against_section_clip():
 
 
 def test_box_barge_areas_wall_sided_closed_form():
-    """A deep-sided barge stays wall-sided past 40°: areas = GM(1 − cos φ) + ½BM(sec φ + cos φ − 2)."""
-    L, B, H, T, zg = 2.0, 1.0, 4.0, 2.0, 1.0  # tan 40° · B/2 < 2 m of freeboard and of draft
+    """A deep-sided barge stays wall-sided past 40°: areas = GM(1 − cos φ) + ½BM(sec φ + cos φ − 2).
+
+    Long enough (L²/12T > KG − KB) to be pitch-stable at zero trim, so the free trim stays 0.
+    """
+    L, B, H, T, zg = 8.0, 1.0, 4.0, 2.0, 1.0  # tan 40° · B/2 < 2 m of freeboard and of draft
     body = box_body(L, B, H, T, zg, pos=(0.0, 0.0, 0.0))
     c = st.gz_curve(body, "heel", step_deg=2.0)
     gm, bm = box_gm_bm(B, H, T, zg)
@@ -118,8 +121,8 @@ def test_box_barge_areas_wall_sided_closed_form():
     def area(phi):
         return gm * (1 - math.cos(phi)) + 0.5 * bm * (1 / math.cos(phi) + math.cos(phi) - 2)
 
-    assert c.area_30 == pytest.approx(area(math.radians(30)), abs=1e-8)
-    assert c.area_40 == pytest.approx(area(math.radians(40)), abs=1e-8)
+    assert c.area_30 == pytest.approx(area(math.radians(30)), abs=1e-12)
+    assert c.area_40 == pytest.approx(area(math.radians(40)), abs=1e-12)
 
 
 def test_centred_box_vanishes_at_90():
@@ -309,3 +312,234 @@ def test_uuv_ballast_attitude_heel_and_trim_not_swapped(tmp_path):
     assert abs(heel) > 0.01 and abs(trim) > 0.01 and abs(abs(heel) - abs(trim)) > 0.01  # a swap would show
     assert b.heel_at_chosen == pytest.approx(heel, abs=1e-12)
     assert b.trim_at_chosen == pytest.approx(trim, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- exact areas: a two-box catamaran
+
+CAT = dict(L=2.0, b=0.3, H=0.6, s=0.25, T=0.15, zg=0.3)  # pontoons b wide, H high, centred at y = ±s, keel z = 0
+
+
+def cat_body(L, b, H, s, T, zg):
+    boxes = tuple(hs.Geom("box", np.array([L / 2, b / 2, H / 2]), np.array([0.0, y, H / 2]), np.eye(3))
+                  for y in (s, -s))
+    return st.Body(boxes, RHO * 2 * L * b * T, np.array([0.0, 0.0, zg]), RHO)
+
+
+def _poly_centroid(P):
+    """Area and centroid of a polygon (shoelace), vertices in order."""
+    A = cy = cz = 0.0
+    for (y0, z0), (y1, z1) in zip(P, P[1:] + P[:1]):
+        c = y0 * z1 - y1 * z0
+        A += c
+        cy += (y0 + y1) * c
+        cz += (z0 + z1) * c
+    return A / 2, np.array([cy, cz]) / (3 * A)
+
+
+def cat_section(phi, L, b, H, s, T, zg):
+    """Centre of buoyancy (y, z) of the catamaran's section heeled φ ≥ 0, in closed form (body axes).
+
+    Water: y sin φ + z cos φ ≤ t.  Wall-sided (both pontoons cut on their sides) up to
+    tan φ1 = T / (s + b/2), when the port pontoon's outer keel corner leaves the water;
+    beyond, the port pontoon's wet part is a triangle (area u² / (2 sin φ cos φ) with
+    u = t − (s − b/2) sin φ) and t solves a quadratic.
+    """
+    sp, cp = math.sin(phi), math.cos(phi)
+    yi, yo = s - b / 2, s + b / 2
+    if math.tan(phi) <= T / yo:
+        t = T * cp
+        parts = []
+        for y0, y1 in ((yi, yo), (-yo, -yi)):
+            z0, z1 = (t - y0 * sp) / cp, (t - y1 * sp) / cp
+            parts.append([(y0, 0.0), (y1, 0.0), (y1, z1), (y0, z0)])
+    else:
+        u = -b * sp + math.sqrt(b * b * sp * sp - 2 * b * (yi + s) * sp * sp + 4 * b * T * sp * cp)
+        t = u + yi * sp
+        assert yi < t / sp < yo and 0 < u / cp < H  # still the triangle regime
+        y0, y1 = -yo, -yi
+        z0, z1 = (t - y0 * sp) / cp, (t - y1 * sp) / cp
+        assert 0 < z1 < z0 < H
+        parts = [[(yi, 0.0), (t / sp, 0.0), (yi, u / cp)], [(y0, 0.0), (y1, 0.0), (y1, z1), (y0, z0)]]
+    A, M = 0.0, np.zeros(2)
+    for P in parts:
+        a, c = _poly_centroid(P)
+        A += a
+        M += a * c
+    assert A == pytest.approx(2 * b * T, rel=1e-13)
+    return M / A
+
+
+def cat_gz(phi, **k):
+    bg = cat_section(phi, **k) - np.array([0.0, k["zg"]])
+    return -(bg[0] * math.cos(phi) - bg[1] * math.sin(phi))
+
+
+def cat_area(phi, **k):
+    """∫_0^φ GZ dψ in closed form: the rise of G above B at constant displacement (Moseley), trim 0."""
+    def P(a):
+        gb = np.array([0.0, k["zg"]]) - cat_section(a, **k)
+        return gb[0] * math.sin(a) + gb[1] * math.cos(a)  # world height of G above B after heel a
+
+    return P(phi) - P(0.0)
+
+
+def test_catamaran_reference_is_consistent():
+    """The closed-form areas are the integral of the closed-form arm (scipy quad split at the kink)."""
+    from scipy.integrate import quad
+
+    k = CAT
+    p1 = math.atan(k["T"] / (k["s"] + k["b"] / 2))
+    for deg in (30.0, 40.0):
+        a = math.radians(deg)
+        q = quad(lambda x: cat_gz(x, **k), 0.0, a, points=[p1], epsabs=1e-14, epsrel=1e-14, limit=200)[0]
+        assert cat_area(a, **k) == pytest.approx(q, abs=1e-13)
+
+
+def test_catamaran_gz_areas_exact_across_the_kink():
+    k = CAT
+    c = st.gz_curve(cat_body(**k), "heel", step_deg=5.0)
+    p1 = math.atan(k["T"] / (k["s"] + k["b"] / 2))  # the port outer keel corner leaves the water
+    assert p1 < math.radians(30.0)
+    # the break is found from the geometry, to root-finding accuracy
+    assert min(abs(x - p1) for x in c.breaks) < 1e-10
+    m = c.angles <= math.radians(40.0)
+    np.testing.assert_allclose(c.gz[m], [cat_gz(a, **k) for a in c.angles[m]], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(c.trims[m], 0.0, atol=1e-12)  # fore-aft symmetric: free trim stays 0
+    assert c.area_30 == pytest.approx(cat_area(math.radians(30.0), **k), abs=1e-12)
+    assert c.area_40 == pytest.approx(cat_area(math.radians(40.0), **k), abs=1e-12)
+    # the curve's slope at 0 is GM_T: KB + I/V − KG with I = 2 L (b³/12 + b s²), V = 2 L b T
+    gm = k["T"] / 2 + (k["b"] ** 3 / 12 + k["b"] * k["s"] ** 2) / (k["b"] * k["T"]) - k["zg"]
+    assert c.gm == pytest.approx(gm, abs=1e-12)
+    assert c.slope0 == pytest.approx(gm, abs=1e-10)
+
+
+def test_catamaran_trim_areas_against_section_clip():
+    """The trim curve: both pontoons share one L × H section in (x, z); areas by Moseley on a 2-D clip.
+
+    Pontoons far apart (s = 1 m), so that the free heel stays 0 while pitched to 40°.
+    """
+    k = dict(CAT, s=1.0)
+    L, H, T, zg = k["L"], k["H"], k["T"], k["zg"]
+    c = st.gz_curve(cat_body(**k), "trim", step_deg=5.0)
+    rect = [np.array(p, float) for p in ((-L / 2, 0.0), (L / 2, 0.0), (L / 2, H), (-L / 2, H))]
+    from scipy.optimize import brentq
+
+    def waterline(th):  # bow down th: the body-frame normal of the world vertical is (−sin θ, cos θ) in (x, z)
+        n = np.array([-math.sin(th), math.cos(th)])
+
+        def wet(t):
+            P = _clip_poly(rect, n, t)
+            return _area_centroid(P) if len(P) > 2 else (0.0, None)
+
+        t = brentq(lambda t: wet(t)[0] - L * T, -2 * (L + H), 2 * (L + H), xtol=1e-15, rtol=1e-15)
+        return n, t, wet(t)[1]
+
+    def centre(th):
+        return waterline(th)[2]
+
+    def P(th):  # world height of G above B after pitch th
+        gb = np.array([0.0, zg]) - centre(th)
+        return -gb[0] * math.sin(th) + gb[1] * math.cos(th)
+
+    m = c.angles <= math.radians(40.0)
+    np.testing.assert_allclose(c.trims[m], 0.0, atol=1e-12)  # the free heel
+    for deg, area in ((30.0, c.area_30), (40.0, c.area_40)):
+        assert area == pytest.approx(P(math.radians(deg)) - P(0.0), abs=1e-12)
+    # the first kink: the bow keel corner leaves the water (wall-sided until then)
+    assert min(abs(x - math.atan(T / (L / 2))) for x in c.breaks) < 1e-10
+    # every break below 40° (but the 30° split) has a corner of the section on the waterline
+    inner = [x for x in c.breaks if 0 < x < math.radians(40.0) and abs(x - math.radians(30.0)) > 1e-12]
+    assert len(inner) >= 2
+    for x in inner:
+        n, t, _ = waterline(x)
+        assert min(abs(n @ p - t) for p in rect) < 1e-9
+
+
+def _offsets(body, heel, trim):
+    """World offset R (B − G) (m) at attitude R_y(trim) R_x(heel), constant displacement: brentq on clip_batch."""
+    from scipy.optimize import brentq
+
+    R = _ry(trim) @ _rx(heel)
+    types = [g.type for g in body.geoms]
+    sizes = np.array([g.size3() for g in body.geoms])
+    pos = np.array([g.pos for g in body.geoms])
+    mats = np.array([g.mat for g in body.geoms])
+    d = brentq(lambda d: hs.clip_batch(types, sizes, pos, mats, R[2], d)[0].sum() * body.rho - body.mass, -2, 2,
+               xtol=1e-15, rtol=1e-15)
+    V, C, _ = hs.clip_batch(types, sizes, pos, mats, R[2], d)
+    return R @ (V @ C / V.sum() - body.com)
+
+
+@pytest.mark.parametrize("axis, avs_deg", [("heel", 177.44), ("trim", 175.13)])
+def test_floating_uuv_follows_the_pitch_stable_branch(tmp_path, axis, avs_deg):
+    """The floating offset-CoB ROV: the free angle is pitch-stable at every sample, and the curve vanishes
+    where an independent naval-architecture solve (issue 14) puts it."""
+    v = rov_variant(tmp_path)
+    body = st.body_of(v)
+    b = body.turned() if axis == "trim" else body
+    c = st.gz_curve(body, axis)
+    assert not c.submerged and c.avs is not None
+    assert math.degrees(c.avs) == pytest.approx(avs_deg, abs=0.005)
+    h = 1e-6
+    for k in range(0, len(c.angles), 10):
+        phi, t = c.angles[k], c.trims[k]
+        r = _offsets(b, phi, t)
+        assert abs(r[0]) < 1e-10  # no longitudinal moment: a trim equilibrium
+        assert -r[1] == pytest.approx(c.gz[k], abs=1e-10)
+        slope = (_offsets(b, phi, t + h)[0] - _offsets(b, phi, t - h)[0]) / (2 * h)
+        assert slope > 0, (math.degrees(phi), math.degrees(t))  # bow down moves B forward: restoring
+    # at the vanishing angle: no moment about either axis, on a pitch-stable trim
+    t = c.arm.kernel.at(c.avs).trim
+    r = _offsets(b, c.avs, t)
+    assert abs(r[0]) < 1e-10 and abs(r[1]) < 1e-10
+    assert (_offsets(b, c.avs, t + h)[0] - _offsets(b, c.avs, t - h)[0]) > 0
+
+
+# --------------------------------------------------------------------------- amplitude-dependent roll period
+
+
+def test_roll_period_at_amplitude_is_the_pendulum_for_a_submerged_body():
+    """Submerged, B off the vertical through G: GZ = |BG| sin(φ − φe), a pendulum: T = 4 √(I/(m g |BG|)) K(sin²(φ0/2))."""
+    from scipy.special import ellipk
+
+    g = hs.Geom("box", np.array([0.2, 0.15, 0.05]), np.array([0.0, 0.012, 0.05]), np.eye(3))
+    body = st.Body((g,), RHO * 0.4 * 0.3 * 0.1, np.zeros(3), RHO)  # neutral: B at (0, 0.012, 0.05)
+    c = st.gz_curve(body, "heel", step_deg=10.0)
+    I, m = 0.7, body.mass
+    bg = math.hypot(0.012, 0.05)
+    phe = math.atan2(0.012, 0.05)
+    for amp_deg in (1.0, 10.0, 60.0, 150.0):
+        a = math.radians(amp_deg)
+        r = st.roll_period_at(c, a, I, m, g=9.81)
+        assert r["phi_e"] == pytest.approx(phe, abs=1e-14)
+        assert r["phi_minus"] == pytest.approx(phe - a, abs=1e-9)
+        T = 4 * math.sqrt(I / (m * 9.81 * bg)) * ellipk(math.sin(a / 2) ** 2)
+        assert r["period"] == pytest.approx(T, rel=1e-10)
+
+
+def test_roll_period_at_amplitude_against_an_ode_for_a_wall_sided_barge():
+    """Floating box, wall-sided to 10°: T(φ0) against a high-order ODE solve of I φ'' = −m g GZ_wall-sided(φ)."""
+    from scipy.integrate import solve_ivp
+
+    L, B, H, T, zg = 8.0, 1.0, 0.6, 0.3, -0.1  # tan 10° · B/2 < 0.3: wall-sided in ±10°
+    body = box_body(L, B, H, T, zg)
+    c = st.gz_curve(body, "heel", step_deg=5.0)
+    gm, bm = box_gm_bm(B, H, T, zg)
+    I, m, g = 40.0, body.mass, 9.81
+    for amp_deg in (2.0, 10.0):
+        a = math.radians(amp_deg)
+
+        def rhs(t, x):
+            return [x[1], -m * g * st.wall_sided_gz(x[0], gm, bm) / I]
+
+        def back(t, x):  # the roll rate falls through zero at the release side again: a full period
+            return x[1]
+
+        back.direction = -1
+        sol = solve_ivp(rhs, (0, 100), [a, 0.0], method="DOP853", rtol=1e-13, atol=1e-15, events=back,
+                        dense_output=True)
+        t_ode = [te for te in sol.t_events[0] if te > 1e-6][0]
+        assert st.roll_period_at(c, a, I, m, g=g)["period"] == pytest.approx(t_ode, rel=1e-9)
+    # and it tends to the small-angle period
+    small = st.roll_period(I, 0.0, RHO, m / RHO, gm, g=g)
+    assert st.roll_period_at(c, math.radians(0.01), I, m, g=g)["period"] == pytest.approx(small, rel=1e-7)
