@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .hydrostatics import clip_cell
 # compiled pieces: out[c, i, :] = the clip_into row of geom i in cell c, cell c
 # being cell_planes[cell_start[c]:cell_start[c+1]] (see aurgen.runtime.kernel)
 from .kernel import clip_cells_into  # noqa: F401
@@ -62,7 +63,6 @@ class Cells:
 
     def pieces(self, geom):
         """[(cell index, Clip)] for every cell holding a positive volume of geom."""
-        from .hydrostatics import clip_cell
         res = []
         for c in range(len(self.cells)):
             cl = clip_cell(geom, self.halfspaces(c))

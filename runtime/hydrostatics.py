@@ -45,7 +45,7 @@ from .kernel import OUT_W, T_MESH, clip_into, full_local, support_local
 __all__ = [
     "GEOM_TYPES", "TYPE_CODE", "Geom", "Hull", "Clip", "Waterplane", "full_volume",
     "support", "clip", "clip_cell", "clip_batch", "waterplane", "hull_of", "pack_hulls",
-    "clip_into", "Cells", "Equilibrium", "equilibrium", "gz_curve",
+    "clip_into", "Equilibrium", "equilibrium", "gz_curve",
 ]
 
 
@@ -209,5 +209,4 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()
 
 
-from .cells import Cells  # noqa: E402
 from .equilibrium import Equilibrium, equilibrium, gz_curve  # noqa: E402
