@@ -62,7 +62,7 @@ def build(configs, output="build") -> list[Path]:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
             files[target] = text
     try:
-        return write_set(files)
+        return write_set(files, root=out_root)
     except OSError as exc:
         raise BuildError(f"cannot write under {out_root}: {exc}") from None
 

@@ -133,6 +133,7 @@ def _add_worlds(sub):
 def _add_audit(sub):
     s = sub.add_parser("audit", help="check generated files against their specs, the config and each other")
     s.add_argument("paths", nargs="+", help="generated files or build directories")
+    s.add_argument("--json", action="store_true", help="machine-readable output (same exit status)")
     s.add_argument("--config", action="append", default=[], metavar="PATH",
                    help="a config the files were built from (repeatable); by default each file's header names "
                         "its config by file name, looked up in ./, ./vehicles (./worlds) and the bundled ones")

@@ -10,10 +10,7 @@ leaves half a directory behind.
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +20,7 @@ import numpy as np
 from . import specs as specs_mod
 from . import stability as st
 from .compose import resolve
-from .files import TMP_PREFIX, staging_dir
+from .files import check_dir, write_set
 
 FIG_SIZE = (8.0, 5.0)
 DPI = 100
@@ -239,7 +236,7 @@ def _plt():
 def _finish(fig, ax, rep: Report, title: str, path: Path):
     fig.suptitle(f"{title}\n{rep.tag}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    fig.savefig(path, dpi=DPI, format="png")
     _plt().close(fig)
 
 
@@ -482,38 +479,25 @@ def markdown(rep: Report, figures: dict) -> str:
 
 
 def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
-    """Write report.md and the PNGs into ``target`` atomically (temp dir beside it, then rename)."""
+    """Write report.md and the PNGs into the folder ``target`` as one set (aurgen.files.write_set):
+    only those files are replaced; a folder holding files aurgen did not write is refused."""
     progress = progress or Progress(quiet=True)
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = staging_dir(target)
-    try:
-        progress.stage("figures")
-        figures = {"heel": "gz_heel.png", "load": "load_line.png", "mass": "mass.png"}
-        fig_gz(rep, rep.heel, tmp / figures["heel"])
-        if rep.trim is not None:
-            figures["trim"] = "gz_trim.png"
-            fig_gz(rep, rep.trim, tmp / figures["trim"])
-        if rep.load.payload.size:
-            fig_load(rep, tmp / figures["load"])
-        else:
-            del figures["load"]
-        fig_mass(rep, tmp / figures["mass"])
-        if rep.roll.get("decay") is not None:
-            figures["decay"] = "roll_decay.png"
-            fig_decay(rep, tmp / figures["decay"])
-        (tmp / "report.md").write_text(markdown(rep, figures), encoding="utf-8")
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=TMP_PREFIX + "old-"))
-            os.rmdir(old)
-            os.replace(target, old)
-        os.replace(tmp, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    progress.stage("figures")
+    figures = {"heel": "gz_heel.png", "mass": "mass.png"}
+    fills = {target / figures["heel"]: lambda tmp: fig_gz(rep, rep.heel, tmp)}
+    if rep.trim is not None:
+        figures["trim"] = "gz_trim.png"
+        fills[target / figures["trim"]] = lambda tmp: fig_gz(rep, rep.trim, tmp)
+    if rep.load.payload.size:
+        figures["load"] = "load_line.png"
+        fills[target / figures["load"]] = lambda tmp: fig_load(rep, tmp)
+    fills[target / figures["mass"]] = lambda tmp: fig_mass(rep, tmp)
+    if rep.roll.get("decay") is not None:
+        figures["decay"] = "roll_decay.png"
+        fills[target / figures["decay"]] = lambda tmp: fig_decay(rep, tmp)
+    fills[target / "report.md"] = markdown(rep, figures)
+    write_set(fills, root=target)
     return target
 
 
@@ -521,22 +505,29 @@ def parse_point(text) -> np.ndarray | None:
     """A point "x y z" (or "x,y,z") in m, or None."""
     if text is None:
         return None
-    if isinstance(text, (list, tuple, np.ndarray)):
-        vals = [float(x) for x in text]
-    else:
-        vals = [float(x) for x in str(text).replace(",", " ").split()]
-    if len(vals) != 3:
-        from .errors import AurgenError
+    from . import limits
+    from .errors import AurgenError
 
-        raise AurgenError(f"--payload-at wants three numbers 'x y z' in metres, got {text!r}")
+    try:
+        if isinstance(text, (list, tuple, np.ndarray)):
+            vals = [float(x) for x in text]
+        else:
+            vals = [float(x) for x in str(text).replace(",", " ").split()]
+    except (TypeError, ValueError):
+        vals = []
+    if len(vals) != 3 or not all(math.isfinite(v) and abs(v) <= limits.LENGTH_MAX for v in vals):
+        raise AurgenError(f"--payload-at wants three finite numbers 'x y z' in metres (each at most "
+                          f"{limits.LENGTH_MAX:g} in magnitude), got {text!r}")
     return np.array(vals)
 
 
 def cli_report(args) -> int:
     vehicle = resolve(args.config)
     target = Path(args.output) if getattr(args, "output", None) else Path("build") / vehicle.name / "report"
+    payload_at = parse_point(getattr(args, "payload_at", None))
+    check_dir(target)  # refuse a foreign folder before the work, not after
     progress = Progress(quiet=getattr(args, "quiet", False))
-    rep = compute(vehicle, payload_at=parse_point(getattr(args, "payload_at", None)), progress=progress,
+    rep = compute(vehicle, payload_at=payload_at, progress=progress,
                   roll_decay=not getattr(args, "no_roll_decay", False))
     write(rep, target, progress)
     print(f"{vehicle.name} ({vehicle.source})")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import spatial
+from . import limits, spatial
 from .build import all_configs, build
 from .config import resolve_config_path
 from .emit import num, vec
@@ -126,6 +126,9 @@ def load_world(path) -> WorldConfig:
     path = resolve_config_path(path, kind="worlds")
     data = load(path)
     r = Reader(path)
+    why = limits.bad_name(path.stem)
+    if why:
+        raise ConfigError(path, None, f"the world is named by its file name: {why}", "rename the file")
     r.check_keys(data, TOP_KEYS, "", required=("planes", "cells"))
     timestep = r.number(data, "timestep", "", default=0.002, positive=True)
     integrator = r.string(data, "integrator", "", default="implicitfast", choices=INTEGRATORS)
@@ -196,9 +199,7 @@ def _planes(r: Reader, data) -> tuple:
 
 
 def _check_name(r: Reader, name, key, node):
-    if not isinstance(name, str) or not name or any(ch in name for ch in "/: \t\"'<>&"):
-        raise r.error(key, f"{name!r} is not a usable name", "letters, digits, '_' and '-' only", node=node,
-                      field=name)
+    r.as_name(name, key, node=node, field=name)
 
 
 def _names_list(r: Reader, node, field, key, known) -> list:
@@ -278,12 +279,10 @@ def _placement(r: Reader, i: int, v, world_path: Path) -> Placement:
         raise r.error(f"{key}.config", f"vehicle config {cfg!r} not found",
                       "looked beside the world config, in the current directory, ./vehicles/ and the bundled "
                       "vehicles", node=v, field="config") from None
-    name = r.string(v, "name", key)
-    if name is not None:
-        _check_name(r, name, f"{key}.name", v)
+    name = r.name(v, "name", key)
     return Placement(index=i, line=v.line, config=str(path), name=name,
-                     xyz=r.vector(v, "xyz", key, default=(0.0, 0.0, 0.0)),
-                     rpy=r.vector(v, "rpy", key, default=(0.0, 0.0, 0.0)))
+                     xyz=r.vector(v, "xyz", key, default=(0.0, 0.0, 0.0), magnitude=limits.LENGTH_MAX),
+                     rpy=r.vector(v, "rpy", key, default=(0.0, 0.0, 0.0), magnitude=limits.ANGLE_MAX))
 
 
 # ---------------------------------------------------------------- placing vehicles
@@ -548,9 +547,9 @@ def write_worlds(names=None, output="build", *, build_vehicles: bool = True, not
     written = _build_vehicles([pl for ps in placed for pl in ps], output) if build_vehicles else []
     wdir = output / "worlds"
     for w, files in zip(worlds, rendered):
-        written += write_set({wdir / fname: text for fname, text in files.items()})
+        written += write_set({wdir / fname: text for fname, text in files.items()}, root=output)
         old_sdf = wdir / f"{w.name}.sdf"
-        if f"{w.name}.sdf" not in files and old_sdf.exists():
-            old_sdf.unlink()  # an SDF of an older version of this world would mislead
+        if f"{w.name}.sdf" not in files and old_sdf.is_file() and not old_sdf.is_symlink():
+            old_sdf.unlink()  # an SDF of an older version of this world would mislead (wdir is aurgen's)
     return written
 

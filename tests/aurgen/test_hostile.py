@@ -177,6 +177,37 @@ CASES = [
     ("slot-default-is-its-own-part", {"v.yaml": W, "parts/widget.yaml": WIDGET + "slots: {s: {default: widget}}\n"},
      None, ["widget.yaml", "slots.s.default", "nest forever"]),
     ("parts-path-missing", {"v.yaml": BOAT}, None, ["AURGEN_PARTS_PATH", "not a directory"]),
+    # ---- outputs: confined to the output root, never through a symlink, never over foreign files
+    ("target-file-is-a-directory", {"v.yaml": BOAT.replace("y: 0.361", "y: 0.37"), "out/v/v.xml/keep": "mine"},
+     None, ["v.xml", "not a regular file", "nothing was written"]),
+    ("vehicle-folder-symlink-out", {"v.yaml": BOAT.replace("name: v", "name: w"), "{ABS}/elsewhere/x": "mine",
+                                    "out/w": "@link {ABS}/elsewhere"}, None, ["out/w", "symbolic link"]),
+    ("target-symlink-out", {"v.yaml": BOAT.replace("name: v", "name: w"), "{ABS}/secret.sdf": "mine",
+                            "out/w/.aurgen": "marker", "out/w/model.sdf": "@link {ABS}/secret.sdf"}, None,
+     ["model.sdf", "symbolic link"]),
+    ("foreign-vehicle-folder", {"v.yaml": BOAT.replace("name: v", "name: w"), "out/w/notes.txt": "mine"}, None,
+     ["out/w", "files aurgen did not write (notes.txt)"]),
+    ("output-root-is-a-file", {"v.yaml": BOAT, "o2": "mine"}, ["build", "v.yaml", "-o", "o2"],
+     ["o2", "not a folder"]),
+    ("report-over-foreign-folder", {"p/src/main.c": "int main;"}, ["report", "blueboat.yaml", "-o", "p",
+                                                                   "--no-roll-decay", "--quiet"],
+     ["p", "files aurgen did not write (src)"]),
+    ("report-over-a-file", {"p": "mine"}, ["report", "blueboat.yaml", "-o", "p", "--no-roll-decay", "--quiet"],
+     ["p", "not a folder"]),
+    ("report-payload-nan", {}, ["report", "blueboat.yaml", "--payload-at", "nan 0 0", "--quiet"],
+     ["--payload-at", "finite"]),
+    ("report-payload-words", {}, ["report", "blueboat.yaml", "--payload-at", "x y z", "--quiet"],
+     ["--payload-at", "three finite numbers"]),
+    # ---- worlds: names are identifiers too
+    ("world-file-name-injection", {"a--><inject/><!--b.yaml": "planes: {}\ncells: {}\n"},
+     ["worlds", "a--><inject/><!--b.yaml", "-o", "out"], ["a--><inject/><!--b.yaml", "world is named by its file"]),
+    ("world-placement-name-path", {"w.yaml": "planes: {surface: {normal: [0, 0, 1], offset: 0}}\n"
+                                   "cells: {water: {below: [surface], density: 1025}}\n"
+                                   "vehicles: [{config: blueboat.yaml, name: ../../x}]\n"},
+     ["worlds", "w.yaml", "-o", "out"], ["w.yaml:3:", "vehicles[0].name", "is not a name"]),
+    ("world-cell-name-newline", {"w.yaml": "planes: {surface: {normal: [0, 0, 1], offset: 0}}\n"
+                                 "cells: {\"wa\\nter\": {below: [surface], density: 1025}}\n"},
+     ["worlds", "w.yaml", "-o", "out"], ["w.yaml:2:", "cells.wa", "is not a name"]),
 ]
 ENV = {"parts-path-missing": {"AURGEN_PARTS_PATH": "{ABS}/nowhere"}}
 
@@ -222,9 +253,11 @@ def setup_case(tmp_path: Path, good: Path, files: dict) -> tuple[Path, Path]:
     for rel, text in files.items():
         rel = rel.replace("{ABS}", str(abs_dir))
         p = Path(rel) if os.path.isabs(rel) else work / rel
+        if p.parent.is_file():  # a case turning a built file into a folder
+            p.parent.unlink()
         p.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, str) and text.startswith("@link "):
-            p.symlink_to(text[len("@link "):])
+            p.symlink_to(text[len("@link "):].replace("{ABS}", str(abs_dir)))
         elif isinstance(text, bytes):
             p.write_bytes(text)
         else:
