@@ -80,9 +80,10 @@ def test_files_honour_the_umask(tmp_path, mask, mode):
 
 
 @pytest.mark.parametrize("argv", [["catalog"], ["specs", "blueboat.yaml"]])
-def test_a_closed_pipe_ends_quietly(argv):
+def test_a_closed_pipe_ends_quietly(argv, tmp_path):
+    # from an empty folder: `python -m` puts the working directory on sys.path
     proc = subprocess.Popen([sys.executable, "-m", "aurgen", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, cwd=tmp_path)
     proc.stdout.readline()
     proc.stdout.close()  # the reader goes away, as `| head -1` does
     err = proc.stderr.read().decode()
