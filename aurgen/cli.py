@@ -31,9 +31,9 @@ def _cmd_specs(args) -> int:
 
 
 def _cmd_catalog(args) -> int:
-    from .catalog import Catalog
+    from .catalog import catalog_for
 
-    cat = Catalog()
+    cat = catalog_for(None)  # $AURGEN_PARTS_PATH, then the bundled catalog
     names = cat.names()
     if args.json:
         out = []

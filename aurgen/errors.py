@@ -32,10 +32,10 @@ class ConfigError(AurgenError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = self.path or "<config>"
+        where = self.path or ("<config>" if self.line is not None else "")
         if self.line is not None:
             where += f":{self.line}"
-        text = f"{where}: "
+        text = f"{where}: " if where else ""
         if self.key:
             text += f"{self.key}: "
         text += self.message

@@ -22,11 +22,51 @@ def _bar(frac: float, width: int = 30) -> str:
     return "[" + "#" * n + "." * (width - n) + f"] {100 * frac:5.1f}%"
 
 
+MAX_STEPS = 10_000_000  # a run longer than this many steps is refused before it starts
+
+
+def _check_output(option: str, path) -> None:
+    """An output path must be writable as a file: its folder exists, it is not a folder itself."""
+    import os
+
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise AurgenError(f"{option} {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise AurgenError(f"{option} {path}: is a folder; name a file")
+    if not os.access(folder, os.W_OK):
+        raise AurgenError(f"{option} {path}: the folder {folder} is not writable")
+
+
 def cli_sim(args) -> int:
+    from . import env as envmod
     from .sim import Simulation
 
+    # everything checked before the run, so a long run's results are never lost to a bad path
+    if not (math.isfinite(args.duration) and args.duration > 0):
+        raise AurgenError(f"--duration must be a positive, finite number of seconds, got {args.duration}")
+    _check_output("--out", getattr(args, "out", None))
+    _check_output("--plot", getattr(args, "plot", None))
     water = getattr(args, "water", None)
+    if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
+        raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
     sim = Simulation(args.model, water=water)
+    try:
+        if water is not None and envmod.from_model(sim.model) is not None:
+            raise AurgenError(f"{args.model}: --water is for a model without an environment; this file carries "
+                              "one (a world): drop --water")
+        steps = args.duration / sim.model.opt.timestep
+        if steps < 1:
+            raise AurgenError(f"--duration {args.duration:g} s is shorter than one step "
+                              f"({sim.model.opt.timestep:g} s)")
+        if steps > MAX_STEPS:
+            raise AurgenError(f"--duration {args.duration:g} s is {steps:.3g} steps of {sim.model.opt.timestep:g} s, "
+                              f"more than the {MAX_STEPS} a run may take")
+    except BaseException:
+        sim.close()
+        raise
     if sim.environment is None:
         print("aurgen sim: no environment in the file (and no --water): stepping as plain MuJoCo",
               file=sys.stderr)

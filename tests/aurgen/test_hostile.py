@@ -208,6 +208,25 @@ CASES = [
     ("world-cell-name-newline", {"w.yaml": "planes: {surface: {normal: [0, 0, 1], offset: 0}}\n"
                                  "cells: {\"wa\\nter\": {below: [surface], density: 1025}}\n"},
      ["worlds", "w.yaml", "-o", "out"], ["w.yaml:2:", "cells.wa", "is not a name"]),
+    # ---- aurgen sim: arguments checked before the run
+    ("sim-duration-huge", {}, ["sim", "out/v/v.xml", "--water", "1025", "--duration", "1e300", "--quiet"],
+     ["--duration", "more than the 10000000"]),
+    ("sim-duration-below-a-step", {}, ["sim", "out/v/v.xml", "--duration", "1e-9", "--quiet"],
+     ["--duration", "shorter than one step"]),
+    ("sim-duration-negative", {}, ["sim", "out/v/v.xml", "--duration", "-1", "--quiet"],
+     ["--duration", "positive, finite"]),
+    ("sim-duration-nan", {}, ["sim", "out/v/v.xml", "--duration", "nan", "--quiet"], ["--duration", "finite"]),
+    ("sim-out-missing-folder", {}, ["sim", "out/v/v.xml", "--out", "{ABS}/nowhere/run.csv", "--quiet"],
+     ["--out", "does not exist"]),
+    ("sim-out-is-a-folder", {}, ["sim", "out/v/v.xml", "--out", "out", "--quiet"], ["--out", "is a folder"]),
+    ("sim-plot-missing-folder", {}, ["sim", "out/v/v.xml", "--plot", "{ABS}/nowhere/x.png", "--quiet"],
+     ["--plot", "does not exist"]),
+    ("sim-water-nan", {}, ["sim", "out/v/v.xml", "--water", "nan", "--quiet"], ["--water", "fluid density"]),
+    ("sim-water-on-a-world", {"w.xml": '<mujoco><custom><text name="aurgen:environment" data=\'{"planes": '
+                              '[[0, 0, 1, 0]], "cells": [{"name": "water", "signs": [-1], "density": 1025.0, '
+                              '"viscosity": 0.001, "flow": [0, 0, 0]}], "gravity": {"type": "uniform", '
+                              '"g": [0, 0, -9.81]}}\'/></custom><worldbody/></mujoco>'},
+     ["sim", "w.xml", "--water", "1025", "--quiet"], ["w.xml", "--water", "carries one"]),
 ]
 ENV = {"parts-path-missing": {"AURGEN_PARTS_PATH": "{ABS}/nowhere"}}
 
@@ -271,7 +290,7 @@ def run_refused(capsys, monkeypatch, tmp_path, good, files, argv, expected, env=
         monkeypatch.setenv(k, v.replace("{ABS}", str(abs_dir)))
     monkeypatch.chdir(work)
     before = fingerprint(tmp_path)
-    code = main(argv or ["build", "v.yaml", "-o", "out"])
+    code = main([a.replace("{ABS}", str(abs_dir)) for a in argv] if argv else ["build", "v.yaml", "-o", "out"])
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert code == 2, err
