@@ -31,6 +31,7 @@ from aurgen.errors import AurgenError
 from . import added_mass as am
 from . import env as envmod
 from . import forces as fz
+from ._native import ForceStage
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
 from .health import Monitor, ledger_step
 from .kernel import full_local
@@ -312,13 +313,16 @@ class _Plan:
                d.cdof_dot, d.subtree_com, d.cvel, d.qfrc_passive, d.M)
         self.args = self._static + dyn + (pos, mats, planes, out, self.vols, self.cents,
                                           self.areas, self.wfrac, self.led, self.qmine)
+        # the compiled force stage (runtime/native/core/forces.cc) keeps pointers into
+        # these arrays (mjData's views are stable for its lifetime) and the tuple itself
+        self.native = ForceStage(self.args)
 
     def run(self, m, d):
         if d is not self.d:
             self.bind(d)
         self.fl[fz.F_RECORD] = 1 if self.stage == 0 else 0
         self.stage += 1
-        fz.passive(*self.args)
+        self.native.run()
         if self.has_added:
             mujoco.mj_factorM(m, d)
 

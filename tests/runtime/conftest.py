@@ -1,4 +1,4 @@
-"""Runtime tests: the kernel crosscheck mode.
+"""Runtime tests: the kernel and force-stage crosscheck modes.
 
 With ``AURGEN_KERNEL_CROSSCHECK=1`` every call the hydrostatics facade and the
 equilibrium solver make to the native kernel is repeated on the numba
@@ -7,6 +7,13 @@ than 1e-12 relative (measure: ``kernel_oracle.compare``).  The summary prints
 the number of calls, the rows compared, how many were not bitwise identical and
 the largest difference.  tests/runtime/test_native_kernel.py runs the kernel
 tests in this mode.
+
+With ``AURGEN_FORCES_CROSSCHECK=1`` every evaluation of the native force stage
+(runtime/native/core/forces.cc) inside a Simulation is repeated by the numba
+force stage (runtime/forces.py) from the same state, and every output (the
+generalized forces, the mass matrix, the ledger, the pieces) must agree to 1e-12
+of its array's magnitude.  tests/runtime/test_native_forces.py runs the
+simulation tests in this mode.
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ import numpy as np
 import pytest
 
 CROSSCHECK = os.environ.get("AURGEN_KERNEL_CROSSCHECK") == "1"
+FORCES_CROSSCHECK = os.environ.get("AURGEN_FORCES_CROSSCHECK") == "1"
 TOL = 1e-12
 _stats = {"calls": 0, "rows": 0, "not_bitwise": 0, "worst": 0.0, "where": ""}
 
@@ -43,6 +51,56 @@ def _wrap(native, oracle, where):
     return clip_into
 
 
+_fstats = {"evals": 0, "not_bitwise": 0, "worst": 0.0, "where": ""}
+
+
+def _forces_run(where):
+    import mujoco
+
+    from aurgen.runtime import forces as fz
+
+    def run(self, m, d):
+        if d is not self.d:
+            self.bind(d)
+        self.fl[fz.F_RECORD] = 1 if self.stage == 0 else 0
+        self.stage += 1
+        q0, M0 = d.qfrc_passive.copy(), d.M.copy()
+        outs = lambda: (d.qfrc_passive, d.M, self.led, self.qmine, self.vols, self.cents, self.areas, self.wfrac)
+        self.native.run()
+        got = [a.copy() for a in outs()]
+        d.qfrc_passive[:] = q0
+        d.M[:] = M0
+        fz.passive(*self.args)
+        worst, bitwise = 0.0, True
+        for a, b in zip(got, outs()):
+            if a.size == 0:
+                continue
+            nan = np.isnan(a) & np.isnan(b)
+            assert np.array_equal(np.isnan(a), np.isnan(b)), f"nan pattern differs in {where}"
+            diff = np.where(nan, 0.0, np.abs(a - b)).max()
+            scale = np.where(nan, 0.0, np.maximum(np.abs(a), np.abs(b))).max()
+            worst = max(worst, diff / scale if scale > 0 else diff)
+            bitwise &= bool(np.all((a == b) | nan))
+        _fstats["evals"] += 1
+        _fstats["not_bitwise"] += 0 if bitwise else 1
+        if worst > _fstats["worst"]:
+            _fstats["worst"], _fstats["where"] = worst, where
+        assert worst <= TOL, f"native and numba force stages differ by {worst:.3g} relative in {where}"
+        if self.has_added:
+            mujoco.mj_factorM(m, d)
+
+    return run
+
+
+@pytest.fixture(autouse=True)
+def _forces_crosscheck(request, monkeypatch):
+    if FORCES_CROSSCHECK:
+        from aurgen.runtime import sim
+
+        monkeypatch.setattr(sim._Plan, "run", _forces_run(request.node.nodeid))
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _kernel_crosscheck(request, monkeypatch):
     if not CROSSCHECK:
@@ -57,6 +115,11 @@ def _kernel_crosscheck(request, monkeypatch):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if FORCES_CROSSCHECK:
+        s = _fstats
+        terminalreporter.write_line(
+            f"forces crosscheck: {s['evals']} evaluations, {s['not_bitwise']} not bitwise identical, "
+            f"max relative difference {s['worst']:.3g} ({s['where'] or '-'})")
     if CROSSCHECK:
         s = _stats
         terminalreporter.write_line(

@@ -95,7 +95,10 @@ def test_existing_kernel_tests_agree_in_crosscheck_mode():
     here = Path(__file__).parent
     files = [str(here / f) for f in ("test_clip.py", "test_cells.py", "test_equilibrium.py")]
     env = dict(os.environ, AURGEN_KERNEL_CROSSCHECK="1")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:warnings", "-p", "no:cacheprovider",
+    # aurgen imported before pytest puts tests/ on sys.path (where tests/aurgen/ would be
+    # taken for a namespace package by a development install)
+    r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider",
                         *files], capture_output=True, text=True, env=env, cwd=here)
     summary = [ln for ln in r.stdout.splitlines() if ln.startswith("kernel crosscheck:")]
     print("\n".join(summary))

@@ -14,8 +14,13 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
+
+#include <memory>
+#include <vector>
 
 #include "clip_poly.h"
+#include "forces.h"
 #include "kernel.h"
 
 namespace nb = nanobind;
@@ -224,6 +229,164 @@ void SoupIntegratePy(In<double, nb::shape<-1, 6>> E, Types fs, int64_t nF, doubl
   core::SoupIntegrate(E.data(), fs.data(), static_cast<int>(nF), nx, ny, nz, t, acc.data());
 }
 
+// ---------------------------------------------------------------- force stage
+
+// Pointer to the data of an array that must already be C-contiguous with the
+// given dtype (no conversion: the stage keeps the pointer); checks its shape,
+// where -1 is any extent and -2 takes the extent from *n (first use sets it).
+template <typename T>
+T* Arr(nb::handle h, const char* name, std::initializer_list<int64_t*> dims) {
+  nb::ndarray<T, nb::c_contig, nb::device::cpu> a;
+  if (!nb::try_cast(h, a, /*convert=*/false))
+    Fail(std::string("ForceStage: ") + name + " must be a C-contiguous " +
+         (std::is_same_v<std::remove_const_t<T>, double> ? "float64" : "int64") +
+         (std::is_const_v<T> ? "" : ", writable") + " array");
+  if (a.ndim() != dims.size())
+    Fail(std::string("ForceStage: ") + name + " has " + std::to_string(a.ndim()) +
+         " dimensions, expected " + std::to_string(dims.size()));
+  size_t i = 0;
+  for (int64_t* n : dims) {
+    int64_t got = static_cast<int64_t>(a.shape(i));
+    if (n != nullptr) {
+      if (*n < 0) *n = got;
+      else if (*n != got)
+        Fail(std::string("ForceStage: ") + name + " dimension " + std::to_string(i) + " is " +
+             std::to_string(got) + ", expected " + std::to_string(*n));
+    }
+    ++i;
+  }
+  return a.data();
+}
+
+// The force stage of one (model, data) pair, built from the arrays
+// runtime/sim.py _Plan assembles (the argument tuple of forces.passive, in
+// order).  Holds the tuple (so every array stays alive) and raw pointers into
+// it; run() evaluates once, with no arguments and no allocation.
+class PyForceStage {
+ public:
+  explicit PyForceStage(nb::tuple args) : args_(args) {
+    if (nb::len(args) != 47) Fail("ForceStage: expected the 47 arrays of forces.passive");
+    auto at = [&](int i) { return args[i]; };
+    core::ForceModel& M = model_;
+    core::ForceData& D = data_;
+    core::ForceOut& O = out_;
+    int64_t ng = -1, nc = -1, kmax = -1, nb = -1, nv = -1, nw = -1, nd = -1, na = -1, maxd = -1,
+            ngeom = -1, nM = -1, c3 = 3, c4 = 4, c5 = 5, c6 = 6, c9 = 9, c36 = 36, c72 = 72,
+            c2 = 2, cF = core::kNFlag, cG = core::kNGravF, cC = core::kNCF, cL = core::kNLed;
+    M.fl = Arr<int64_t>(at(0), "fl", {&cF});
+    M.gi = Arr<const int64_t>(at(1), "gi", {&ng, &c4});
+    M.gt = Arr<const int64_t>(at(2), "gt", {&ng});
+    M.gcl = Arr<const double>(at(3), "gcl", {&ng, &c3});
+    M.gsz = Arr<const double>(at(4), "gsz", {&ng, &c3});
+    M.gvol = Arr<const double>(at(5), "gvol", {&ng});
+    M.gw = Arr<const int64_t>(at(6), "gw", {&ng});
+    M.mesh_ids = Arr<const int64_t>(at(7), "mesh_ids", {&ng});
+    LoadHulls(at(8), hulls_);
+    M.hulls = hulls_.set;
+    M.cpl = Arr<const double>(at(9), "cpl", {&nc, &kmax, &c4});
+    M.cnp = Arr<const int64_t>(at(10), "cnp", {&nc});
+    M.cf = Arr<const double>(at(11), "cf", {&nc, &cC});
+    M.gf = Arr<const double>(at(12), "gf", {&cG});
+    M.bch = Arr<const int64_t>(at(13), "bch", {&nb, &maxd});
+    M.bnd = Arr<const int64_t>(at(14), "bnd", {&nb});
+    M.broot = Arr<const int64_t>(at(15), "broot", {&nb});
+    M.bmass = Arr<const double>(at(16), "bmass", {&nb});
+    M.binert = Arr<const double>(at(17), "binert", {&nb, &c3});
+    M.di = Arr<const int64_t>(at(18), "di", {&nd, &c2});
+    M.df = Arr<const double>(at(19), "df", {&nd, &c72});
+    M.ai = Arr<const int64_t>(at(20), "ai", {&na, &c4});
+    M.af = Arr<const double>(at(21), "af", {&na, &c36});
+    M.wvol = Arr<const double>(at(22), "wvol", {&nw});
+    M.Mmap = Arr<const int64_t>(at(23), "Mmap", {&nv, &nv});
+    D.qvel = Arr<const double>(at(24), "qvel", {&nv});
+    D.geom_xpos = Arr<const double>(at(25), "geom_xpos", {&ngeom, &c3});
+    D.geom_xmat = Arr<const double>(at(26), "geom_xmat", {&ngeom, &c9});
+    D.xpos = Arr<const double>(at(27), "xpos", {&nb, &c3});
+    D.xmat = Arr<const double>(at(28), "xmat", {&nb, &c9});
+    D.xipos = Arr<const double>(at(29), "xipos", {&nb, &c3});
+    D.ximat = Arr<const double>(at(30), "ximat", {&nb, &c9});
+    D.cdof = Arr<const double>(at(31), "cdof", {&nv, &c6});
+    D.cdof_dot = Arr<const double>(at(32), "cdof_dot", {&nv, &c6});
+    D.subtree_com = Arr<const double>(at(33), "subtree_com", {&nb, &c3});
+    D.cvel = Arr<const double>(at(34), "cvel", {&nb, &c6});
+    D.qfrc_passive = Arr<double>(at(35), "qfrc_passive", {&nv});
+    D.M = Arr<double>(at(36), "M", {&nM});
+    O.pos = Arr<double>(at(37), "pos", {&ng, &c3});
+    O.mats = Arr<double>(at(38), "mats", {&ng, &c3, &c3});
+    O.planes = Arr<double>(at(39), "planes", {&kmax, &c4});
+    O.out = Arr<double>(at(40), "out", {&ng, &c5});
+    O.vols = Arr<double>(at(41), "vols", {&ng, &nc});
+    O.cents = Arr<double>(at(42), "cents", {&ng, &nc, &c3});
+    O.areas = Arr<double>(at(43), "areas", {&ng, &nc});
+    O.wfrac = Arr<double>(at(44), "wfrac", {&nw});
+    O.led = Arr<double>(at(45), "led", {&cL});
+    O.qmine = Arr<double>(at(46), "qmine", {&nv});
+    M.ng = static_cast<int>(ng);
+    M.nc = static_cast<int>(nc);
+    M.kmax = static_cast<int>(kmax);
+    M.nb = static_cast<int>(nb);
+    M.nv = static_cast<int>(nv);
+    M.nw = static_cast<int>(nw);
+    M.nd = static_cast<int>(nd);
+    M.na = static_cast<int>(na);
+    M.maxd = static_cast<int>(maxd);
+    M.ngeom = ngeom;
+    M.nM = nM;
+    // indices
+    auto in = [](int64_t v, int64_t lo, int64_t hi) { return v >= lo && v < hi; };
+    for (int64_t k = 0; k < ng; ++k) {
+      const int64_t* g = M.gi + 4 * k;
+      if (!in(g[0], 0, ngeom) || !in(g[1], 0, nb) || !core::IsKernelType(g[2]) || M.gt[k] != g[2])
+        Fail("ForceStage: gi row " + std::to_string(k) + " has a bad geom id, body id or type");
+      if (nw > 0 ? !in(M.gw[k], 0, nw) : M.gi[4 * k + 3] == 1)
+        Fail("ForceStage: gw[" + std::to_string(k) + "] is not a weld group index");
+      if (g[2] == core::kMesh && !in(M.mesh_ids[k], 0, hulls_.set.nmesh))
+        Fail("ForceStage: mesh id of geom " + std::to_string(k) + " out of range");
+    }
+    for (int64_t c = 0; c < nc; ++c)
+      if (!in(M.cnp[c], 0, kmax + 1)) Fail("ForceStage: cnp out of range");
+    for (int64_t b = 0; b < nb; ++b) {
+      if (!in(M.bnd[b], 0, maxd + 1) || !in(M.broot[b], 0, nb))
+        Fail("ForceStage: bnd or broot out of range for body " + std::to_string(b));
+      for (int64_t k = 0; k < M.bnd[b]; ++k)
+        if (!in(M.bch[b * maxd + k], 0, nv)) Fail("ForceStage: bch holds a dof out of range");
+    }
+    for (int64_t i = 0; i < nv * nv; ++i)
+      if (!in(M.Mmap[i], -1, nM)) Fail("ForceStage: Mmap holds an index out of range of M");
+    // (the weld-group columns di[:, 1] and ai[:, 3] of body items are
+    // checked in run(): sim._Plan rewrites them after construction)
+    for (int64_t it = 0; it < nd; ++it)
+      if (!in(M.di[2 * it], 0, nb)) Fail("ForceStage: di row " + std::to_string(it) + " out of range");
+    for (int64_t it = 0; it < na; ++it) {
+      const int64_t* a = M.ai + 4 * it;
+      bool ok = in(a[1], 0, nb) && (a[0] == 1 ? in(a[2], 0, ngeom) && in(a[3], 0, ng)
+                                             : a[0] == 0 && in(a[2], 0, nb));
+      if (!ok) Fail("ForceStage: ai row " + std::to_string(it) + " out of range");
+    }
+    stage_ = std::make_unique<core::ForceStage>(model_, out_);
+  }
+
+  void Run() {
+    // the weld-group columns of di / ai may be rewritten in place after
+    // construction (sim._Plan._finish): check them again, cheaply
+    for (int it = 0; it < model_.nd; ++it)
+      if (model_.di[2 * it + 1] < -1 || model_.di[2 * it + 1] >= model_.nw)
+        Fail("ForceStage: di weld group out of range");
+    for (int it = 0; it < model_.na; ++it)
+      if (model_.ai[4 * it] == 0 && (model_.ai[4 * it + 3] < -1 || model_.ai[4 * it + 3] >= model_.nw))
+        Fail("ForceStage: ai weld group out of range");
+    stage_->Passive(data_);
+  }
+
+ private:
+  nb::tuple args_;
+  Hulls hulls_;
+  core::ForceModel model_;
+  core::ForceData data_;
+  core::ForceOut out_;
+  std::unique_ptr<core::ForceStage> stage_;
+};
+
 }  // namespace
 
 NB_MODULE(_native, m) {
@@ -253,6 +416,12 @@ NB_MODULE(_native, m) {
         "hull vertices hv[v0:v1].");
   m.def("full_local", &Full, "typ"_a, "size"_a, "hvol"_a, "hcen"_a, "mid"_a,
         "(V, cx, cy, cz): full volume (m^3) and its centre (geom frame) of a geom.");
+  nb::class_<PyForceStage>(m, "ForceStage",
+                           "The force stage of one (model, data) pair: ForceStage(args) with the\n"
+                           "47 arrays of runtime/forces.py passive() in order; run() evaluates it\n"
+                           "once (no arguments, no allocation), writing the same outputs.")
+      .def(nb::init<nb::tuple>(), "args"_a)
+      .def("run", &PyForceStage::Run, "One evaluation for the current stage.");
   m.def("soup_integrate", &SoupIntegratePy, "E"_a, "fs"_a, "nF"_a, "nx"_a, "ny"_a, "nz"_a, "t"_a,
         "acc"_a.noconvert(),
         "Clip the edge soup (E (m, 6), fs (nF+1,)) by n.x <= t (t = inf: no clip) and integrate:\n"

@@ -1,0 +1,642 @@
+// The force stage; see forces.h.  A port of runtime/forces.py (the numba
+// reference implementation, kept as the test oracle) with every operation in
+// the same order, so the two agree to rounding.
+#include "forces.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace aurgen::core {
+namespace {
+
+constexpr double kPi = 3.141592653589793;
+constexpr double kCD = 1.0;         // form drag coefficient
+constexpr double kCS = 0.3;         // surface (radiation stand-in) damping coefficient
+
+// Gravity at x into g (3).  gk: 0/3 uniform, 1 central, 2 linear.
+inline void GravAt(int64_t gk, const double* gf, const double* x, double* g) {
+  if (gk == 1) {
+    double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
+    double R = std::sqrt(rx * rx + ry * ry + rz * rz);
+    double s = -gf[3] / (R * R * R);
+    g[0] = s * rx;
+    g[1] = s * ry;
+    g[2] = s * rz;
+  } else if (gk == 2) {
+    for (int i = 0; i < 3; ++i)
+      g[i] = gf[7 + i] + gf[10 + 3 * i] * x[0] + gf[11 + 3 * i] * x[1] + gf[12 + 3 * i] * x[2];
+  } else {
+    g[0] = gf[0];
+    g[1] = gf[1];
+    g[2] = gf[2];
+  }
+}
+
+// Gravity potential (J/kg) at x; g = -grad phi.
+inline double Phi(int64_t gk, const double* gf, const double* x) {
+  if (gk == 1) {
+    double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
+    return -gf[3] / std::sqrt(rx * rx + ry * ry + rz * rz);
+  }
+  if (gk == 2) {
+    double s = gf[7] * x[0] + gf[8] * x[1] + gf[9] * x[2];
+    double q = 0.0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) q += x[i] * gf[10 + 3 * i + j] * x[j];
+    return -(s + 0.5 * q);
+  }
+  return -(gf[0] * x[0] + gf[1] * x[1] + gf[2] * x[2]);
+}
+
+inline bool IsNan(double v) { return v != v; }
+
+// x^3 and x^5 by squaring, as numba evaluates x ** 3 and x ** 5.
+inline double Pow3(double x) { return x * (x * x); }
+inline double Pow5(double x) {
+  double x2 = x * x;
+  return x * (x2 * x2);
+}
+
+// Projected area of the whole geom across the unit direction u (geom frame).
+double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
+  if (typ == kSphere) return kPi * size[0] * size[0];
+  if (typ == kEllipsoid) {
+    double a = size[0], b = size[1], c = size[2];
+    double p = b * c * ux, q = a * c * uy, s = a * b * uz;
+    return kPi * std::sqrt(p * p + q * q + s * s);
+  }
+  if (typ == kCylinder || typ == kCapsule) {
+    double r = size[0], h = size[1];
+    double lat = std::sqrt(std::max(0.0, 1.0 - uz * uz));
+    double extra = typ == kCapsule ? kPi * r * r * lat : 0.0;
+    return 4.0 * r * h * lat + kPi * r * r * std::fabs(uz) + extra;
+  }
+  // box (and mesh through its bounding half-sizes)
+  return 4.0 * (size[1] * size[2] * std::fabs(ux) + size[0] * size[2] * std::fabs(uy) +
+                size[0] * size[1] * std::fabs(uz));
+}
+
+}  // namespace
+
+ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model), o_(out) {
+  int64_t emax = 1, fmax = 1;
+  for (int k = 0; k < m_.ng; ++k) {
+    int64_t e, f;
+    ScratchNeed(static_cast<int>(m_.gt[k]), m_.mesh_ids[k], m_.hulls, m_.kmax, &e, &f);
+    emax = std::max(emax, e);
+    fmax = std::max(fmax, f);
+  }
+  scratch_.Reserve(emax, fmax, std::max(m_.kmax, 1));
+  one_.assign(std::max(m_.nc, 1), -1);
+  onesg_.assign(std::max(m_.nc, 1), 0.0);
+  J_.assign(6 * std::max(m_.maxd, 1), 0.0);
+  AJ_.assign(6 * std::max(m_.maxd, 1), 0.0);
+}
+
+// Add the wrench (F at x, torque T) on body b to qfrc (and qmine).
+#define AURGEN_APPLY(b, F, T, x)                                                          \
+  do {                                                                                    \
+    int64_t r_ = m_.broot[b];                                                             \
+    double dx_ = x[0] - d.subtree_com[3 * r_], dy_ = x[1] - d.subtree_com[3 * r_ + 1];    \
+    double dz_ = x[2] - d.subtree_com[3 * r_ + 2];                                        \
+    double mx_ = T[0] + dy_ * F[2] - dz_ * F[1];                                          \
+    double my_ = T[1] + dz_ * F[0] - dx_ * F[2];                                          \
+    double mz_ = T[2] + dx_ * F[1] - dy_ * F[0];                                          \
+    for (int64_t k_ = 0; k_ < m_.bnd[b]; ++k_) {                                          \
+      int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
+      const double* cd_ = d.cdof + 6 * j_;                                                \
+      double q_ = (cd_[0] * mx_ + cd_[1] * my_ + cd_[2] * mz_ + cd_[3] * F[0] +           \
+                   cd_[4] * F[1] + cd_[5] * F[2]);                                        \
+      d.qfrc_passive[j_] += q_;                                                           \
+      o_.qmine[j_] += q_;                                                                 \
+    }                                                                                     \
+  } while (0)
+
+// Linear velocity (world) of the point x fixed to body b into v.
+#define AURGEN_POINTVEL(b, x, v)                                                          \
+  do {                                                                                    \
+    int64_t r_ = m_.broot[b];                                                             \
+    double dx_ = x[0] - d.subtree_com[3 * r_], dy_ = x[1] - d.subtree_com[3 * r_ + 1];    \
+    double dz_ = x[2] - d.subtree_com[3 * r_ + 2];                                        \
+    const double* cv_ = d.cvel + 6 * (b);                                                 \
+    v[0] = cv_[3] + cv_[1] * dz_ - cv_[2] * dy_;                                          \
+    v[1] = cv_[4] + cv_[2] * dx_ - cv_[0] * dz_;                                          \
+    v[2] = cv_[5] + cv_[0] * dy_ - cv_[1] * dx_;                                          \
+  } while (0)
+
+void ForceStage::Passive(const ForceData& d) {
+  const int ng = m_.ng, nc = m_.nc, nv = m_.nv, kmax = m_.kmax;
+  const int64_t gk = m_.fl[kFGrav];
+  const bool record = m_.fl[kFRecord] != 0;
+  const double* cf = m_.cf;
+  const double* gf = m_.gf;
+  const double* hv = m_.hulls.verts;
+  const int64_t* hvr = m_.hulls.vert_range;
+  double* pos = o_.pos;
+  double* mats = o_.mats;
+  double* led = o_.led;
+  for (int j = 0; j < nv; ++j) o_.qmine[j] = 0.0;
+  for (int i = 0; i < kNLed; ++i) led[i] = 0.0;
+  double F[3], T[3], x[3], v[3], g[3], Fd[3], Td[3];
+  double rho_max = 0.0;
+  for (int c = 0; c < nc; ++c)
+    if (cf[c * kNCF + kCRho] > rho_max) rho_max = cf[c * kNCF + kCRho];
+  for (int w = 0; w < m_.nw; ++w) o_.wfrac[w] = 0.0;
+
+  // ---- gather geom poses
+  for (int k = 0; k < ng; ++k) {
+    int64_t gid = m_.gi[4 * k];
+    for (int a = 0; a < 3; ++a) {
+      pos[3 * k + a] = d.geom_xpos[3 * gid + a];
+      for (int b = 0; b < 3; ++b) mats[9 * k + 3 * a + b] = d.geom_xmat[9 * gid + 3 * a + b];
+    }
+  }
+
+  // ---- clip every geom by every cell (planes no geom crosses dropped).  A cell
+  // bounded (after dropping) by the one plane another cell was bounded by, from
+  // the other side, is the complement: full geom minus that piece.
+  for (int c = 0; c < nc; ++c) {
+    one_[c] = -1;
+    onesg_[c] = 0.0;
+  }
+  for (int c = 0; c < nc; ++c) {
+    int npl = 0;
+    int64_t last = -1;
+    for (int64_t j = 0; j < m_.cnp[c]; ++j) {
+      const double* pl = m_.cpl + 4 * (c * kmax + j);
+      double nx = pl[0], ny = pl[1], nz = pl[2];
+      bool keep = false;
+      for (int k = 0; k < ng; ++k) {
+        const double* R = mats + 9 * k;
+        double lx = R[0] * nx + R[3] * ny + R[6] * nz;
+        double ly = R[1] * nx + R[4] * ny + R[7] * nz;
+        double lz = R[2] * nx + R[5] * ny + R[8] * nz;
+        double t = pl[3] - (nx * pos[3 * k] + ny * pos[3 * k + 1] + nz * pos[3 * k + 2]);
+        bool mesh = m_.gt[k] == kMesh;
+        int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+        int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+        double hmax, hmin;
+        SupportLocal(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
+                     &hmin);
+        if (hmax > t) {
+          keep = true;
+          break;
+        }
+      }
+      if (keep) {
+        for (int a = 0; a < 4; ++a) o_.planes[4 * npl + a] = pl[a];
+        ++npl;
+        last = j;
+      }
+    }
+    int comp = -1;
+    if (npl == 1) {
+      one_[c] = 1;
+      for (int c2 = 0; c2 < c; ++c2) {
+        if (one_[c2] != 1) continue;
+        const double* p2 = m_.cpl + 4 * (c2 * kmax + static_cast<int64_t>(onesg_[c2]));
+        if (p2[0] == -o_.planes[0] && p2[1] == -o_.planes[1] && p2[2] == -o_.planes[2] &&
+            p2[3] == -o_.planes[3]) {
+          comp = c2;
+          break;
+        }
+      }
+      onesg_[c] = static_cast<double>(last);
+    }
+    if (comp >= 0) {
+      for (int k = 0; k < ng; ++k) {
+        const double* R = mats + 9 * k;
+        const double* gc = m_.gcl + 3 * k;
+        double fx = pos[3 * k] + R[0] * gc[0] + R[1] * gc[1] + R[2] * gc[2];
+        double fy = pos[3 * k + 1] + R[3] * gc[0] + R[4] * gc[1] + R[5] * gc[2];
+        double fzz = pos[3 * k + 2] + R[6] * gc[0] + R[7] * gc[1] + R[8] * gc[2];
+        double Vo = o_.vols[k * nc + comp];
+        double V = m_.gvol[k] - Vo;
+        double* ce = o_.cents + 3 * (k * nc + c);
+        const double* co = o_.cents + 3 * (k * nc + comp);
+        if (V <= 1e-13 * m_.gvol[k]) {
+          o_.vols[k * nc + c] = 0.0;
+          ce[0] = fx;
+          ce[1] = fy;
+          ce[2] = fzz;
+        } else if (Vo <= 0.0) {
+          o_.vols[k * nc + c] = m_.gvol[k];
+          ce[0] = fx;
+          ce[1] = fy;
+          ce[2] = fzz;
+        } else {
+          o_.vols[k * nc + c] = V;
+          ce[0] = (m_.gvol[k] * fx - Vo * co[0]) / V;
+          ce[1] = (m_.gvol[k] * fy - Vo * co[1]) / V;
+          ce[2] = (m_.gvol[k] * fzz - Vo * co[2]) / V;
+        }
+        o_.areas[k * nc + c] = o_.areas[k * nc + comp];
+      }
+      continue;
+    }
+    for (int k = 0; k < ng; ++k) {
+      double* row = o_.out + 5 * k;
+      ClipGeom(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k,
+               m_.mesh_ids[k], m_.hulls, o_.planes, npl, row, 5, false, scratch_);
+      o_.vols[k * nc + c] = row[0];
+      double* ce = o_.cents + 3 * (k * nc + c);
+      ce[0] = row[1];
+      ce[1] = row[2];
+      ce[2] = row[3];
+      o_.areas[k * nc + c] = npl <= 1 ? row[4] : std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+
+  // ---- submerged fraction per weld group (for declared damping / added mass)
+  if (rho_max > 0.0) {
+    for (int k = 0; k < ng; ++k) {
+      if (m_.gi[4 * k + 3] != 1) continue;
+      double s = 0.0;
+      for (int c = 0; c < nc; ++c) s += cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
+      o_.wfrac[m_.gw[k]] += s / rho_max;
+    }
+    for (int w = 0; w < m_.nw; ++w) {
+      led[kLVSub] += o_.wfrac[w];
+      if (m_.wvol[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.wvol[w];
+    }
+  }
+
+  // ---- per geom, per cell: buoyancy, drag, surface damping
+  for (int k = 0; k < ng; ++k) {
+    int64_t b = m_.gi[4 * k + 1];
+    int64_t mark = m_.gi[4 * k + 3];
+    if (mark != 1 && mark != 2) continue;
+    int64_t typ = m_.gi[4 * k + 2];
+    double Vg = m_.gvol[k];
+    double deq = std::pow(6.0 * Vg / kPi, 1.0 / 3.0);
+    for (int c = 0; c < nc; ++c) {
+      double V = o_.vols[k * nc + c];
+      if (V <= 0.0) continue;
+      const double* cc = cf + c * kNCF;
+      double rho = cc[kCRho];
+      if (mark == 2 && cc[kCGas] == 0.0) continue;
+      for (int a = 0; a < 3; ++a) {
+        x[a] = o_.cents[3 * (k * nc + c) + a];
+        F[a] = 0.0;
+        T[a] = 0.0;
+      }
+      bool cellg = gk == 3 && !IsNan(cc[kCG]);
+      if (cellg) {
+        g[0] = cc[kCG];
+        g[1] = cc[kCG + 1];
+        g[2] = cc[kCG + 2];
+      } else {
+        GravAt(gk, gf, x, g);
+      }
+      if (mark == 1 && m_.fl[kFBuoy] != 0) {
+        for (int a = 0; a < 3; ++a) F[a] = -rho * V * g[a];
+        if (record) {
+          // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
+          double ph = cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
+          led[kLUBuoy] += V * (-rho * ph + cc[kCP]);
+        }
+      }
+      if (m_.fl[kFDrag] != 0) {
+        double f = V / Vg;
+        AURGEN_POINTVEL(b, x, v);
+        double vab0 = v[0], vab1 = v[1], vab2 = v[2];
+        for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
+        double sp = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        double mu = cc[kCMu];
+        for (int a = 0; a < 3; ++a) {
+          Fd[a] = 0.0;
+          Td[a] = 0.0;
+        }
+        const double* R = mats + 9 * k;
+        if (sp > 0.0) {
+          double ux = (R[0] * v[0] + R[3] * v[1] + R[6] * v[2]) / sp;
+          double uy = (R[1] * v[0] + R[4] * v[1] + R[7] * v[2]) / sp;
+          double uz = (R[2] * v[0] + R[5] * v[1] + R[8] * v[2]) / sp;
+          double Ap = ProjArea(typ, m_.gsz + 3 * k, ux, uy, uz);
+          double coef = (3.0 * kPi * mu * deq + 0.5 * rho * kCD * Ap * sp) * f;
+          for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
+        }
+        const double* cv = d.cvel + 6 * b;
+        double w0 = cv[0], w1 = cv[1], w2 = cv[2];
+        double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
+        double ct = (kPi * mu * Pow3(deq) + rho * kCD * Pow5(deq) / 64.0 * wn) * f;
+        Td[0] = -ct * w0;
+        Td[1] = -ct * w1;
+        Td[2] = -ct * w2;
+        double A = o_.areas[k * nc + c];
+        if (mark == 1 && A == A && A > 0.0) {
+          double gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+          if (gn > 0.0) {
+            double n0 = -g[0] / gn, n1 = -g[1] / gn, n2 = -g[2] / gn;
+            double lx = R[0] * n0 + R[3] * n1 + R[6] * n2;
+            double ly = R[1] * n0 + R[4] * n1 + R[7] * n2;
+            double lz = R[2] * n0 + R[5] * n1 + R[8] * n2;
+            bool mesh = typ == kMesh;
+            int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+            int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+            double hmax, hmin;
+            SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
+                         &hmin);
+            double B = kCS * rho * A * std::sqrt(gn * (hmax - hmin));
+            double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
+            Fd[0] -= B * vn * n0;
+            Fd[1] -= B * vn * n1;
+            Fd[2] -= B * vn * n2;
+            double wnn = w0 * n0 + w1 * n1 + w2 * n2;
+            double bt = B * A / 12.0;
+            Td[0] -= bt * (w0 - wnn * n0);
+            Td[1] -= bt * (w1 - wnn * n1);
+            Td[2] -= bt * (w2 - wnn * n2);
+          }
+        }
+        if (record)
+          led[kLPDrag] += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
+                           Td[2] * w2);
+        for (int a = 0; a < 3; ++a) {
+          F[a] += Fd[a];
+          T[a] += Td[a];
+        }
+      }
+      AURGEN_APPLY(b, F, T, x);
+    }
+  }
+
+  // ---- gravity fields over each body's mass distribution (second order)
+  if (gk != 0) {
+    double Iw[3][3];
+    for (int b = 1; b < m_.nb; ++b) {
+      double mass = m_.bmass[b];
+      if (mass <= 0.0 || m_.bnd[b] == 0) continue;
+      for (int a = 0; a < 3; ++a) x[a] = d.xipos[3 * b + a];
+      if (gk == 3) {
+        int c = -1;
+        for (int cc = 0; cc < nc && c < 0; ++cc) {
+          bool inside = true;
+          for (int64_t j = 0; j < m_.cnp[cc]; ++j) {
+            const double* pl = m_.cpl + 4 * (cc * kmax + j);
+            if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
+              inside = false;
+              break;
+            }
+          }
+          if (inside) c = cc;
+        }
+        double K;
+        if (c >= 0 && !IsNan(cf[c * kNCF + kCG])) {
+          for (int a = 0; a < 3; ++a) g[a] = cf[c * kNCF + kCG + a];
+          K = cf[c * kNCF + kCK];
+        } else {
+          for (int a = 0; a < 3; ++a) g[a] = gf[a];
+          K = 0.0;
+        }
+        for (int a = 0; a < 3; ++a) {
+          F[a] = mass * g[a];
+          T[a] = 0.0;
+        }
+        if (record) led[kLUGrav] += mass * (-(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + K);
+      } else {
+        GravAt(gk, gf, x, g);
+        for (int a = 0; a < 3; ++a) F[a] = mass * g[a];
+        const double* xm = d.ximat + 9 * b;
+        const double* bi = m_.binert + 3 * b;
+        for (int a = 0; a < 3; ++a)
+          for (int bb = 0; bb < 3; ++bb) {
+            double s = 0.0;
+            for (int q = 0; q < 3; ++q) s += xm[3 * a + q] * bi[q] * xm[3 * bb + q];
+            Iw[a][bb] = s;
+          }
+        if (gk == 1) {
+          double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
+          double R2 = rx * rx + ry * ry + rz * rz;
+          double s3 = 3.0 * gf[3] / (R2 * R2 * std::sqrt(R2));
+          double IR0 = Iw[0][0] * rx + Iw[0][1] * ry + Iw[0][2] * rz;
+          double IR1 = Iw[1][0] * rx + Iw[1][1] * ry + Iw[1][2] * rz;
+          double IR2 = Iw[2][0] * rx + Iw[2][1] * ry + Iw[2][2] * rz;
+          T[0] = s3 * (ry * IR2 - rz * IR1);
+          T[1] = s3 * (rz * IR0 - rx * IR2);
+          T[2] = s3 * (rx * IR1 - ry * IR0);
+        } else {
+          double GI[3][3];
+          for (int a = 0; a < 3; ++a)
+            for (int bb = 0; bb < 3; ++bb) {
+              double s = 0.0;
+              for (int q = 0; q < 3; ++q) s += gf[10 + 3 * a + q] * Iw[q][bb];
+              GI[a][bb] = s;
+            }
+          // tau_i = eps_iab (G I)_ab with I the world inertia tensor about the CoM
+          T[0] = GI[1][2] - GI[2][1];
+          T[1] = GI[2][0] - GI[0][2];
+          T[2] = GI[0][1] - GI[1][0];
+        }
+        if (record) led[kLUGrav] += mass * Phi(gk, gf, x);
+      }
+      AURGEN_APPLY(b, F, T, x);
+    }
+  }
+
+  // ---- declared hydrodynamic damping (Fossen), at the body origin, body axes
+  if (m_.fl[kFDrag] != 0) {
+    double nu[6], tau[6];
+    for (int it = 0; it < m_.nd; ++it) {
+      int64_t b = m_.di[2 * it];
+      int64_t grp = m_.di[2 * it + 1];
+      double s = grp >= 0 ? o_.wfrac[grp] : 1.0;
+      if (s <= 0.0) continue;
+      for (int a = 0; a < 3; ++a) x[a] = d.xpos[3 * b + a];
+      AURGEN_POINTVEL(b, x, v);
+      int c = -1;
+      for (int cc = 0; cc < nc && c < 0; ++cc) {
+        bool inside = true;
+        for (int64_t j = 0; j < m_.cnp[cc]; ++j) {
+          const double* pl = m_.cpl + 4 * (cc * kmax + j);
+          if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
+            inside = false;
+            break;
+          }
+        }
+        if (inside) c = cc;
+      }
+      double vab0 = v[0], vab1 = v[1], vab2 = v[2];
+      if (c >= 0)
+        for (int a = 0; a < 3; ++a) v[a] -= cf[c * kNCF + kCFlow + a];
+      const double* xm = d.xmat + 9 * b;
+      const double* cv = d.cvel + 6 * b;
+      for (int a = 0; a < 3; ++a) {
+        nu[a] = xm[a] * v[0] + xm[3 + a] * v[1] + xm[6 + a] * v[2];
+        nu[3 + a] = xm[a] * cv[0] + xm[3 + a] * cv[1] + xm[6 + a] * cv[2];
+      }
+      const double* D = m_.df + 72 * it;
+      for (int i = 0; i < 6; ++i) {
+        double acc = 0.0;
+        for (int j = 0; j < 6; ++j)
+          acc += D[6 * i + j] * nu[j] + D[36 + 6 * i + j] * std::fabs(nu[i]) * nu[j];
+        tau[i] = s * acc;
+      }
+      for (int a = 0; a < 3; ++a) {
+        F[a] = xm[3 * a] * tau[0] + xm[3 * a + 1] * tau[1] + xm[3 * a + 2] * tau[2];
+        T[a] = xm[3 * a] * tau[3] + xm[3 * a + 1] * tau[4] + xm[3 * a + 2] * tau[5];
+      }
+      if (record)
+        led[kLPDrag] += (F[0] * vab0 + F[1] * vab1 + F[2] * vab2 + T[0] * cv[0] + T[1] * cv[1] +
+                         T[2] * cv[2]);
+      AURGEN_APPLY(b, F, T, x);
+    }
+  }
+
+  // ---- added mass: metric into M, velocity-product terms as forces
+  if (m_.fl[kFAdded] != 0) AddedMass(d);
+
+  if (record) {
+    double ke = 0.0;
+    for (int i = 0; i < nv; ++i)
+      for (int j = 0; j <= i; ++j) {
+        int64_t idx = m_.Mmap[i * nv + j];
+        if (idx < 0) continue;
+        if (i == j)
+          ke += 0.5 * d.M[idx] * d.qvel[i] * d.qvel[i];
+        else
+          ke += d.M[idx] * d.qvel[i] * d.qvel[j];
+      }
+    led[kLKE] = ke;
+    if (gk == 0) {
+      double ug = 0.0;
+      for (int b = 1; b < m_.nb; ++b)
+        ug -= m_.bmass[b] * (gf[0] * d.xipos[3 * b] + gf[1] * d.xipos[3 * b + 1] +
+                             gf[2] * d.xipos[3 * b + 2]);
+      led[kLUGrav] = ug;
+    }
+  }
+}
+
+// M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at the item's
+// point (Kirchhoff's equations; see runtime/forces.py _added_mass).
+void ForceStage::AddedMass(const ForceData& d) {
+  const int nc = m_.nc;
+  double Aw[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
+  for (int it = 0; it < m_.na; ++it) {
+    const int64_t* a4 = m_.ai + 4 * it;
+    int64_t kind = a4[0], b = a4[1], oid = a4[2];
+    double s;
+    const double* xp;
+    const double* xm;
+    if (kind == 1) {
+      int64_t k = a4[3];
+      s = 0.0;
+      for (int c = 0; c < nc; ++c) s += m_.cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
+      s /= m_.gvol[k];
+      xp = d.geom_xpos + 3 * oid;
+      xm = d.geom_xmat + 9 * oid;
+    } else {
+      s = a4[3] >= 0 ? o_.wfrac[a4[3]] : 1.0;
+      xp = d.xpos + 3 * oid;
+      xm = d.xmat + 9 * oid;
+    }
+    for (int a = 0; a < 3; ++a) {
+      p[a] = xp[a];
+      for (int c2 = 0; c2 < 3; ++c2) Rb[a][c2] = xm[3 * a + c2];
+    }
+    if (s <= 0.0) continue;
+    const double* A = m_.af + 36 * it;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) {
+        double acc = 0.0;
+        int bi = 3 * (i / 3), bj = 3 * (j / 3);
+        for (int q = 0; q < 3; ++q)
+          for (int r = 0; r < 3; ++r) acc += Rb[i - bi][q] * A[6 * (bi + q) + bj + r] * Rb[j - bj][r];
+        Aw[i][j] = s * acc;
+      }
+    int64_t nd = m_.bnd[b];
+    int64_t rr = m_.broot[b];
+    double dx = p[0] - d.subtree_com[3 * rr], dy = p[1] - d.subtree_com[3 * rr + 1];
+    double dz = p[2] - d.subtree_com[3 * rr + 2];
+    double* J = J_.data();    // (6 x nd)
+    double* AJ = AJ_.data();  // (6 x nd)
+    const int64_t* ch = m_.bch + b * m_.maxd;
+    for (int64_t kk = 0; kk < nd; ++kk) {
+      const double* cd = d.cdof + 6 * ch[kk];
+      double w0 = cd[0], w1 = cd[1], w2 = cd[2];
+      J[0 * nd + kk] = cd[3] + w1 * dz - w2 * dy;
+      J[1 * nd + kk] = cd[4] + w2 * dx - w0 * dz;
+      J[2 * nd + kk] = cd[5] + w0 * dy - w1 * dx;
+      J[3 * nd + kk] = w0;
+      J[4 * nd + kk] = w1;
+      J[5 * nd + kk] = w2;
+    }
+    // M += J^T Aw J (lower triangle of the chain)
+    for (int i = 0; i < 6; ++i)
+      for (int64_t kk = 0; kk < nd; ++kk) {
+        double acc = 0.0;
+        for (int q = 0; q < 6; ++q) acc += Aw[i][q] * J[q * nd + kk];
+        AJ[i * nd + kk] = acc;
+      }
+    for (int64_t k1 = 0; k1 < nd; ++k1) {
+      int64_t j1 = ch[k1];
+      for (int64_t k2 = 0; k2 < nd; ++k2) {
+        int64_t j2 = ch[k2];
+        if (j2 > j1) continue;
+        double acc = 0.0;
+        for (int q = 0; q < 6; ++q) acc += J[q * nd + k1] * AJ[q * nd + k2];
+        int64_t idx = m_.Mmap[j1 * m_.nv + j2];
+        if (idx >= 0) d.M[idx] += acc;
+      }
+    }
+    // velocities and the velocity-product acceleration at p
+    for (int i = 0; i < 6; ++i) {
+      V[i] = 0.0;
+      bias[i] = 0.0;
+    }
+    for (int64_t kk = 0; kk < nd; ++kk) {
+      int64_t j = ch[kk];
+      double qd = d.qvel[j];
+      for (int i = 0; i < 6; ++i) V[i] += J[i * nd + kk] * qd;
+      for (int i = 0; i < 6; ++i) bias[i] += d.cdof_dot[6 * j + i] * qd;  // (rot, lin) at the subtree com
+    }
+    // spatial -> at p: lin += rot x (p - c); reorder to (lin, ang)
+    double b0 = bias[3] + bias[1] * dz - bias[2] * dy;
+    double b1 = bias[4] + bias[2] * dx - bias[0] * dz;
+    double b2 = bias[5] + bias[0] * dy - bias[1] * dx;
+    double r0 = bias[0], r1 = bias[1], r2 = bias[2];
+    bias[0] = b0;
+    bias[1] = b1;
+    bias[2] = b2;
+    bias[3] = r0;
+    bias[4] = r1;
+    bias[5] = r2;
+    for (int i = 0; i < 6; ++i) {
+      double acc = 0.0;
+      for (int q = 0; q < 6; ++q) acc += Aw[i][q] * V[q];
+      P[i] = acc;
+    }
+    double w0 = V[3], w1 = V[4], w2 = V[5];
+    for (int i = 0; i < 3; ++i) {
+      double acc = 0.0, acc2 = 0.0;
+      for (int q = 0; q < 6; ++q) {
+        acc += Aw[i][q] * bias[q];
+        acc2 += Aw[3 + i][q] * bias[q];
+      }
+      F[i] = -acc;
+      T[i] = -acc2;
+    }
+    // - w x P_lin ; - w x H - v x P_lin
+    F[0] -= w1 * P[2] - w2 * P[1];
+    F[1] -= w2 * P[0] - w0 * P[2];
+    F[2] -= w0 * P[1] - w1 * P[0];
+    T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
+    T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
+    T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
+    // generalized force J^T (F, T)
+    for (int64_t kk = 0; kk < nd; ++kk) {
+      int64_t j = ch[kk];
+      double q = 0.0;
+      for (int i = 0; i < 3; ++i) q += J[i * nd + kk] * F[i] + J[(3 + i) * nd + kk] * T[i];
+      d.qfrc_passive[j] += q;
+      o_.qmine[j] += q;
+    }
+  }
+}
+
+#undef AURGEN_APPLY
+#undef AURGEN_POINTVEL
+
+}  // namespace aurgen::core
