@@ -112,7 +112,15 @@ def roll_figures(vehicle, body, heel: st.GZCurve, eq=None, run: bool = True, pro
     added = st.added_roll_inertia(vehicle)
     out = {"ixx": ixx, "added": added, "volume": V_disp, "gm_t": heel.gm,
            "estimate": st.roll_period(ixx, added, body.rho, V_disp, heel.gm), "decay": None,
-           "decay_note": None}
+           "decay_note": None, "heel0_deg": DECAY_HEEL_DEG, "mass": body.mass}
+    amp = math.radians(DECAY_HEEL_DEG)
+    try:
+        phe = st.equilibrium_angle(heel)
+        pw = st.Piecewise(heel.arm, max(phe - 1.5 * amp, -math.pi), phe + amp)
+        out["pieces"], out["phi_e"] = pw, phe
+        out["amplitude"] = st.roll_period_at(heel, amp, ixx + added, body.mass, phi_e=phe, pieces=pw)["period"]
+    except (ArithmeticError, ValueError) as exc:
+        out["amplitude"], out["amplitude_note"] = None, f"no 1-DOF period at {DECAY_HEEL_DEG:.0f}°: {exc}"
     if not run:
         out["decay_note"] = "roll-decay run not requested"
         return out
@@ -132,7 +140,21 @@ def roll_figures(vehicle, body, heel: st.GZCurve, eq=None, run: bool = True, pro
     if out["decay"]["period"] is None:
         out["decay_note"] = (f"roll decay: fewer than two full swings in {out['decay']['t'][-1]:.0f} s "
                              "(overdamped or unstable); no period measured")
+        return out
+    d = out["decay"]
+    d["decrement"] = log_decrement(d["t"], d["roll"], d["ref"])
+    # the 1-DOF period at each measured swing's amplitude, averaged like the measurement
+    if out.get("amplitude") is not None:
+        per = []
+        for _, _, amp_k in decay_cycles(d["t"], d["roll"], d["ref"]):
+            amp_k = min(amp_k, amp)
+            per.append(st.roll_period_at(heel, amp_k, ixx + added, body.mass, phi_e=out["phi_e"],
+                                         pieces=out["pieces"])["period"])
+        out["swings"] = float(np.mean(per)) if per else None
     return out
+
+
+DECAY_HEEL_DEG = 10.0  # release heel of the roll-decay run (deg from the rest heel)
 
 
 def _crossings(t, y):
@@ -155,21 +177,74 @@ def decay_period(t, roll, ref: float, floor: float = 0.02):
     heel would add spurious crossings). Same-direction crossings give whole
     periods; with only two crossings, twice the half period.
     """
+    cyc = decay_cycles(t, roll, ref, floor)
+    if cyc:
+        return float(np.mean([t1 - t0 for t0, t1, _ in cyc]))
     t = np.asarray(t, float)
     y = np.asarray(roll, float) - ref
     big = np.nonzero(np.abs(y) > floor * abs(y[0]))[0]
     if big.size == 0:
         return None
-    end = min(len(y), big[-1] + 2)
-    cr = _crossings(t[:end], y[:end])
-    periods = []
-    for sign in (1, -1):
-        periods += list(np.diff([tc for tc, s in cr if s == sign]))
-    if periods:
-        return float(np.mean(periods))
+    cr = _crossings(t[:min(len(y), big[-1] + 2)], y[:min(len(y), big[-1] + 2)])
     if len(cr) >= 2:
         return float(2 * (cr[1][0] - cr[0][0]))
     return None
+
+
+def decay_cycles(t, roll, ref: float, floor: float = 0.02) -> list:
+    """The cycles :func:`decay_period` averages: (start s, end s, amplitude rad) between same-direction zero
+    crossings of roll about ``ref`` (both directions) or, with fewer than two of a kind, the half cycle
+    between the first two crossings doubled; the amplitude is the largest |roll − ref| within the cycle.
+    Swings below ``floor`` × the release amplitude are left out."""
+    t = np.asarray(t, float)
+    y = np.asarray(roll, float) - ref
+    big = np.nonzero(np.abs(y) > floor * abs(y[0]))[0]
+    if big.size == 0:
+        return []
+    end = min(len(y), big[-1] + 2)
+    cr = _crossings(t[:end], y[:end])
+
+    def amp(t0, t1):
+        m = (t >= t0) & (t <= t1)
+        return float(np.max(np.abs(y[m]))) if m.any() else 0.0
+
+    out = []
+    for sign in (1, -1):
+        tc = [c for c, s in cr if s == sign]
+        out += [(t0, t1, amp(t0, t1)) for t0, t1 in zip(tc[:-1], tc[1:])]
+    if not out and len(cr) >= 2:
+        t0, t1 = cr[0][0], cr[1][0]
+        out = [(t0, t0 + 2 * (t1 - t0), amp(t0, t1))]
+    return sorted(out)
+
+
+def log_decrement(t, roll, ref: float, floor: float = 0.02) -> dict | None:
+    """Logarithmic decrement of a free decay about ``ref`` (rad), per cycle: δ = 2 × the mean of
+    ln(|x_k| / |x_{k+1}|) over successive peaks (half cycles apart, the release counting as the first),
+    peaks larger than ``floor`` × the release amplitude; and ζ = δ / √(4π² + δ²) (exact for linear damping).
+
+    Peaks are the sampled extrema of ``roll − ref`` refined by a parabola
+    through the sample and its neighbours.  Returns δ, ζ, the peaks (t s,
+    deviation rad) and the half-cycle decrements; None with fewer than two
+    peaks.  With nonlinear (quadratic) damping δ falls with amplitude: the
+    half-cycle values show it.
+    """
+    t = np.asarray(t, float)
+    y = np.asarray(roll, float) - ref
+    a0 = abs(y[0])
+    peaks = [(float(t[0]), float(y[0]))]
+    for k in range(1, len(y) - 1):
+        if (y[k] >= y[k - 1] and y[k] > y[k + 1]) or (y[k] <= y[k - 1] and y[k] < y[k + 1]):
+            den = y[k - 1] - 2 * y[k] + y[k + 1]
+            s = 0.5 * (y[k - 1] - y[k + 1]) / den if den != 0 else 0.0
+            yp = y[k] - 0.25 * (y[k - 1] - y[k + 1]) * s
+            if abs(yp) > floor * a0 and np.sign(yp) != np.sign(peaks[-1][1]):
+                peaks.append((float(t[k] + s * (t[k + 1] - t[k])), float(yp)))
+    if len(peaks) < 2:
+        return None
+    halves = [math.log(abs(a) / abs(b)) for (_, a), (_, b) in zip(peaks[:-1], peaks[1:])]
+    d = 2 * float(np.mean(halves))
+    return {"delta": d, "zeta": d / math.sqrt(4 * math.pi ** 2 + d * d), "peaks": peaks, "deltas": halves}
 
 
 def roll_decay(vehicle, body, Simulation, eq=None, heel_deg: float = 10.0, duration: float = 20.0,
@@ -248,8 +323,9 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     ax.axhline(0.0, color="0.4", lw=0.8)
     # GM as the initial slope: the tangent at 0 reaches GM at 1 rad (57.3°)
     if math.isfinite(c.gm):
+        name = ("BG_z" if c.submerged else "GM_T" if c.axis == "heel" else "GM_L")
         ax.plot([0.0, math.degrees(1.0)], [0.0, c.gm], color="C3", ls="--", lw=1.2,
-                label=f"GM{'_T' if c.axis == 'heel' else '_L'} = {c.gm:.4f} m (slope at 0)")
+                label=f"{name} = {c.gm:.4f} m (kernel; tangent drawn from 0°)")
         ax.plot([math.degrees(1.0)] * 2, [0.0, c.gm], color="C3", ls=":", lw=0.8)
     for lim, col in ((40.0, "C2"), (30.0, "C1")):
         m = deg <= lim
@@ -319,14 +395,28 @@ def fig_decay(rep: Report, path: Path):
     fig, ax = plt.subplots(figsize=FIG_SIZE)
     ax.plot(d["t"], np.degrees(d["roll"]), color="C0", lw=1.2, label="roll (runtime)")
     ax.axhline(math.degrees(d["ref"]), color="0.4", lw=0.8, label="equilibrium heel (kernel)")
+    dec = d.get("decrement")
+    if dec is not None:
+        tp = np.array([p[0] for p in dec["peaks"]])
+        yp = np.array([p[1] for p in dec["peaks"]])
+        ax.plot(tp, np.degrees(d["ref"] + yp), "o", color="C3", ms=3, label="peaks")
+        T = d["period"]
+        a0 = abs(d["roll"][0] - d["ref"])
+        env = a0 * np.exp(-dec["delta"] * np.asarray(d["t"]) / T)
+        for sgn in (1, -1):
+            ax.plot(d["t"], np.degrees(d["ref"] + sgn * env), color="C3", ls="--", lw=0.8,
+                    label=f"log decrement δ = {dec['delta']:.3f} per cycle (ζ = {dec['zeta']:.3f})" if sgn > 0
+                    else None)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("roll (deg)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     est = rep.roll["estimate"]
-    per = "no period measured" if d["period"] is None else f"period {d['period']:.3f} s"
+    per = "no period measured" if d["period"] is None else f"measured period {d['period']:.3f} s"
+    amp = rep.roll.get("amplitude")
+    one = f", 1-DOF at {d['heel0_deg']:.0f}° {amp:.3f} s" if amp is not None else ""
     _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per} "
-            f"(small-angle estimate {est:.3f} s)", path)
+            f"(small-angle {est:.3f} s{one})", path)
 
 
 # --------------------------------------------------------------------------- text
@@ -344,14 +434,16 @@ def headline(rep: Report) -> list[tuple[str, str]]:
     if rep.eq is not None:
         rows.append(("draft", f"{rep.eq.draft:.4f} m, heel {_deg(rep.eq.heel)}, trim {_deg(rep.eq.trim)}"))
     gm_name = "BG_z (submerged GM_T)" if c.submerged else "GM_T"
-    rows += [(gm_name, f"{c.gm:.5f} m (curve slope at 0: {c.slope0:.5f} m)"),
+    rows += [(gm_name, f"{c.gm:.5f} m (dGZ/dheel at 0° heel, free trim: {c.slope0:.5f} m/rad)"),
              ("max GZ", f"{c.max_gz:.5f} m at {_deg(c.angle_max_gz)}"),
              ("vanishing stability", _deg(c.avs) if c.avs is not None else "none up to 180°"),
              ("area to 30°", f"{c.area_30:.6f} m·rad"), ("area to 40°", f"{c.area_40:.6f} m·rad")]
     if rep.trim is not None:
         t = rep.trim
-        rows += [("GM_L" if not t.submerged else "BG_z (pitch)", f"{t.gm:.5f} m"),
-                 ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}")]
+        rows += [("GM_L" if not t.submerged else "BG_z (pitch)",
+                  f"{t.gm:.5f} m (dGZ/dtrim at 0° trim, free heel: {t.slope0:.5f} m/rad)"),
+                 ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}"),
+                 ("vanishing stability (trim)", _deg(t.avs) if t.avs is not None else "none up to 180°")]
     L = rep.load
     at = f"({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m"
     if rep.balance is None:
@@ -373,9 +465,18 @@ def headline(rep: Report) -> list[tuple[str, str]]:
         else:
             rows.append(("neutral ballast", "none needed (neutral as built)"))
     r = rep.roll
-    rows.append(("roll period (estimate)", f"{r['estimate']:.3f} s" if math.isfinite(r["estimate"]) else "unstable"))
-    if r["decay"] is not None and r["decay"]["period"] is not None:
-        rows.append(("roll period (runtime)", f"{r['decay']['period']:.3f} s from {r['decay']['heel0_deg']:.0f}° heel"))
+    rows.append(("roll period (small-angle)", f"{r['estimate']:.3f} s" if math.isfinite(r["estimate"])
+                 else "unstable"))
+    if r.get("amplitude") is not None:
+        rows.append((f"roll period (1-DOF, {r['heel0_deg']:.0f}°)",
+                     f"{r['amplitude']:.3f} s" if math.isfinite(r["amplitude"]) else "no return (capsizes)"))
+    d = r["decay"]
+    if d is not None and d["period"] is not None:
+        rows.append(("roll period (runtime)", f"{d['period']:.3f} s from {d['heel0_deg']:.0f}° heel (measured)"))
+        dec = d.get("decrement")
+        if dec is not None:
+            rows.append(("roll decay (runtime)", f"log decrement {dec['delta']:.3f} per cycle, "
+                         f"ζ = {dec['zeta']:.3f} (measured)"))
     else:
         rows.append(("roll period (runtime)", r["decay_note"] or "—"))
     return rows
@@ -412,10 +513,16 @@ def markdown(rep: Report, figures: dict) -> str:
                        "centre of mass, GZ(φ) = BG sin φ for a CoB straight above the CoM.")
         else:
             out.append("Free-floating at constant displacement, the other angle free. GZ > 0 rights.")
-        out += ["", f"- GM = {c.gm:.6f} m (curve slope at 0: {c.slope0:.6f} m)",
+        gname = "BG_z" if c.submerged else ("GM_T" if c.axis == "heel" else "GM_L")
+        nbrk = len([x for x in c.breaks if x < math.radians(40.0) and abs(x - math.radians(30.0)) > 1e-12])
+        free = "trim" if c.axis == "heel" else "heel"
+        out += ["", f"- {gname} = {c.gm:.6f} m (the kernel's, at the equilibrium); the curve's slope at 0° "
+                f"{c.axis} with {free} free: {c.slope0:.6f} m/rad",
                 f"- maximum GZ {c.max_gz:.6f} m at {_deg(c.angle_max_gz)}",
                 f"- angle of vanishing stability: {_deg(c.avs) if c.avs is not None else 'none up to 180°'}",
-                f"- area under GZ to 30°: {c.area_30:.6f} m·rad; to 40°: {c.area_40:.6f} m·rad", ""]
+                f"- area under GZ to 30°: {c.area_30:.6f} m·rad; to 40°: {c.area_40:.6f} m·rad"
+                + (f" (integrated piecewise between the {nbrk} angles below 40° where a displacement-box corner "
+                   "meets the water: GZ has a kink at each)" if nbrk else ""), ""]
         out += [f"- note: {n}" for n in c.notes]
         if c.axis in figures:
             out += [f"![GZ {c.axis}]({figures[c.axis]})", ""]
@@ -458,12 +565,39 @@ def markdown(rep: Report, figures: dict) -> str:
             f"added {r['added']:.5f} kg·m² (the config's −K_ṗ; 0 if not declared), V = {r['volume']:.6f} m³, "
             f"GM_T = {r['gm_t']:.5f} m: **" + (f"{r['estimate']:.3f} s" if math.isfinite(r["estimate"])
                                                 else "no period (GM_T ≤ 0)") + "**.", ""]
+    if r.get("amplitude") is not None:
+        out.append(f"Amplitude-dependent (one degree of freedom, undamped) period from the GZ curve, released "
+                   f"{r['heel0_deg']:.0f}° from the rest heel {_deg(r['phi_e'])}: "
+                   "T(φ0) = 2 ∫ dφ / √((2 m g / I) ∫_φ^φ0 GZ dψ) between the two turning points "
+                   f"(= 4 ∫_0^φ0 for a symmetric curve), I = I_xx + added: **{r['amplitude']:.3f} s** "
+                   f"({100 * (r['amplitude'] / r['estimate'] - 1):+.1f}% against the small-angle period).")
+        out.append("")
+    elif r.get("amplitude_note"):
+        out += [r["amplitude_note"], ""]
     if r["decay"] is not None and r["decay"]["period"] is not None:
         d = r["decay"]
+        dec = d.get("decrement")
         out.append(f"Roll decay in the runtime (open water, drag and damping as emitted) from {d['heel0_deg']:.0f}° "
-                   f"heel: period {d['period']:.3f} s ({100 * (d['period'] / r['estimate'] - 1):+.1f}% against "
-                   "the estimate). The run measures the damped period, T_n / √(1 − ζ²) for damping ratio ζ, "
-                   "so it exceeds the undamped estimate when the roll is strongly damped.")
+                   f"heel: measured period {d['period']:.3f} s ({100 * (d['period'] / r['estimate'] - 1):+.1f}% "
+                   "against the small-angle period).")
+        if dec is not None:
+            out.append(f"Decay rate: logarithmic decrement δ = {dec['delta']:.3f} per cycle (twice the mean "
+                       f"of ln|x_k/x_(k+1)| over {len(dec['deltas'])} successive half-cycle peaks: "
+                       + ", ".join(f"{2 * h:.3f}" for h in dec["deltas"]) + " per cycle in turn), damping ratio "
+                       f"ζ = δ/√(4π² + δ²) = {dec['zeta']:.3f}.")
+        if r.get("swings") is not None and dec is not None:
+            damped = r["swings"] / math.sqrt(1 - dec["zeta"] ** 2)
+            gap = d["period"] / r["estimate"] - 1
+            amp_part = r["swings"] / r["estimate"] - 1
+            damp_part = damped / r["swings"] - 1
+            rest = d["period"] / damped - 1
+            out.append(f"Where the {100 * gap:+.1f}% comes from: the swings shrink as they decay, and the 1-DOF "
+                       f"period at each measured swing's amplitude, averaged like the measurement, is "
+                       f"{r['swings']:.3f} s ({100 * amp_part:+.1f}%: the curve's nonlinearity); damping at ζ = "
+                       f"{dec['zeta']:.3f} lengthens a period by 1/√(1 − ζ²) ({100 * damp_part:+.1f}%, giving "
+                       f"{damped:.3f} s); the remaining {100 * rest:+.1f}% is what this picture leaves out (the free "
+                       "body's heave, sway and pitch coupled to its roll; damping that changes with amplitude, "
+                       "as the half-cycle decrements show).")
     else:
         out.append(r["decay_note"] or "")
     if "decay" in figures:

@@ -604,7 +604,8 @@ def _gauss(fun, a: float, b: float, tol: float = 1e-11, depth: int = 0) -> float
     return _gauss(fun, a, m, tol, depth + 1) + _gauss(fun, m, b, tol, depth + 1)
 
 
-def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float, g: float = G) -> dict:
+def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float, g: float = G,
+                   phi_e: float | None = None, pieces: "Piecewise | None" = None) -> dict:
     """Undamped one-degree-of-freedom roll period (s) from the GZ curve, released at rest ``amplitude`` (rad)
     above the rest heel φe: I φ'' = −m g GZ(φ).
 
@@ -615,15 +616,18 @@ def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float
     side is mapped by φ = φe ± Δ sin θ, which removes the inverse-square-root
     end singularity, and split at the curve's breaks; GZ integrals come from
     :class:`Piecewise` (exact to ~1e-14).  Returns period (s), rest heel
-    ``phi_e``, turning points ``phi0``, ``phi_minus`` (rad).
+    ``phi_e``, turning points ``phi0``, ``phi_minus`` (rad).  ``phi_e`` and
+    ``pieces`` (a :class:`Piecewise` of this curve covering the swing) may be
+    passed in to reuse them across amplitudes.
     """
     from scipy.optimize import brentq
 
-    phe = equilibrium_angle(curve)
+    phe = equilibrium_angle(curve) if phi_e is None else float(phi_e)
     ph0 = phe + amplitude
     k = 2 * mass * g / inertia
     lo = max(phe - 1.5 * amplitude, -math.pi)
-    pw = Piecewise(curve.arm, lo, ph0)
+    pw = pieces if pieces is not None and pieces.lo <= lo and pieces.hi >= ph0 else Piecewise(curve.arm, lo, ph0)
+    lo = max(lo, pw.lo)
     if pw.area(lo, ph0) > 0:  # the other side does not stop within 1.5 amplitudes: widen once
         lo = max(phe - 4 * amplitude, -math.pi)
         pw = Piecewise(curve.arm, lo, ph0)
@@ -645,36 +649,6 @@ def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float
     up = side(ph0 - phe, 1.0, lambda p: pw.area(p, ph0))
     down = side(phe - phm, -1.0, lambda p: -pw.area(phm, p))
     return {"period": 2 * (up + down), "phi_e": phe, "phi0": ph0, "phi_minus": phm}
-
-
-def log_decrement(t, roll, ref: float, floor: float = 0.02) -> dict | None:
-    """Logarithmic decrement of a free decay about ``ref`` (rad): δ = ln(x_k / x_{k+1}) over successive
-    same-side peaks larger than ``floor`` × the release amplitude, and ζ = δ / √(4π² + δ²).
-
-    Peaks are the sampled local extrema of ``roll − ref`` refined by a parabola
-    through the sample and its neighbours.  Returns mean δ (per cycle), ζ, the
-    peaks (t s, deviation rad) and the per-cycle δ; None with fewer than two
-    same-side peaks.
-    """
-    t = np.asarray(t, float)
-    y = np.asarray(roll, float) - ref
-    a0 = abs(y[0])
-    peaks = []
-    for k in range(1, len(y) - 1):
-        if (y[k] >= y[k - 1] and y[k] > y[k + 1]) or (y[k] <= y[k - 1] and y[k] < y[k + 1]):
-            den = y[k - 1] - 2 * y[k] + y[k + 1]
-            s = 0.5 * (y[k - 1] - y[k + 1]) / den if den != 0 else 0.0
-            yp = y[k] - 0.25 * (y[k - 1] - y[k + 1]) * s
-            if abs(yp) > floor * a0:
-                peaks.append((t[k] + s * (t[k + 1] - t[k]), yp))
-    deltas = []
-    for sgn in (1, -1):
-        ps = [p for _, p in peaks if np.sign(p) == sgn]
-        deltas += [math.log(abs(a) / abs(b)) for a, b in zip(ps[:-1], ps[1:])]
-    if not deltas:
-        return None
-    d = float(np.mean(deltas))
-    return {"delta": d, "zeta": d / math.sqrt(4 * math.pi ** 2 + d * d), "peaks": peaks, "deltas": deltas}
 
 
 def added_roll_inertia(vehicle) -> float:

@@ -154,3 +154,123 @@ def test_progress_lines():
     p.stage("righting arm (heel)")
     p(5, 10)
     assert "righting arm (heel)" in s.getvalue()
+
+
+# --------------------------------------------------------------------------- issue 14: printed figures exact
+
+
+def _row(rows, key):
+    return dict(rows)[key]
+
+
+def test_blueboat_printed_areas_against_adaptive_quadrature():
+    """The headline's areas to their last printed digit, against scipy's adaptive quad of the kernel's GZ
+    (no knowledge of where the kinks are)."""
+    from scipy.integrate import quad
+
+    v = resolve("blueboat.yaml")
+    rep = report.compute(v, roll_decay=False, step_deg=5.0, load_samples=3)
+    rows = report.headline(rep)
+    arm = rep.heel.arm
+    for key, deg in (("area to 30°", 30.0), ("area to 40°", 40.0)):
+        ref = quad(lambda x: arm(np.array([x]))[0], 0.0, math.radians(deg), epsabs=1e-11, epsrel=1e-11,
+                   limit=400)[0]
+        printed = float(_row(rows, key).split()[0])
+        assert abs(printed - ref) <= 0.5e-6 + 1e-12, (key, printed, ref)
+
+
+def _fd_gm(body, eq, which, delta=1e-5):
+    """GM (m) from the finite-difference righting moment about the waterplane's horizontal longitudinal ('t')
+    or transverse ('l') axis at the kernel's equilibrium pose, constant displacement (brentq on clip_batch)."""
+    from scipy.optimize import brentq
+
+    from aurgen.runtime import hydrostatics as hs
+
+    types = [g.type for g in body.geoms]
+    sizes = np.array([g.size3() for g in body.geoms])
+    pos = np.array([g.pos for g in body.geoms])
+    mats = np.array([g.mat for g in body.geoms])
+    uL = np.asarray(eq.mat)[:, 0] * [1, 1, 0]
+    uL /= np.linalg.norm(uL)
+    axis = uL if which == "t" else np.cross([0, 0, 1.0], uL)
+    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+
+    def arm(a):
+        R = (np.eye(3) + np.sin(a) * K + (1 - np.cos(a)) * K @ K) @ np.asarray(eq.mat)
+        d = brentq(lambda d: hs.clip_batch(types, sizes, pos, mats, R[2], d)[0].sum() * body.rho - body.mass,
+                   -2, 2, xtol=1e-15, rtol=1e-15)
+        V, C, _ = hs.clip_batch(types, sizes, pos, mats, R[2], d)
+        r = R @ (V @ C / V.sum() - body.com)
+        return -np.cross(r, [0, 0, 1.0]) @ axis
+
+    return (arm(delta) - arm(-delta)) / (2 * delta)
+
+
+def test_floating_uuv_headline_gm_and_ballast(tmp_path):
+    """The floating offset-CoB ROV: GM_T and GM_L printed are the metacentric heights about their own axes
+    (finite differences of the righting moment), and the ballast sentence names heel then trim correctly."""
+    import re
+
+    from scipy.optimize import root
+
+    text = (resolve("bluerov2.yaml").source and open(resolve("bluerov2.yaml").source).read())
+    text = text.replace("net_buoyancy: 0.0", "net_buoyancy: 0.5").replace(
+        "cob_offset: [0, 0, 0.046]", "cob_offset: [0.01, -0.004, 0.046]")
+    cfg = tmp_path / "rov_variant.yaml"
+    cfg.write_text(text)
+    v = resolve(str(cfg))
+    rep = report.compute(v, roll_decay=False, step_deg=10.0, load_samples=3)
+    rows = report.headline(rep)
+    body = st.body_of(v)
+    for key, which in (("GM_T", "t"), ("GM_L", "l")):
+        printed = float(_row(rows, key).split()[0])
+        assert abs(printed - _fd_gm(body, rep.eq, which)) <= 0.5e-5 + 1e-9, key
+    # ballast at the chosen point: heel and trim from the couple of the boxes, wholly submerged
+    vols = np.array([np.prod(bx.shape.dims) for bx in v.displacement.boxes])
+    B = vols @ np.array([bx.xyz for bx in v.displacement.boxes], float) / vols.sum()
+    mb = body.rho * vols.sum() - body.mass
+    G = (body.mass * np.asarray(body.com) + mb * rep.balance.chosen) / (body.mass + mb)
+
+    def R(h, t):
+        ch, sh, ct, s_ = math.cos(h), math.sin(h), math.cos(t), math.sin(t)
+        return np.array([[ct, 0, s_], [0, 1, 0], [-s_, 0, ct]]) @ np.array([[1, 0, 0], [0, ch, -sh], [0, sh, ch]])
+
+    x = root(lambda x: (R(*x) @ (B - G))[:2], [0.0, 0.0], tol=1e-14).x
+    md = report.markdown(rep, {})
+    m = re.search(r"instead it hangs at heel (-?[\d.]+)°, trim (-?[\d.]+)°", md)
+    assert m, md
+    assert abs(float(m.group(1)) - math.degrees(x[0])) <= 0.005 + 1e-9
+    assert abs(float(m.group(2)) - math.degrees(x[1])) <= 0.005 + 1e-9
+
+
+def test_log_decrement_of_a_damped_sine():
+    """Linear damping: successive extrema shrink by exp(π ζ / √(1 − ζ²)) per half cycle."""
+    t = np.linspace(0.0, 10.0, 20001)
+    Tn, zeta = 0.8, 0.08
+    wn = 2 * math.pi / Tn
+    wd = wn * math.sqrt(1 - zeta * zeta)
+    phi = math.atan2(zeta, math.sqrt(1 - zeta * zeta))  # released at rest: x = A e^{−ζωt} cos(ω_d t − φ)/cos φ
+    y = 0.1 + 0.17 * np.exp(-zeta * wn * t) * np.cos(wd * t - phi) / math.cos(phi)
+    d = report.log_decrement(t, y, 0.1)
+    assert d["delta"] == pytest.approx(2 * math.pi * zeta / math.sqrt(1 - zeta * zeta), rel=1e-4)
+    assert d["zeta"] == pytest.approx(zeta, rel=1e-4)
+    cyc = report.decay_cycles(t, y, 0.1)
+    assert len(cyc) >= 4
+    for t0, t1, a in cyc:
+        assert t1 - t0 == pytest.approx(2 * math.pi / wd, rel=1e-4)
+        assert 0 < a < 0.17
+
+
+def test_roll_section_names_both_periods_and_the_decay_rate():
+    rep = report.compute(resolve("bluerov2.yaml"), step_deg=10.0, load_samples=3)
+    rows = dict(report.headline(rep))
+    assert "roll period (small-angle)" in rows and "roll period (1-DOF, 10°)" in rows
+    assert "log decrement" in rows["roll decay (runtime)"]
+    # submerged ROV: GZ = BG sin φ, a pendulum; T(10°) = T0 · (2/π) K(sin² 5°)
+    from scipy.special import ellipk
+
+    r = rep.roll
+    assert r["amplitude"] == pytest.approx(r["estimate"] * 2 / math.pi * ellipk(math.sin(math.radians(5)) ** 2),
+                                           rel=1e-9)
+    md = report.markdown(rep, {})
+    assert "Where the" in md and "damping ratio" in md
