@@ -61,17 +61,17 @@ def test_hand_edited_mass_is_caught(boat, capsys):
     _, d = boat
     xml = d / "blueboat.xml"
     text = xml.read_text()
-    assert text.count('mass="12.0"') == 1  # the chassis
-    xml.write_text(text.replace('mass="12.0"', 'mass="12.5"'))
+    assert text.count('mass="14.1952708"') == 1  # the chassis
+    xml.write_text(text.replace('mass="14.1952708"', 'mass="14.6952708"'))
     code, out, _ = _run(capsys, d)
     assert code == 1
     rows = _rows(out, xml)
-    content = [r for r in rows if re.search(r"\bcontent\s+total mass\s+15\.6047", r)]
+    content = [r for r in rows if re.search(r"\bcontent\s+total mass\s+17\.80*\s", r)]
     assert content, out
-    assert "15.104729" in content[0]
+    assert re.search(r"\s17\.30*\s", content[0])
     # SDF and URDF agree with their comments and with each other: the MJCF is the odd one out
     assert not any(f for f in ("model.sdf", "blueboat.urdf") if _rows(out, d / f))
-    assert any(re.search(r"formats\s+mass\s+15\.6047.*15\.1047.*vs model\.sdf", r) for r in rows), out
+    assert any(re.search(r"formats\s+mass\s+17\.80*\s.*17\.30*\s.*vs model\.sdf", r) for r in rows), out
 
 
 def test_hand_edited_inertial_pose_moves_the_com(boat, capsys):
@@ -149,7 +149,7 @@ def test_moved_displacement_box_changes_the_equilibrium_mjcf(boat, capsys):
     assert code == 1
     rows = _rows(out, xml)
     draft = [r for r in rows if re.search(r"content\s+draft\s", r)]
-    assert draft and "0.008039" in draft[0], out
+    assert draft and "0.013715" in draft[0], out
     for figure in ("heel", "trim", "GM_T", "GM_L"):
         assert any(re.search(rf"content\s+{figure}\s", r) for r in rows), out
 
@@ -228,7 +228,7 @@ def test_unreadable_input_exits_2(boat, tmp_path, capsys, content):
 
 def test_unreadable_wins_over_differences(boat, tmp_path, capsys):
     _, d = boat
-    (d / "blueboat.xml").write_text((d / "blueboat.xml").read_text().replace('mass="12.0"', 'mass="13.0"'))
+    (d / "blueboat.xml").write_text((d / "blueboat.xml").read_text().replace('mass="14.1952708"', 'mass="15.1952708"'))
     code, out, err = _run(capsys, d, tmp_path / "missing.sdf")
     assert code == 2
     assert "total mass" in out and "missing.sdf: no such file" in err
