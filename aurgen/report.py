@@ -604,7 +604,12 @@ def markdown(rep: Report, figures: dict) -> str:
         out += ["", f"![roll decay]({figures['decay']})"]
     out += ["", "## Limits", "",
             "Static free surface; the displacement is the declared boxes (not the hull's true shape); "
-            "GZ at constant displacement; no wind heeling, free-surface or icing corrections.", ""]
+            "GZ at constant displacement; no wind heeling, free-surface or icing corrections. "
+            "Curves and areas are measured from 0° (upright), also when the equilibrium has a list. "
+            "Sampled, not exact: the vanishing angle is the first fall through zero after the maximum seen on "
+            "the samples (then exact by Brent's method; a dip narrower than a sample step is not seen); the "
+            "full-range trim scan resolves equilibria 2.5° apart or more; the runtime's period and decrement "
+            "are measurements of a simulation, not exact figures.", ""]
     out += [f"- {n}" for n in rep.notes]
     return "\n".join(out) + "\n"
 

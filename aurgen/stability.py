@@ -403,12 +403,20 @@ def _deck_points(body: Body) -> np.ndarray:
 
 
 def freeboard_of(body: Body, eq) -> float:
-    """Lowest height (m) above the water of the deck points at the kernel equilibrium ``eq``."""
-    pts = _deck_points(body)
+    """Lowest height (m) above the water of the deck at the kernel equilibrium ``eq``: the top-face corners of
+    boxes, and for a cylinder or capsule the lowest point of its top rim in closed form (the rim's centre
+    height less r·√(1 − a_z²), a the world axis), not the 16 rim samples of :func:`_deck_points`."""
     pos = np.asarray(eq.pos, float)
     R = np.asarray(eq.mat, float)
-    z = pos[2] + pts @ R[2, :]
-    return float(z.min())
+    rims = [g for g in body.geoms if g.type in ("cylinder", "capsule")]
+    rest = Body(tuple(g for g in body.geoms if g.type not in ("cylinder", "capsule")), body.mass, body.com, body.rho)
+    zs = list(pos[2] + _deck_points(rest) @ R[2, :])
+    for g in rims:
+        a = np.asarray(g.size, float)
+        M = R @ np.asarray(g.mat, float)
+        top = pos[2] + R[2, :] @ np.asarray(g.pos, float) + M[2, 2] * a[1]
+        zs.append(top - a[0] * math.sqrt(max(0.0, 1.0 - M[2, 2] ** 2)))
+    return float(min(zs))
 
 
 def load_line(body: Body, at, samples: int = 41, progress=None) -> LoadLine:

@@ -576,3 +576,14 @@ def test_roll_period_at_amplitude_against_an_ode_for_a_wall_sided_barge():
     # and it tends to the small-angle period
     small = st.roll_period(I, 0.0, RHO, m / RHO, gm, g=g)
     assert st.roll_period_at(c, math.radians(0.01), I, m, g=g)["period"] == pytest.approx(small, rel=1e-7)
+
+
+def test_freeboard_of_a_tilted_cylinder_rim_is_exact():
+    """A cylinder's deck is its top rim: lowest point at centre height − r sin(tilt), not a 16-point sample."""
+    r, h = 0.5, 0.4
+    g = hs.Geom("cylinder", np.array([r, h / 2]), np.zeros(3), np.eye(3))
+    body = st.Body((g,), 100.0, np.zeros(3), RHO)
+    for tilt in (0.0, 0.1, 0.2 + math.pi / 16):  # the last between two of the 16 samples
+        eq = type("E", (), {"pos": np.array([0.0, 0.0, -0.05]), "mat": _rx(tilt)})()
+        assert st.freeboard_of(body, eq) == pytest.approx(-0.05 + h / 2 * math.cos(tilt) - r * math.sin(tilt),
+                                                          abs=1e-14)
