@@ -31,6 +31,14 @@ THRUST_COEFFICIENT = 0.02
 MARKER_MASS = 1e-6
 MARKER_INERTIA = 1e-9
 
+# Visual materials by role (RGBA): the base hull, propellers, sensors, any other part.
+MATERIALS = {
+    "hull": (0.1, 0.3, 0.6, 1.0),
+    "propeller": (0.15, 0.15, 0.15, 1.0),
+    "sensor": (0.95, 0.7, 0.1, 1.0),
+    "part": (0.7, 0.7, 0.7, 1.0),
+}
+
 _FORCES = "xyzkmn"
 _VELS = "UVWPQR"
 
@@ -202,6 +210,12 @@ def context(vehicle: Vehicle) -> dict:
     thrusters = thruster_ctx(vehicle)
     for t in thrusters:
         by_name[t["link"]]["thrusters"].append(t)
+    sensor_links = {s.link for s in getattr(vehicle, "sensors", ())}
+    for c in links:
+        role = ("hull" if c["name"] == vehicle.base else "propeller" if c["thrusters"]
+                else "sensor" if c["name"] in sensor_links else "part")
+        c["material"] = {"name": f"aurgen_{role}", "rgba": MATERIALS[role]}
+    used = sorted({c["material"]["name"] for c in links if c["visuals"]})
     disp = vehicle.displacement
     mats, skipped = hydro_matrices(vehicle.hydrodynamics)
     meshes = {}
@@ -240,6 +254,7 @@ def context(vehicle: Vehicle) -> dict:
         "marker_mass": MARKER_MASS,
         "marker_inertia": MARKER_INERTIA,
         "meshes": list(meshes.values()),
+        "materials": [{"name": n, "rgba": MATERIALS[n[len("aurgen_"):]]} for n in used],
     }
 
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real consumers of generated files (libsdformat, urdfdom).
+"""Shared fixtures: the real consumers of generated files (libsdformat, urdfdom, pybullet, Drake, pinocchio).
 
 Each fixture skips with a reason when its tool is missing, unless
 AURGEN_REQUIRE_CONSUMERS=1 (CI), where a missing consumer fails the test.
@@ -64,3 +64,33 @@ def check_urdf():
         return res.returncode == 0, res.stdout + res.stderr
 
     return check
+
+
+def _import_consumer(module: str, what: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        _missing(f"{what} (pip: the [test] extra) not importable: {e}")
+
+
+@pytest.fixture(scope="session")
+def pybullet():
+    """pybullet (its URDF importer), or skip/fail as the other consumers."""
+    return _import_consumer("pybullet", "pybullet")
+
+
+@pytest.fixture(scope="session")
+def pydrake():
+    """Drake's multibody parser (pydrake.multibody), or skip/fail as the other consumers."""
+    _import_consumer("pydrake.multibody.parsing", "Drake")
+    import pydrake
+
+    return pydrake
+
+
+@pytest.fixture(scope="session")
+def pinocchio():
+    """pinocchio (pip: pin), or skip/fail as the other consumers."""
+    return _import_consumer("pinocchio", "pinocchio")

@@ -64,3 +64,96 @@ def test_urdfdom_and_yourdfpy_load_the_urdf(out, config, check_urdf):
     assert u.base_link == "base_link"
     assert set(u.link_map) == {link.name for link in v.links} | {f.name for f in v.frames}
     assert abs(sum(l.inertial.mass for l in u.link_map.values() if l.inertial) - v.specs.total_mass) <= 1e-9
+
+
+# ------------------------------------------------ every mainstream URDF (and SDF) loader
+
+
+def _assert_mass_and_com(total, com, v, what):
+    s = v.specs
+    assert abs(total - s.total_mass) <= 1e-9 * s.total_mass, f"{what}: mass {total!r} vs specs {s.total_mass!r}"
+    scale = max(1.0, float(np.linalg.norm(s.com)))
+    err = float(np.linalg.norm(np.asarray(com, dtype=float) - np.asarray(s.com)))
+    assert err <= 1e-9 * scale, f"{what}: CoM {com} vs specs {s.com} (error {err:.3g} m)"
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_pybullet_loads_the_specs_mass_and_com(out, config, pybullet):
+    """pybullet gives a link without <inertial> 1 kg: every massless frame must say 0 explicitly."""
+    v = resolve(config)
+    cid = pybullet.connect(pybullet.DIRECT)
+    try:
+        body = pybullet.loadURDF(str(out / v.name / f"{v.name}.urdf"), physicsClientId=cid)
+        n = pybullet.getNumJoints(body, physicsClientId=cid)
+        assert n == len(v.links) - 1 + len(v.frames)  # every link and frame, no merging
+        total, first = 0.0, np.zeros(3)
+        for i in range(-1, n):
+            m = pybullet.getDynamicsInfo(body, i, physicsClientId=cid)[0]
+            if i == -1:  # the base's inertial frame in the world (the URDF root frame at the origin)
+                pos = pybullet.getBasePositionAndOrientation(body, physicsClientId=cid)[0]
+            else:
+                pos = pybullet.getLinkState(body, i, computeForwardKinematics=1, physicsClientId=cid)[0]
+            total += m
+            first += m * np.asarray(pos)
+    finally:
+        pybullet.disconnect(cid)
+    _assert_mass_and_com(total, first / total, v, "pybullet")
+
+
+def _drake_mass_and_com(path, skip=()):
+    from pydrake.multibody.parsing import Parser
+    from pydrake.multibody.plant import MultibodyPlant
+    from pydrake.multibody.tree import BodyIndex
+
+    plant = MultibodyPlant(0.0)
+    Parser(plant).AddModels(str(path))
+    plant.Finalize()
+    ctx = plant.CreateDefaultContext()
+    total, first = 0.0, np.zeros(3)
+    for i in range(1, plant.num_bodies()):  # 0 is the world
+        b = plant.get_body(BodyIndex(i))
+        if b.name() in skip:
+            continue
+        m = b.get_mass(ctx)
+        c = plant.EvalBodyPoseInWorld(ctx, b).multiply(b.CalcCenterOfMassInBodyFrame(ctx))
+        total += m
+        first += m * np.asarray(c)
+    return total, first / total
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_drake_loads_the_specs_mass_and_com_from_urdf_and_sdf(out, config, pydrake):
+    v = resolve(config)
+    total, com = _drake_mass_and_com(out / v.name / f"{v.name}.urdf")
+    _assert_mass_and_com(total, com, v, "Drake (URDF)")
+    # the SDF's marker links (displacement, windage) carry a documented token inertial
+    # (SDF gives a link without one 1 kg); they are no part of the vehicle's mass
+    markers = {v.displacement.link} | ({"windage"} if v.windage else set())
+    total, com = _drake_mass_and_com(out / v.name / "model.sdf", skip=markers)
+    _assert_mass_and_com(total, com, v, "Drake (SDF)")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_pinocchio_free_flyer_loads_the_specs_mass_and_com(out, config, pinocchio):
+    v = resolve(config)
+    model = pinocchio.buildModelFromUrdf(str(out / v.name / f"{v.name}.urdf"), pinocchio.JointModelFreeFlyer())
+    data = model.createData()
+    com = pinocchio.centerOfMass(model, data, pinocchio.neutral(model))
+    _assert_mass_and_com(pinocchio.computeTotalMass(model), com, v, "pinocchio")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_every_urdf_visual_has_a_material_with_a_colour(out, config):
+    from lxml import etree
+
+    v = resolve(config)
+    root = etree.parse(str(out / v.name / f"{v.name}.urdf")).getroot()
+    colours = {m.get("name"): m.find("color").get("rgba") for m in root.findall("material")}
+    visuals = root.findall("link/visual")
+    assert visuals
+    for vis in visuals:
+        m = vis.find("material")
+        assert m is not None and m.get("name") in colours, etree.tostring(vis)
+    sdf = etree.parse(str(out / v.name / "model.sdf")).getroot()
+    for vis in sdf.iter("visual"):
+        assert vis.find("material/diffuse") is not None
