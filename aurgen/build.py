@@ -4,14 +4,17 @@ For each vehicle, under ``<output>/<name>/``: ``model.sdf`` + ``model.config``
 (a Gazebo model directory, name = the topic namespace), ``<name>.urdf`` and
 ``<name>.xml`` (MJCF). Every file is rendered before any is written; then each
 is staged beside its target and moved into place (aurgen.files), so a failed
-build leaves the previous files untouched.
+build leaves the previous files untouched. Before anything is written, each
+vehicle's files are loaded by their consumers (aurgen.selfcheck: MuJoCo compiles
+the MJCF; SDF and URDF get a structural check); a file MuJoCo refuses is a
+BuildError carrying MuJoCo's message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import emit, stamp
+from . import emit, selfcheck, stamp
 from .compose import check_build, resolve
 from .errors import BuildError
 from .files import TMP_PREFIX, write_set
@@ -56,7 +59,9 @@ def build(configs, output="build") -> list[Path]:
     for config in configs:
         vehicle = resolve(config)
         eq = stamp.equilibrium_of(vehicle)
-        for fname, text in outputs(vehicle, eq).items():
+        rendered = outputs(vehicle, eq)
+        selfcheck.check_outputs(rendered, config)  # MuJoCo compiles the MJCF before anything is written
+        for fname, text in rendered.items():
             target = out_root / vehicle.name / fname
             if target in files:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")

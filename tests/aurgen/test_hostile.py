@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import struct
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,12 @@ BOAT = "name: v\nbase: {type: blueboat_chassis}\n" + HULL
 ROV = "name: v\nbase: {type: bluerov2_chassis}\n"
 WIDGET = "mass: 1\ninertia: {ixx: 1, iyy: 1, izz: 1}\n"
 W = "name: v\nbase: {type: widget}\n" + HULL  # a vehicle on the local part 'widget'
+
+
+def _stl(*triangles) -> bytes:
+    """A binary STL of ``triangles`` (three xyz points each)."""
+    body = b"".join(struct.pack("<12fH", 0, 0, 0, *(c for pt in tri for c in pt), 0) for tri in triangles)
+    return b"\0" * 80 + struct.pack("<I", len(triangles)) + body
 
 
 def _bomb() -> str:
@@ -94,6 +101,15 @@ CASES = [
                               "parts/m.txt": "x"}, None, ["collision[0].file", ".stl or .obj"]),
     ("mesh-directory", {"v.yaml": W, "parts/widget.yaml": WIDGET + "collision: [{shape: mesh, file: d.stl}]\n",
                         "parts/d.stl/x": "x"}, None, ["collision[0].file", "not a regular file"]),
+    # ---- the build's self-check: MuJoCo compiles the MJCF before anything is written
+    ("mesh-ascii-stl-mujoco-refuses", {"v.yaml": W,
+                                       "parts/widget.yaml": WIDGET + "visual: [{shape: mesh, file: a.stl}]\n",
+                                       "parts/a.stl": "solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n"
+                                       "vertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid a\n"}, None,
+     ["v.yaml: v.xml: MuJoCo refuses the generated MJCF", "ASCII", "nothing was written"]),
+    ("mesh-three-vertices-mujoco-refuses", {"v.yaml": W, "parts/widget.yaml": WIDGET + "visual: [{shape: mesh, "
+                                            "file: t.stl}]\n", "parts/t.stl": _stl(((0, 0, 0), (1, 0, 0), (0, 1, 0)))},
+     None, ["v.yaml: v.xml: MuJoCo refuses the generated MJCF", "at least 4 vertices"]),
     # ---- YAML: 1.2 core scalars, limits on size, nesting and aliases, no complex keys
     ("base-60-mass", {"v.yaml": W, "parts/widget.yaml": "mass: 1:30\ninertia: {ixx: 1, iyy: 1, izz: 1}\n"}, None,
      ["widget.yaml:1:", "mass:", "expected a number, got a string ('1:30')"]),
