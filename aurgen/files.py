@@ -99,6 +99,8 @@ def confine(root: Path, target: Path) -> Path:
     an OutputError. A target that is itself a symlink is refused too."""
     root_r = Path(os.path.realpath(root))
     target = Path(os.path.abspath(target))
+    if target == Path(os.path.abspath(root)):
+        return root_r  # the root itself (a folder the user named): its own path is theirs to choose
     parent_r = Path(os.path.realpath(target.parent))
     if not (parent_r == root_r or parent_r.is_relative_to(root_r)):
         raise OutputError(f"{target}: outside the output root {root_r} (a symbolic link?); refusing to write")
