@@ -6,7 +6,7 @@ for batches of 1, 16, 1,024 and 65,536 geoms, and the cost of one call for a
 BlueBoat's 14 boxes.  Ratios are against baselines run in the same process:
 
 * ``numba``: the numba implementation the core was ported from
-  (aurgen.runtime.kernel_numba, while it is kept as the test oracle), at N = 1
+  (tests/runtime/numba_oracle, the test oracle; needs numba), at N = 1
   (call overhead) and N = 1,024;
 * ``numpy``: a plain-numpy vectorised reference of the same algorithms
   (closed form for spheres and ellipsoids, the edge-soup clip with its cap for
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -27,9 +28,10 @@ from aurgen.runtime.geoms import EMPTY_HULLS, Geom, hull_of, pack_hulls
 from aurgen.runtime.hydrostatics import clip, clip_batch
 from aurgen.runtime.kernel import clip_into
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
 try:
-    from aurgen.runtime.kernel_numba import clip_into as numba_clip_into
-except ImportError:  # the oracle is gone: no numba column
+    from numba_oracle.kernel import clip_into as numba_clip_into
+except ImportError:  # no numba: no numba column
     numba_clip_into = None
 
 TYPES = {"sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6, "mesh": 7}

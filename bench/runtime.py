@@ -61,7 +61,7 @@ def main(argv=None) -> int:
             plan = sim._plan
             t0 = time.perf_counter()
             for _ in range(n):
-                fz.passive(*plan.args)
+                plan.native.run()
             t_cb += time.perf_counter() - t0
         # callback with an empty body: the cost of MuJoCo calling into Python
         mujoco.mj_resetData(m, plain)

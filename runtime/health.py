@@ -1,6 +1,6 @@
 """Health of a running world: ok, or invalid with a named reason; settled detection.
 
-Checks, per step (compiled, :func:`ledger_step`):
+Checks, per step (compiled: :func:`ledger_step`, C++ in runtime/native/core/ledger.cc):
 
 * **non-finite state**: any NaN/inf in qpos, qvel or qacc;
 * **energy gained with no work done**: the ledger ``E - E0 - W`` where
@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from ._native import ledger_step  # noqa: F401  (st, E, ke, P, dt, t, qpos, qvel, qacc, z, zbuf)
 
 ENERGY_RTOL = 0.05
 ENERGY_ATOL = 1e-9
@@ -43,52 +44,6 @@ S_RESMAX = 8
 S_BADTIME = 9
 S_KEMAX = 10
 NSTATE = 12
-
-
-@njit(cache=True)
-def ledger_step(st, E, ke, P, dt, t, qpos, qvel, qacc, z, zbuf):
-    """Account one step: E (energy at the step's start), P (non-conservative power then)."""
-    if st[S_BAD] == 0.0:
-        for a in (qpos, qvel, qacc):
-            for i in range(a.shape[0]):
-                if not np.isfinite(a[i]):
-                    st[S_BAD] = 1.0
-                    st[S_BADTIME] = t
-                    break
-    n = int(st[S_N])
-    if n == 0:
-        st[S_E0] = E
-        st[S_EMIN] = E
-        st[S_W] = 0.0
-    if E < st[S_EMIN]:
-        st[S_EMIN] = E
-    res = E - st[S_E0] - st[S_W]
-    st[S_RES] = res
-    if res > st[S_RESMAX]:
-        st[S_RESMAX] = res
-    st[S_E] = E
-    scale = st[S_SCALE]
-    if ke > scale:
-        scale = ke
-    drop = st[S_E0] - st[S_EMIN]
-    if drop > scale:
-        scale = drop
-    if abs(st[S_W]) > scale:
-        scale = abs(st[S_W])
-    st[S_SCALE] = scale
-    if st[S_BAD] == 0.0 and np.isfinite(E):
-        tol = ENERGY_RTOL * scale + ENERGY_ATOL * (1.0 + abs(st[S_E0]))
-        if res > tol and n > 0:
-            st[S_BAD] = 2.0
-            st[S_BADTIME] = t
-    elif st[S_BAD] == 0.0:
-        st[S_BAD] = 1.0
-        st[S_BADTIME] = t
-    st[S_W] += P * dt
-    # height window (ring buffer)
-    m = zbuf.shape[0]
-    zbuf[n % m] = z
-    st[S_N] = n + 1
 
 
 @dataclass(frozen=True)

@@ -22,18 +22,15 @@ import os
 
 import mujoco
 import numpy as np
-from numba import njit
-
-from . import note_first_compile
 
 from aurgen.errors import AurgenError
 
 from . import added_mass as am
 from . import env as envmod
 from . import forces as fz
-from ._native import ForceStage
+from ._native import ForceStage, Ledger
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
-from .health import Monitor, ledger_step
+from .health import Monitor
 from .kernel import full_local
 
 MARK_DISPLACEMENT = 1
@@ -131,7 +128,7 @@ def _mmap(m):
 
 
 class _Plan:
-    """Every array :func:`forces.passive` needs, built once per model."""
+    """Every array the compiled force stage (:mod:`aurgen.runtime.forces`) needs, built once per model."""
 
     def __init__(self, m, d, env: envmod.Environment, drag=True, added=True, buoyancy=True):
         self.m = m
@@ -395,38 +392,6 @@ class _Plan:
         return K
 
 
-@njit(cache=True)
-def _power(q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot):
-    P = 0.0
-    for i in range(q0.shape[0]):
-        P += (qa[i] + qap[i] + qc[i] + qp[i] - qmine[i]) * q0[i]
-    for b in range(1, xfrc.shape[0]):
-        f = xfrc[b]
-        if f[0] == 0.0 and f[1] == 0.0 and f[2] == 0.0 and f[3] == 0.0 and f[4] == 0.0 and f[5] == 0.0:
-            continue
-        r = broot[b]
-        dx = xipos[b, 0] - scom[r, 0]
-        dy = xipos[b, 1] - scom[r, 1]
-        dz = xipos[b, 2] - scom[r, 2]
-        w0 = cvel[b, 0]
-        w1 = cvel[b, 1]
-        w2 = cvel[b, 2]
-        v0 = cvel[b, 3] + w1 * dz - w2 * dy
-        v1 = cvel[b, 4] + w2 * dx - w0 * dz
-        v2 = cvel[b, 5] + w0 * dy - w1 * dx
-        P += f[0] * v0 + f[1] * v1 + f[2] * v2 + f[3] * w0 + f[4] * w1 + f[5] * w2
-    return P
-
-
-@njit(cache=True)
-def _account(st, led, q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot, dt, t,
-             qpos, qvel, qacc, tb, zbuf):
-    """The ledger after one runtime step (energy and power at the step's start)."""
-    P = led[fz.L_PDRAG] + _power(q0, qa, qap, qc, qp, qmine, xfrc, cvel, xipos, scom, broot)
-    E = led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY]
-    ledger_step(st, E, led[fz.L_KE], P, dt, t, qpos, qvel, qacc, xipos[tb, 2], zbuf)
-
-
 # --------------------------------------------------------------- the API
 
 class Simulation:
@@ -442,7 +407,6 @@ class Simulation:
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
                  added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
                  settle_tol: float = 1e-4, track: str | None = None):
-        note_first_compile()
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
@@ -477,6 +441,7 @@ class Simulation:
         self._track = self._find_track(track)
         self.monitor = Monitor(self.model.opt.timestep, settle_window, settle_tol)
         self._q0 = np.zeros(self.model.nv)
+        self._ledger_obj = None
         self._closed = False
         self.reset()
 
@@ -530,28 +495,40 @@ class Simulation:
         st, zb = self.monitor.state, self.monitor.zbuf
         dt = m.opt.timestep
         tb = self._track
+        ledger = self._ledger()
         if plan is None:
+            plain = ledger.plain
             for _ in range(n):
                 mujoco.mj_step(m, d)
-                ledger_step(st, 0.0, 0.0, 0.0, dt, d.time, d.qpos, d.qvel, d.qacc, d.xipos[tb, 2], zb)
+                plain(dt, d.time, tb)
             return
-        led = plan.led
-        q0 = self._q0
         with _installed():
-            self._step_loop(n, m, d, plan, st, zb, dt, tb, led, q0)
+            self._step_loop(n, m, d, plan, dt, tb, ledger.account)
 
-    def _step_loop(self, n, m, d, plan, st, zb, dt, tb, led, q0):
-        # views into mjData are stable for its lifetime: fetch them once
-        v = (d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint, d.qfrc_passive, plan.qmine,
-             d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, plan._static[15])
-        qpos, qvel, qacc = d.qpos, d.qvel, d.qacc
+    def _ledger(self):
+        """The compiled ledger bound to this run's arrays (views into mjData are
+        stable for its lifetime; the monitor's arrays for the Simulation's)."""
+        st, zb = self.monitor.state, self.monitor.zbuf
+        if self._ledger_obj is None or self._ledger_obj[0] is not st or self._ledger_obj[1] is not zb:
+            d, plan = self.data, self._plan
+            led = plan.led if plan is not None else np.zeros(fz.NLED)
+            mine = plan.qmine if plan is not None else np.zeros(self.model.nv)
+            broot = np.ascontiguousarray(self.model.body_rootid, dtype=np.int64)
+            arrays = (st, zb, led, self._q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
+                      d.qfrc_passive, mine, d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, broot,
+                      d.qpos, d.qvel, d.qacc)
+            self._ledger_obj = (st, zb, Ledger(arrays))
+        return self._ledger_obj[2]
+
+    def _step_loop(self, n, m, d, plan, dt, tb, account):
+        qvel, q0 = d.qvel, self._q0
         step = mujoco.mj_step
         copy = np.copyto
         for _ in range(n):
             copy(q0, qvel)
             plan.stage = 0
             step(m, d)
-            _account(st, led, q0, *v, dt, d.time, qpos, qvel, qacc, tb, zb)
+            account(dt, d.time, tb)
 
     def run(self, duration: float, callback=None, every: int = 1):
         """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""

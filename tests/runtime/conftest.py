@@ -10,7 +10,7 @@ tests in this mode.
 
 With ``AURGEN_FORCES_CROSSCHECK=1`` every evaluation of the native force stage
 (runtime/native/core/forces.cc) inside a Simulation is repeated by the numba
-force stage (runtime/forces.py) from the same state, and every output (the
+force stage (numba_oracle/forces.py) from the same state, and every output (the
 generalized forces, the mass matrix, the ledger, the pieces) must agree to 1e-12
 of its array's magnitude.  tests/runtime/test_native_forces.py runs the
 simulation tests in this mode.
@@ -57,7 +57,7 @@ _fstats = {"evals": 0, "not_bitwise": 0, "worst": 0.0, "where": ""}
 def _forces_run(where):
     import mujoco
 
-    from aurgen.runtime import forces as fz
+    from numba_oracle import forces as fz
 
     def run(self, m, d):
         if d is not self.d:
@@ -106,7 +106,8 @@ def _kernel_crosscheck(request, monkeypatch):
     if not CROSSCHECK:
         yield
         return
-    from aurgen.runtime import equilibrium, hydrostatics, kernel, kernel_numba
+    from aurgen.runtime import equilibrium, hydrostatics, kernel
+    from numba_oracle import kernel as kernel_numba
 
     w = _wrap(kernel.clip_into, kernel_numba.clip_into, request.node.nodeid)
     for mod in (hydrostatics, equilibrium):

@@ -1,5 +1,5 @@
 """The native force stage (runtime/native/core/forces.cc) against the numba force
-stage it was ported from (runtime/forces.py), on every simulation test
+stage it was ported from (tests/runtime/numba_oracle/forces.py), on every simulation test
 (crosscheck mode, see conftest.py), and its input checks."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from aurgen.runtime._native import ForceStage
 from aurgen.runtime.sim import Simulation
 
-pytest.importorskip("aurgen.runtime.forces", reason="the numba oracle is not installed")
+pytest.importorskip("numba", reason="the numba oracle needs numba (the test extra)")
 
 SIM_TESTS = ("test_sim_buoyancy.py", "test_added_mass.py", "test_gravity.py", "test_sim_drag.py",
              "test_sim_rest.py", "test_health.py", "test_vehicles_sim.py")
@@ -69,3 +69,26 @@ def test_force_stage_refuses_bad_arrays():
         ForceStage(tuple(bad))
     ForceStage(tuple(args)).run()  # the real arrays are accepted
     sim.close()
+
+
+def test_ledger_step_agrees_bitwise_with_numba():
+    """Random energies, powers and states, with an energy jump and a NaN injected."""
+    from numba_oracle.ledger import NSTATE, ledger_step as numba_ledger_step
+
+    from aurgen.runtime.health import ledger_step
+
+    rng = np.random.default_rng(5)
+    nq, nv = 7, 6
+    sa, sb = np.zeros(NSTATE), np.zeros(NSTATE)
+    za, zb = np.zeros(13), np.zeros(13)
+    E = 10.0
+    for i in range(400):
+        qpos, qvel, qacc = rng.normal(size=nq), rng.normal(size=nv), rng.normal(size=nv)
+        if i == 300:
+            qacc[2] = np.nan
+        E += rng.normal(scale=0.01) + (5.0 if i == 200 else 0.0)
+        args = (E, abs(rng.normal()), rng.normal(), 0.002, 0.002 * i, qpos, qvel, qacc, rng.normal())
+        ledger_step(sa, *args, za)
+        numba_ledger_step(sb, *args, zb)
+        assert np.array_equal(sa, sb, equal_nan=True) and np.array_equal(za, zb)
+    assert sa[5] == 2.0  # the energy jump was flagged (before the NaN)

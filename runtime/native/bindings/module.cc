@@ -22,6 +22,7 @@
 #include "clip_poly.h"
 #include "forces.h"
 #include "kernel.h"
+#include "ledger.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -259,13 +260,13 @@ T* Arr(nb::handle h, const char* name, std::initializer_list<int64_t*> dims) {
 }
 
 // The force stage of one (model, data) pair, built from the arrays
-// runtime/sim.py _Plan assembles (the argument tuple of forces.passive, in
+// runtime/sim.py _Plan assembles (the argument tuple of the numba reference passive(), in
 // order).  Holds the tuple (so every array stays alive) and raw pointers into
 // it; run() evaluates once, with no arguments and no allocation.
 class PyForceStage {
  public:
   explicit PyForceStage(nb::tuple args) : args_(args) {
-    if (nb::len(args) != 47) Fail("ForceStage: expected the 47 arrays of forces.passive");
+    if (nb::len(args) != 47) Fail("ForceStage: expected the 47 arrays of sim._Plan.args");
     auto at = [&](int i) { return args[i]; };
     core::ForceModel& M = model_;
     core::ForceData& D = data_;
@@ -387,6 +388,83 @@ class PyForceStage {
   std::unique_ptr<core::ForceStage> stage_;
 };
 
+// ---------------------------------------------------------------- ledger
+
+using Vec = In<double, nb::ndim<1>>;
+
+void LedgerStepPy(Out1 st, double E, double ke, double P, double dt, double t, Vec qpos, Vec qvel,
+                  Vec qacc, double z, Out1 zbuf) {
+  if (st.shape(0) < core::kNState) Fail("ledger_step: st needs 12 entries");
+  if (qacc.shape(0) != qvel.shape(0)) Fail("ledger_step: qvel and qacc differ in length");
+  if (zbuf.shape(0) < 1) Fail("ledger_step: zbuf is empty");
+  if (!(st.data()[core::kSN] >= 0.0)) Fail("ledger_step: the step count st[6] is not >= 0");
+  core::LedgerStep(st.data(), E, ke, P, dt, t, qpos.data(), static_cast<int64_t>(qpos.shape(0)),
+                   qvel.data(), qacc.data(), static_cast<int64_t>(qvel.shape(0)), z, zbuf.data(),
+                   static_cast<int64_t>(zbuf.shape(0)));
+}
+
+// The ledger of one Simulation, bound once to its arrays (kept alive here):
+// account(dt, t, tb) after each runtime step, plain(dt, t, tb) for a model
+// without an environment (no energy terms).
+class PyLedger {
+ public:
+  explicit PyLedger(nb::tuple a) : args_(a) {
+    if (nb::len(a) != 17)
+      Fail("Ledger: expected (st, zbuf, led, q0, qfrc_actuator, qfrc_applied, qfrc_constraint, "
+           "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid, qpos, qvel, qacc)");
+    int64_t cS = core::kNState, nz = -1, cL = core::kNLed, nv = -1, nb = -1, nq = -1, c3 = 3, c6 = 6;
+    st_ = Arr<double>(a[0], "st", {&cS});
+    zbuf_ = Arr<double>(a[1], "zbuf", {&nz});
+    led_ = Arr<const double>(a[2], "led", {&cL});
+    q0_ = Arr<const double>(a[3], "q0", {&nv});
+    qa_ = Arr<const double>(a[4], "qfrc_actuator", {&nv});
+    qap_ = Arr<const double>(a[5], "qfrc_applied", {&nv});
+    qc_ = Arr<const double>(a[6], "qfrc_constraint", {&nv});
+    qp_ = Arr<const double>(a[7], "qfrc_passive", {&nv});
+    qmine_ = Arr<const double>(a[8], "mine", {&nv});
+    xfrc_ = Arr<const double>(a[9], "xfrc_applied", {&nb, &c6});
+    cvel_ = Arr<const double>(a[10], "cvel", {&nb, &c6});
+    xipos_ = Arr<const double>(a[11], "xipos", {&nb, &c3});
+    scom_ = Arr<const double>(a[12], "subtree_com", {&nb, &c3});
+    broot_ = Arr<const int64_t>(a[13], "body_rootid", {&nb});
+    qpos_ = Arr<const double>(a[14], "qpos", {&nq});
+    qvel_ = Arr<const double>(a[15], "qvel", {&nv});
+    qacc_ = Arr<const double>(a[16], "qacc", {&nv});
+    if (nz < 1) Fail("Ledger: zbuf is empty");
+    for (int64_t b = 0; b < nb; ++b)
+      if (broot_[b] < 0 || broot_[b] >= nb) Fail("Ledger: body_rootid out of range");
+    nz_ = nz;
+    nv_ = nv;
+    nb_ = nb;
+    nq_ = nq;
+  }
+  void Account(double dt, double t, int64_t tb) {
+    Check(tb);
+    double P = led_[core::kLPDrag] + core::Power(q0_, qa_, qap_, qc_, qp_, qmine_, nv_, xfrc_, cvel_,
+                                                 xipos_, scom_, broot_, nb_);
+    double E = led_[core::kLKE] + led_[core::kLUGrav] + led_[core::kLUBuoy];
+    core::LedgerStep(st_, E, led_[core::kLKE], P, dt, t, qpos_, nq_, qvel_, qacc_, nv_,
+                     xipos_[3 * tb + 2], zbuf_, nz_);
+  }
+  void Plain(double dt, double t, int64_t tb) {
+    Check(tb);
+    core::LedgerStep(st_, 0.0, 0.0, 0.0, dt, t, qpos_, nq_, qvel_, qacc_, nv_, xipos_[3 * tb + 2],
+                     zbuf_, nz_);
+  }
+
+ private:
+  void Check(int64_t tb) const {
+    if (tb < 0 || tb >= nb_) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
+    if (!(st_[core::kSN] >= 0.0)) Fail("Ledger: the step count st[6] is not >= 0");
+  }
+  nb::tuple args_;
+  double *st_, *zbuf_;
+  const double *led_, *q0_, *qa_, *qap_, *qc_, *qp_, *qmine_, *xfrc_, *cvel_, *xipos_, *scom_, *qpos_,
+      *qvel_, *qacc_;
+  const int64_t* broot_;
+  int64_t nz_, nv_, nb_, nq_;
+};
+
 }  // namespace
 
 NB_MODULE(_native, m) {
@@ -418,10 +496,25 @@ NB_MODULE(_native, m) {
         "(V, cx, cy, cz): full volume (m^3) and its centre (geom frame) of a geom.");
   nb::class_<PyForceStage>(m, "ForceStage",
                            "The force stage of one (model, data) pair: ForceStage(args) with the\n"
-                           "47 arrays of runtime/forces.py passive() in order; run() evaluates it\n"
+                           "47 arrays of sim._Plan.args in order (see core/forces.h); run() evaluates it\n"
                            "once (no arguments, no allocation), writing the same outputs.")
       .def(nb::init<nb::tuple>(), "args"_a)
       .def("run", &PyForceStage::Run, "One evaluation for the current stage.");
+  m.def("ledger_step", &LedgerStepPy, "st"_a.noconvert(), "E"_a, "ke"_a, "P"_a, "dt"_a, "t"_a,
+        "qpos"_a, "qvel"_a, "qacc"_a, "z"_a, "zbuf"_a.noconvert(),
+        "Account one step in the ledger state st (12,): E energy (J) and ke kinetic energy at\n"
+        "the step's start, P non-conservative power (W) then, dt (s), t (s); checks the state for\n"
+        "non-finite values; z (m) into the ring buffer zbuf.  See runtime/health.py.");
+  nb::class_<PyLedger>(m, "Ledger",
+                       "The health ledger of one Simulation bound once to its arrays:\n"
+                       "Ledger((st, zbuf, led, q0, qfrc_actuator, qfrc_applied, qfrc_constraint,\n"
+                       "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid,\n"
+                       "qpos, qvel, qacc)).")
+      .def(nb::init<nb::tuple>(), "arrays"_a)
+      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a,
+           "After a runtime step: energy from the force stage's ledger, power of the other forces.")
+      .def("plain", &PyLedger::Plain, "dt"_a, "t"_a, "tb"_a,
+           "After a step of a model with no environment: only the state checks and the height.");
   m.def("soup_integrate", &SoupIntegratePy, "E"_a, "fs"_a, "nF"_a, "nx"_a, "ny"_a, "nz"_a, "t"_a,
         "acc"_a.noconvert(),
         "Clip the edge soup (E (m, 6), fs (nF+1,)) by n.x <= t (t = inf: no clip) and integrate:\n"

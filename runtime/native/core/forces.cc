@@ -1,5 +1,5 @@
-// The force stage; see forces.h.  A port of runtime/forces.py (the numba
-// reference implementation, kept as the test oracle) with every operation in
+// The force stage; see forces.h.  A port of the numba reference implementation
+// (tests/runtime/numba_oracle/forces.py, kept as the test oracle) with every operation in
 // the same order, so the two agree to rounding.
 #include "forces.h"
 
@@ -510,7 +510,7 @@ void ForceStage::Passive(const ForceData& d) {
 }
 
 // M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at the item's
-// point (Kirchhoff's equations; see runtime/forces.py _added_mass).
+// point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
 void ForceStage::AddedMass(const ForceData& d) {
   const int nc = m_.nc;
   double Aw[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];

@@ -8,8 +8,8 @@
 // described by flat arrays built once per model (ForceModel, see
 // runtime/sim.py _Plan for how each is built); the state by pointers into
 // mjData (ForceData).  No allocation in Passive: ForceScratch is sized at
-// construction.  Frames, units and the drag model: runtime/forces.py (the
-// reference implementation) and docs/runtime.md.
+// construction.  Frames, units and the drag model: runtime/forces.py and docs/runtime.md;
+// the numba reference implementation is tests/runtime/numba_oracle/forces.py.
 #ifndef AURGEN_CORE_FORCES_H_
 #define AURGEN_CORE_FORCES_H_
 

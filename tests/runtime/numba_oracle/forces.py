@@ -1,4 +1,10 @@
-"""The compiled passive-force stage: buoyancy, drag, declared damping, gravity fields, added mass.
+"""The numba reference implementation of the force stage (test oracle).
+
+The force stage itself is C++ (runtime/native/core/forces.cc, run through
+:class:`aurgen.runtime._native.ForceStage`); this is the implementation it was
+ported from, kept only to cross-check it (tests/runtime/test_native_forces.py).
+
+The passive-force stage: buoyancy, drag, declared damping, gravity fields, added mass.
 
 :func:`passive` runs inside MuJoCo's pipeline (from the ``mjcb_passive``
 callback, see :mod:`aurgen.runtime.sim`), so every stage of every integrator
@@ -39,7 +45,7 @@ from math import pi, sqrt
 import numpy as np
 from numba import njit
 
-from .kernel_numba import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
+from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
 C_D = 1.0
 C_S = 0.3

@@ -2,9 +2,8 @@
 
 The kernel itself is C++ (runtime/native/core, exposed as
 :mod:`aurgen.runtime._native` through :mod:`aurgen.runtime.kernel`); this
-module is the implementation it was ported from, kept to cross-check it
-(tests/runtime/test_native_kernel.py) and for the numba force stage until that
-is native too.  Nothing on a user's path imports it.
+module is the implementation it was ported from, kept only to cross-check it
+(tests/runtime/test_native_kernel.py; needs numba, a test dependency).
 
 :func:`clip_into` is the entry point for the runtime's inner loop.  It takes
 preallocated arrays, writes its results in place, and allocates no Python
@@ -39,8 +38,8 @@ from math import cos, pi, sin, sqrt
 import numpy as np
 from numba import njit
 
-from .clip_poly_numba import N_ACC, box_soup, soup_clip, soup_integrate
-from .clip_smooth_numba import ball2, capsule1, cylinder1, ellipsoid1
+from .clip_poly import N_ACC, box_soup, soup_clip, soup_integrate
+from .clip_smooth import ball2, capsule1, cylinder1, ellipsoid1
 
 T_SPHERE = 2
 T_CAPSULE = 3

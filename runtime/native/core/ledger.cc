@@ -1,0 +1,79 @@
+// The health ledger; see ledger.h.  Same operations, in the same order, as the
+// reference implementation it replaced (runtime/health.py ledger_step in numba,
+// now tests/runtime/numba_oracle/ledger.py).
+#include "ledger.h"
+
+#include <cmath>
+
+namespace aurgen::core {
+
+void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
+                const double* qpos, int64_t nq, const double* qvel, const double* qacc,
+                int64_t nv, double z, double* zbuf, int64_t nz) {
+  if (st[kSBad] == 0.0) {
+    const double* arrs[3] = {qpos, qvel, qacc};
+    const int64_t lens[3] = {nq, nv, nv};
+    for (int a = 0; a < 3; ++a)
+      for (int64_t i = 0; i < lens[a]; ++i)
+        if (!std::isfinite(arrs[a][i])) {
+          st[kSBad] = 1.0;
+          st[kSBadTime] = t;
+          break;
+        }
+  }
+  int64_t n = static_cast<int64_t>(st[kSN]);
+  if (n == 0) {
+    st[kSE0] = E;
+    st[kSEMin] = E;
+    st[kSW] = 0.0;
+  }
+  if (E < st[kSEMin]) st[kSEMin] = E;
+  double res = E - st[kSE0] - st[kSW];
+  st[kSRes] = res;
+  if (res > st[kSResMax]) st[kSResMax] = res;
+  st[kSE] = E;
+  double scale = st[kSScale];
+  if (ke > scale) scale = ke;
+  double drop = st[kSE0] - st[kSEMin];
+  if (drop > scale) scale = drop;
+  if (std::fabs(st[kSW]) > scale) scale = std::fabs(st[kSW]);
+  st[kSScale] = scale;
+  if (st[kSBad] == 0.0 && std::isfinite(E)) {
+    double tol = kEnergyRtol * scale + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
+    if (res > tol && n > 0) {
+      st[kSBad] = 2.0;
+      st[kSBadTime] = t;
+    }
+  } else if (st[kSBad] == 0.0) {
+    st[kSBad] = 1.0;
+    st[kSBadTime] = t;
+  }
+  st[kSW] += P * dt;
+  zbuf[n % nz] = z;
+  st[kSN] = static_cast<double>(n + 1);
+}
+
+double Power(const double* q0, const double* qa, const double* qap, const double* qc,
+             const double* qp, const double* qmine, int64_t nv, const double* xfrc,
+             const double* cvel, const double* xipos, const double* scom, const int64_t* broot,
+             int64_t nb) {
+  double P = 0.0;
+  for (int64_t i = 0; i < nv; ++i) P += (qa[i] + qap[i] + qc[i] + qp[i] - qmine[i]) * q0[i];
+  for (int64_t b = 1; b < nb; ++b) {
+    const double* f = xfrc + 6 * b;
+    if (f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0 && f[3] == 0.0 && f[4] == 0.0 && f[5] == 0.0)
+      continue;
+    int64_t r = broot[b];
+    double dx = xipos[3 * b] - scom[3 * r], dy = xipos[3 * b + 1] - scom[3 * r + 1];
+    double dz = xipos[3 * b + 2] - scom[3 * r + 2];
+    const double* c = cvel + 6 * b;
+    double w0 = c[0], w1 = c[1], w2 = c[2];
+    double v0 = c[3] + w1 * dz - w2 * dy;
+    double v1 = c[4] + w2 * dx - w0 * dz;
+    double v2 = c[5] + w0 * dy - w1 * dx;
+    P += f[0] * v0 + f[1] * v1 + f[2] * v2 + f[3] * w0 + f[4] * w1 + f[5] * w2;
+  }
+  return P;
+}
+
+}  // namespace aurgen::core

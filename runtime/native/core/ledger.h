@@ -1,0 +1,38 @@
+// The health ledger: energy gained with no work done, non-finite state, and the
+// height window for "settled" (see runtime/health.py for the checks and the
+// layout of the state vector st).
+#ifndef AURGEN_CORE_LEDGER_H_
+#define AURGEN_CORE_LEDGER_H_
+
+#include <cstdint>
+
+namespace aurgen::core {
+
+// slots of the ledger state st (kNState doubles)
+enum {
+  kSE0 = 0, kSW = 1, kSScale = 2, kSEMin = 3, kSRes = 4, kSBad = 5, kSN = 6, kSE = 7,
+  kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kNState = 12
+};
+inline constexpr double kEnergyRtol = 0.05;
+inline constexpr double kEnergyAtol = 1e-9;
+
+// Account one step: E (J, energy at the step's start), ke (J, kinetic then), P (W,
+// non-conservative power then), dt (s), t (s, time after the step); the state
+// qpos (nq), qvel and qacc (nv) is checked for non-finite values; z (m) goes
+// into the ring buffer zbuf (nz >= 1).
+void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
+                const double* qpos, int64_t nq, const double* qvel, const double* qacc,
+                int64_t nv, double z, double* zbuf, int64_t nz);
+
+// Power (W) of the non-conservative generalized forces at the step's start:
+// sum (qfrc_actuator + qfrc_applied + qfrc_constraint + qfrc_passive - mine) . qvel0
+// plus the applied Cartesian wrenches xfrc (nb x 6, at each body's CoM) times
+// the body velocities (cvel (nb x 6) rot/lin about subtree_com[root]).
+double Power(const double* q0, const double* qa, const double* qap, const double* qc,
+             const double* qp, const double* qmine, int64_t nv, const double* xfrc,
+             const double* cvel, const double* xipos, const double* scom, const int64_t* broot,
+             int64_t nb);
+
+}  // namespace aurgen::core
+
+#endif  // AURGEN_CORE_LEDGER_H_
