@@ -146,10 +146,13 @@ def roll_figures(vehicle, body, heel: st.GZCurve, eq=None, run: bool = True, pro
     # the 1-DOF period at each measured swing's amplitude, averaged like the measurement
     if out.get("amplitude") is not None:
         per = []
-        for _, _, amp_k in decay_cycles(d["t"], d["roll"], d["ref"]):
-            amp_k = min(amp_k, amp)
-            per.append(st.roll_period_at(heel, amp_k, ixx + added, body.mass, phi_e=out["phi_e"],
-                                         pieces=out["pieces"])["period"])
+        try:
+            for _, _, amp_k in decay_cycles(d["t"], d["roll"], d["ref"]):
+                amp_k = min(amp_k, amp)
+                per.append(st.roll_period_at(heel, amp_k, ixx + added, body.mass, phi_e=out["phi_e"],
+                                             pieces=out["pieces"])["period"])
+        except (ArithmeticError, ValueError):
+            per = []
         out["swings"] = float(np.mean(per)) if per else None
     return out
 

@@ -634,7 +634,10 @@ def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float
     ph0 = phe + amplitude
     k = 2 * mass * g / inertia
     lo = max(phe - 1.5 * amplitude, -math.pi)
-    pw = pieces if pieces is not None and pieces.lo <= lo and pieces.hi >= ph0 else Piecewise(curve.arm, lo, ph0)
+    # reuse the given pieces only if they are not much wider than the swing: the energy ∫_φ^φ0 GZ near a
+    # turning point is a difference of antiderivative values that scale with the piece's width
+    fits = pieces is not None and pieces.lo <= lo and pieces.hi >= ph0 and pieces.hi - pieces.lo <= 4 * amplitude
+    pw = pieces if fits else Piecewise(curve.arm, lo, ph0)
     lo = max(lo, pw.lo)
     if pw.area(lo, ph0) > 0:  # the other side does not stop within 1.5 amplitudes: widen once
         lo = max(phe - 4 * amplitude, -math.pi)
@@ -647,10 +650,22 @@ def roll_period_at(curve: GZCurve, amplitude: float, inertia: float, mass: float
         brk = [b for b in pw.breaks if (phe < b < ph0 if sign > 0 else phm < b < phe)]
         th = sorted({0.0, math.pi / 2, *[math.asin(min(1.0, abs(b - phe) / d_amp)) for b in brk]})
 
+        turn = phe + sign * d_amp
+        g_turn = abs(float(curve.arm(np.array([turn]))[0]))
+
         def fun(t):
-            phis = phe + sign * d_amp * np.sin(t)
-            w = np.array([W(p) for p in phis])
-            return d_amp * np.cos(t) / np.sqrt(k * np.maximum(w, 1e-300))
+            st_ = np.sin(t)
+            out = np.empty_like(t)
+            # within 1e-8 of the turning point (in 1 − sin θ) the energy is a rounding-level difference: use
+            # its leading term |GZ(turn)| Δ (1 − sin θ) (relative error O(1e-8) over a θ-range of O(1e-4))
+            near = (1.0 - st_) < 1e-8
+            out[near] = np.sqrt(d_amp / (k * g_turn)) * np.sqrt(1.0 + st_[near])
+            far = ~near
+            w = np.array([W(p) for p in phe + sign * d_amp * st_[far]])
+            if np.any(w <= 0):
+                raise ArithmeticError("roll period: the swing's energy is not positive inside it (rounding)")
+            out[far] = d_amp * np.cos(t[far]) / np.sqrt(k * w)
+            return out
 
         return sum(_gauss(fun, a, b) for a, b in zip(th[:-1], th[1:]) if b > a)
 

@@ -548,6 +548,11 @@ def test_roll_period_at_amplitude_is_the_pendulum_for_a_submerged_body():
         assert r["phi_minus"] == pytest.approx(phe - a, abs=1e-9)
         T = 4 * math.sqrt(I / (m * 9.81 * bg)) * ellipk(math.sin(a / 2) ** 2)
         assert r["period"] == pytest.approx(T, rel=1e-10)
+    # small swings with pieces built for a large one (the report's per-swing reuse): still exact
+    pw = st.Piecewise(c.arm, phe - math.radians(15.0), phe + math.radians(10.0))
+    for a in (math.radians(0.2), 1e-4):
+        T = 4 * math.sqrt(I / (m * 9.81 * bg)) * ellipk(math.sin(a / 2) ** 2)
+        assert st.roll_period_at(c, a, I, m, g=9.81, phi_e=phe, pieces=pw)["period"] == pytest.approx(T, rel=1e-9)
 
 
 def test_roll_period_at_amplitude_against_an_ode_for_a_wall_sided_barge():
