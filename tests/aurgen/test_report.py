@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-
 from aurgen import report, stability as st  # noqa: E402
 from aurgen.cli import main  # noqa: E402
 from aurgen.compose import resolve  # noqa: E402
+from aurgen.files import TMP_PREFIX
 
 
 
@@ -54,7 +54,7 @@ def test_blueboat_report(boat_dir, capsys):
     for link, part, mass, share in st.part_masses(v):
         assert f"| {link} | {part} | {mass:.4f} |" in md
     assert "freeboard reaches zero at:" in md
-    assert not list(boat_dir.parent.glob(report.TMP_PREFIX + "*")), "temp dirs left behind"
+    assert not list(boat_dir.parent.glob(TMP_PREFIX + "*")), "temp dirs left behind"
 
 
 def test_bluerov2_report(rov_dir):

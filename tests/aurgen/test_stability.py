@@ -257,11 +257,9 @@ def rov_variant(tmp_path, net=0.5, offset=(0.01, -0.004, 0.046)):
     """The stock BlueROV2 config with a positive net buoyancy and an off-axis CoB (it floats)."""
     from pathlib import Path
 
-    import aurgen
+    from aurgen.resources import data_dir
 
-    src = Path(aurgen.__file__).resolve().parent.parent / "vehicles" / "bluerov2.yaml"
-    if not src.exists():  # data folder moved into the package
-        src = Path(aurgen.__file__).resolve().parent / "vehicles" / "bluerov2.yaml"
+    src = data_dir("vehicles") / "bluerov2.yaml"
     text = src.read_text()
     assert "net_buoyancy: 0.0" in text and "cob_offset: [0, 0, 0.046]" in text
     text = text.replace("net_buoyancy: 0.0", f"net_buoyancy: {net}")
