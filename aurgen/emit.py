@@ -154,11 +154,12 @@ def _frame_ctx(f) -> dict:
             "rotated": not is_zero(f.rpy)}
 
 
-def _link_ctx(vehicle: Vehicle, link) -> dict:
+def _link_ctx(link, frames: list) -> dict:
+    """One link; ``frames``: the frame contexts attached to it."""
     return {"name": link.name, "type": link.part_type, "mass": float(link.mass), "com": link.com,
             "inertia": inertia_entries(link.inertia), "fullinertia": fullinertia(link.inertia),
             "collisions": [geom_ctx(g) for g in link.collisions], "visuals": [geom_ctx(g) for g in link.visuals],
-            "frames": [_frame_ctx(f) for f in vehicle.frames if f.link == link.name]}
+            "frames": frames, "joint": None}
 
 
 def thruster_ctx(vehicle: Vehicle) -> list:
@@ -199,13 +200,23 @@ def hydro_matrices(hydrodynamics) -> tuple[dict, list]:
 
 
 def context(vehicle: Vehicle) -> dict:
-    """Everything the templates read, for one vehicle."""
-    links = [_link_ctx(vehicle, link) for link in vehicle.links]
+    """Everything the templates read, for one vehicle.
+
+    Every lookup a template needs is made here, once, through maps (a link's
+    frames, its parent joint, its children, its thrusters), so rendering is
+    linear in the number of links: templates only format.
+    """
+    frames_of: dict = {}
+    for f in vehicle.frames:
+        frames_of.setdefault(f.link, []).append(_frame_ctx(f))
+    links = [_link_ctx(link, frames_of.get(link.name, [])) for link in vehicle.links]
     by_name = {c["name"]: c for c in links}
     joints = [_joint_ctx(j) for j in vehicle.joints]
-    kids = children_of(vehicle)
+    for j in joints:
+        by_name[j["child"]]["joint"] = j  # the joint placing this link in its parent (none for the base)
+        by_name[j["parent"]].setdefault("children", []).append((j, by_name[j["child"]]))
     for c in links:
-        c["children"] = [(_joint_ctx(j), by_name[j.child]) for j in kids.get(c["name"], [])]
+        c.setdefault("children", [])
         c["thrusters"] = []
     thrusters = thruster_ctx(vehicle)
     for t in thrusters:
@@ -219,21 +230,24 @@ def context(vehicle: Vehicle) -> dict:
     disp = vehicle.displacement
     mats, skipped = hydro_matrices(vehicle.hydrodynamics)
     meshes = {}
+    taken: set = set()
+    next_suffix: dict = {}
     for c in links:
         for g in c["collisions"] + c["visuals"]:
             if g["mesh"] is not None:
                 key = (g["mesh"], g["scale"])
                 if key not in meshes:
                     stem = Path(g["mesh"]).stem
-                    taken = {m["name"] for m in meshes.values()}
-                    name, k = stem, 1
+                    name, k = stem, next_suffix.get(stem, 1)
                     while name in taken:
                         name, k = f"{stem}_{k}", k + 1
+                    next_suffix[stem] = k
+                    taken.add(name)
                     meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
                 g["mesh_name"] = meshes[key]["name"]
-    for c in links:
-        c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(vehicle.link(c["name"]).collisions)
-        vis, notes = urdf_geoms(vehicle.link(c["name"]).visuals)
+    for c, link in zip(links, vehicle.links):
+        c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(link.collisions)
+        vis, notes = urdf_geoms(link.visuals)
         c["urdf_visuals"] = vis
         c["urdf_notes"] = c["urdf_notes"] + notes
     return {

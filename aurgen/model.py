@@ -7,6 +7,7 @@ every inertia is about the stated CoM in the stated link's axes (kg·m²).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .catalog import Drive, Limits
 from .shapes import Shape
@@ -133,7 +134,9 @@ class Vehicle:
     specs: Specs
 
     def link(self, name: str) -> Link:
-        for link in self.links:
-            if link.name == name:
-                return link
-        raise KeyError(name)
+        """The link named ``name`` (KeyError if none); a dict lookup, built once."""
+        return self._links_by_name[name]
+
+    @cached_property
+    def _links_by_name(self) -> dict:
+        return {link.name: link for link in self.links}
