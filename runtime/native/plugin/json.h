@@ -1,0 +1,171 @@
+// A small JSON reader for the world's aurgen:environment text (objects, arrays,
+// numbers, strings, true/false/null).  Errors carry the byte offset.
+#ifndef AURGEN_PLUGIN_JSON_H_
+#define AURGEN_PLUGIN_JSON_H_
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aurgen::json {
+
+struct Value {
+  enum Kind { kNull, kBool, kNum, kStr, kArr, kObj } kind = kNull;
+  bool b = false;
+  double num = 0.0;
+  std::string str;
+  std::vector<Value> arr;
+  std::map<std::string, Value> obj;
+  const Value* Get(const std::string& k) const {
+    auto it = obj.find(k);
+    return kind == kObj && it != obj.end() ? &it->second : nullptr;
+  }
+};
+
+class Parser {
+ public:
+  explicit Parser(const std::string& s) : s_(s) {}
+  Value Parse() {
+    Value v = ParseValue(0);
+    Ws();
+    if (i_ != s_.size()) Err("trailing characters");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void Err(const char* what) {
+    throw std::runtime_error(std::string("environment JSON does not parse: ") + what +
+                             " at character " + std::to_string(i_));
+  }
+  void Ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+  }
+  bool Lit(const char* w) {
+    size_t n = std::char_traits<char>::length(w);
+    if (s_.compare(i_, n, w) == 0) {
+      i_ += n;
+      return true;
+    }
+    return false;
+  }
+  std::string Str() {
+    std::string out;
+    ++i_;  // opening quote
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) Err("unterminated string");
+        char e = s_[i_++];
+        switch (e) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'u': {  // keep ASCII, replace the rest
+            if (i_ + 4 > s_.size()) Err("bad \\u escape");
+            unsigned long cp = std::strtoul(s_.substr(i_, 4).c_str(), nullptr, 16);
+            out += cp < 128 ? static_cast<char>(cp) : '?';
+            i_ += 4;
+            break;
+          }
+          default: out += e;
+        }
+      } else {
+        out += c;
+      }
+    }
+    if (i_ >= s_.size()) Err("unterminated string");
+    ++i_;
+    return out;
+  }
+  Value ParseValue(int depth) {
+    if (depth > 64) Err("nesting too deep");
+    Ws();
+    if (i_ >= s_.size()) Err("unexpected end");
+    Value v;
+    char c = s_[i_];
+    if (c == '{') {
+      v.kind = Value::kObj;
+      ++i_;
+      Ws();
+      if (i_ < s_.size() && s_[i_] == '}') {
+        ++i_;
+        return v;
+      }
+      while (true) {
+        Ws();
+        if (i_ >= s_.size() || s_[i_] != '"') Err("expected a key");
+        std::string k = Str();
+        Ws();
+        if (i_ >= s_.size() || s_[i_] != ':') Err("expected ':'");
+        ++i_;
+        v.obj[k] = ParseValue(depth + 1);
+        Ws();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == '}') {
+          ++i_;
+          return v;
+        }
+        Err("expected ',' or '}'");
+      }
+    }
+    if (c == '[') {
+      v.kind = Value::kArr;
+      ++i_;
+      Ws();
+      if (i_ < s_.size() && s_[i_] == ']') {
+        ++i_;
+        return v;
+      }
+      while (true) {
+        v.arr.push_back(ParseValue(depth + 1));
+        Ws();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == ']') {
+          ++i_;
+          return v;
+        }
+        Err("expected ',' or ']'");
+      }
+    }
+    if (c == '"') {
+      v.kind = Value::kStr;
+      v.str = Str();
+      return v;
+    }
+    if (Lit("true")) {
+      v.kind = Value::kBool;
+      v.b = true;
+      return v;
+    }
+    if (Lit("false")) {
+      v.kind = Value::kBool;
+      return v;
+    }
+    if (Lit("null")) return v;
+    if (Lit("NaN") || Lit("Infinity") || Lit("-Infinity")) Err("non-finite number");
+    const char* start = s_.c_str() + i_;
+    char* end = nullptr;
+    v.num = std::strtod(start, &end);
+    if (end == start) Err("unexpected character");
+    i_ += static_cast<size_t>(end - start);
+    v.kind = Value::kNum;
+    return v;
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+}  // namespace aurgen::json
+
+#endif  // AURGEN_PLUGIN_JSON_H_

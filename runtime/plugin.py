@@ -1,0 +1,52 @@
+"""The MuJoCo engine plugin ``aurgen.hydrostatics`` (runtime/native/plugin).
+
+``import mujoco`` calls :func:`load` through the ``mujoco.plugins`` entry point
+(pyproject.toml), so any MuJoCo host in this Python (``mujoco.viewer``,
+``mujoco.batch``, ``mujoco.rollout``, a plain ``MjData`` loop) runs aurgen
+worlds with their environment forces, and no aurgen code runs per step.
+
+The library is bound to the MuJoCo version it was compiled against
+(``_build_info.MUJOCO_VERSION``); :func:`load` refuses another version with an
+ImportError that says how to fix it (MuJoCo reports it as a warning naming the
+entry point), instead of loading a library that would crash.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+from importlib import metadata
+from pathlib import Path
+
+NAME = "aurgen.hydrostatics"
+_handle = None
+
+
+def library_path() -> Path:
+    """The plugin library installed next to this module."""
+    suffix = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+    return Path(__file__).with_name(f"libaurgen_hydrostatics{suffix}")
+
+
+def built_for() -> str | None:
+    """The mujoco version the plugin was compiled against (None for a source tree without a build)."""
+    try:
+        from ._build_info import MUJOCO_VERSION
+    except ImportError:
+        return None
+    return MUJOCO_VERSION
+
+
+def load() -> None:
+    """Load the plugin library once (it registers itself with MuJoCo)."""
+    global _handle
+    if _handle is not None:
+        return
+    want = built_for()
+    have = metadata.version("mujoco")
+    if want is not None and want.split(".")[:2] != have.split(".")[:2]:
+        raise ImportError(f"{NAME} was built against mujoco {want} but mujoco {have} is installed; "
+                          f"reinstall aurgen (pip install --force-reinstall aurgen) or install mujoco=={want}")
+    path = library_path()
+    if not path.exists():
+        raise ImportError(f"{NAME}: {path} is missing (aurgen was installed without its compiled runtime)")
+    _handle = ctypes.CDLL(str(path))

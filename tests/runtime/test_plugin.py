@@ -1,0 +1,202 @@
+"""The MuJoCo engine plugin aurgen.hydrostatics (runtime/native/plugin).
+
+Oracle: the Python runtime layer (Simulation, whose forces are checked against
+closed forms, quadrature and Lamb/Kirchhoff references in the other runtime
+tests) on the same model without the plugin declaration.  A model stepped by
+plain MuJoCo with the plugin must follow bitwise the same trajectory, under
+every integrator; threads (rollout, Batch) must be bitwise equal to a serial
+loop; a subprocess that imports only mujoco floats the BlueBoat at its specs
+draft; bad configuration fails model compilation naming the key.
+"""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from aurgen.cli import main
+from aurgen.runtime import plugin as hplugin
+from aurgen.runtime.sim import Simulation
+
+from simfixtures import body, geom, mjcf, water_env
+
+if not hplugin.library_path().exists():
+    pytest.skip(f"the plugin library is not built ({hplugin.library_path()})", allow_module_level=True)
+hplugin.load()
+
+INTEGRATORS = ("Euler", "implicitfast", "implicit", "RK4")
+
+
+def declare(xml: str, config: str = "") -> str:
+    """The MJCF with one aurgen.hydrostatics instance declared."""
+    decl = (f'<extension><plugin plugin="{hplugin.NAME}"><instance name="hydrostatics">{config}'
+            f"</instance></plugin></extension>")
+    return xml.replace("<worldbody", decl + "<worldbody", 1)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    assert main(["build", "blueboat.yaml", "bluerov2.yaml", "-o", str(out)]) == 0
+    assert main(["worlds", "open_water", "-o", str(out)]) == 0
+    return out
+
+
+def _world_xml(world, integrator):
+    path = world / "worlds" / "open_water.xml"
+    text = path.read_text().replace('file="../', f'file="{world}/')
+    return text.replace('integrator="implicitfast"', f'integrator="{integrator}"')
+
+
+def _lamb_xml(integrator):
+    """A 5:1 prolate spheroid at half the water's density, tilted, moving: added mass dominates."""
+    g = geom("ellipsoid", (0.5, 0.1, 0.1), extra='fluidshape="ellipsoid"')
+    b = body("e", (0, 0, -2.0), 0.5 * 1000.0 * 4 / 3 * math.pi * 0.5 * 0.01, (0.01, 0.05, 0.05), g,
+             euler=(0.3, 0.5, 0.2), simple=False)
+    return mjcf(b, env=water_env(1000.0), integrator=integrator)
+
+
+def _trajectories(xml, n, kick=None):
+    """(plugin qpos, qvel), (Simulation qpos, qvel) after n steps from the same state."""
+    m = mujoco.MjModel.from_xml_string(declare(xml))
+    d = mujoco.MjData(m)
+    sim = Simulation(xml)
+    for dd in (d, sim.data):
+        if kick is not None:
+            dd.qvel[:] = kick
+    mujoco.mj_forward(m, d)
+    sim.forward()
+    for _ in range(n):
+        mujoco.mj_step(m, d)
+    sim.step(n)
+    out = (d.qpos.copy(), d.qvel.copy()), (sim.data.qpos.copy(), sim.data.qvel.copy())
+    sim.close()
+    return out
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_world_steps_bitwise_like_the_python_layer(world, integrator):
+    (qp, qv), (sp, sv) = _trajectories(_world_xml(world, integrator), 400)
+    assert np.array_equal(qp, sp) and np.array_equal(qv, sv)
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_added_mass_in_the_mass_matrix_bitwise_like_the_python_layer(integrator):
+    kick = np.array([0.3, -0.2, 0.1, 0.5, -1.0, 0.7])
+    (qp, qv), (sp, sv) = _trajectories(_lamb_xml(integrator), 300, kick)
+    assert np.array_equal(qp, sp) and np.array_equal(qv, sv)
+    assert np.all(np.isfinite(qv)) and np.abs(qv).max() > 1e-3  # it moved
+
+
+def test_ledger_in_plugin_state_matches_the_python_layer(world):
+    xml = _world_xml(world, "implicitfast")
+    m = mujoco.MjModel.from_xml_string(declare(xml))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    a = int(m.plugin_stateadr[0])
+    with Simulation(xml) as sim:
+        sim.forward()
+        ref = sim._plan.led[:5].copy()
+    got = d.plugin_state[a:a + 5]
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+
+
+def test_rollout_and_batch_on_two_threads_are_bitwise_serial(world):
+    from mujoco import rollout
+    from mujoco.batch import Batch
+
+    m = mujoco.MjModel.from_xml_string(declare(_world_xml(world, "implicitfast")))
+    nroll, nstep = 6, 150
+    d0 = mujoco.MjData(m)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    rng = np.random.default_rng(3)
+    states = []
+    for i in range(nroll):
+        mujoco.mj_resetData(m, d0)
+        d0.qvel[:] = rng.normal(scale=0.2, size=m.nv)
+        s = np.empty(mujoco.mj_stateSize(m, spec))
+        mujoco.mj_getState(m, d0, s, spec)
+        states.append(s)
+    states = np.array(states)
+    serial = []
+    for s in states:
+        mujoco.mj_setState(m, d0, s, spec)
+        mujoco.mj_forward(m, d0)
+        for _ in range(nstep):
+            mujoco.mj_step(m, d0)
+        serial.append(d0.qpos.copy())
+    datas = [mujoco.MjData(m) for _ in range(2)]
+    st, _ = rollout.rollout(m, datas, states, nstep=nstep)
+    qadr = 1  # FULLPHYSICS: time, then qpos
+    threaded = st[:, -1, qadr:qadr + m.nq]
+    assert np.array_equal(threaded, np.array(serial))
+    # Batch: its simulations start from the model's reset state; two threads against one loop
+    batch = Batch(m, nsim=nroll, nthread=2)
+    batch.reset()
+    batch.step(nstep=nstep)
+    ref = mujoco.MjData(m)
+    mujoco.mj_forward(m, ref)
+    for _ in range(nstep):
+        mujoco.mj_step(m, ref)
+    for i in range(nroll):
+        got = batch.get_data(i)
+        assert np.array_equal(got.qpos, ref.qpos) and np.array_equal(got.qvel, ref.qvel)
+
+
+@pytest.mark.parametrize("config,needle", [
+    ('<config key="drag" value="maybe"/>', "drag"),
+    ('<config key="added_mass" value="2"/>', "added_mass"),
+])
+def test_bad_config_fails_compilation_naming_the_key(config, needle):
+    with pytest.raises(Exception, match=needle):
+        mujoco.MjModel.from_xml_string(declare(_lamb_xml("Euler"), config))
+
+
+@pytest.mark.parametrize("env_text,needle", [
+    ("{not json", "does not parse"),
+    ('{"planes": [[0, 0, 2, 0]], "cells": []}', "unit vector"),
+    ('{"planes": [[0, 0, 1, 0]], "cells": [{"signs": [-1], "density": -1}]}', "density"),
+])
+def test_bad_environment_fails_compilation_with_the_reason(env_text, needle):
+    xml = declare(_lamb_xml("Euler"))
+    start = xml.index("<custom>")
+    end = xml.index("</custom>") + len("</custom>")
+    xml = xml[:start] + f"<custom><text name=\"aurgen:environment\" data='{env_text}'/></custom>" + xml[end:]
+    with pytest.raises(Exception, match=needle):
+        mujoco.MjModel.from_xml_string(xml)
+
+
+def _entry_point_installed() -> bool:
+    return any(ep.value == "aurgen.runtime.plugin:load" for ep in metadata.entry_points(group="mujoco.plugins"))
+
+
+def test_plain_mujoco_process_floats_the_blueboat_at_its_specs_draft(world, tmp_path):
+    if not _entry_point_installed():
+        pytest.skip("the installed aurgen declares no mujoco.plugins entry point (an install from "
+                    "before it existed: reinstall aurgen)")
+    from test_vehicles_sim import specs_rows
+
+    path = tmp_path / "open_water_plugin.xml"
+    path.write_text(declare(_world_xml(world, "implicitfast")))
+    code = ("import sys, mujoco\n"
+            "m = mujoco.MjModel.from_xml_path(sys.argv[1]); d = mujoco.MjData(m)\n"
+            "b = m.body('blueboat/base_link').id\n"
+            "for _ in range(5000): mujoco.mj_step(m, d)\n"
+            "print(repr(float(d.xpos[b, 2])), d.ncon, sorted(k for k in sys.modules if k.startswith('aurgen.runtime.')))\n")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    z, ncon, mods = r.stdout.split(" ", 2)
+    # only the loader (and its build record): no aurgen force code in the process
+    assert set(eval(mods)) <= {"aurgen.runtime.plugin", "aurgen.runtime._build_info"}
+    assert int(ncon) == 0
+    rows = specs_rows(world / "blueboat" / "blueboat.xml")
+    draft = float(rows["draft"].split()[0])
+    assert -float(z) == pytest.approx(draft, abs=1e-3)
