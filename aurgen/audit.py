@@ -514,12 +514,36 @@ def first_difference(got: str, want: str) -> tuple[int, str, str]:
     return i + 1, (a[i].strip() if i < len(a) else "(end of file)"), (b[i].strip() if i < len(b) else "(end of file)")
 
 
+MAX_RENDER_ROWS = 20  # per file; a file differing in more places gets a row saying how many more
+
+
+def render_differences(path: Path, body: str, fresh: str, label: str) -> list[Difference]:
+    """Rows for a file whose bytes differ from a fresh render (aurgen.xmldiff): ``file:line``, the
+    element and attribute, found and expected, numbers compared to ``REL_TOL`` relative. A file
+    whose structure differs at the root (or that is not XML) gets one row at its first differing
+    line; one that means the same as the fresh render (whitespace, number notation) gets none."""
+    from . import xmldiff
+
+    note = f"differs from a fresh build of {label}: edited, or built otherwise"
+    deltas = xmldiff.compare(body, fresh, REL_TOL)
+    if deltas is None:
+        line, found, expected = first_difference(body, fresh)
+        return [Difference(f"{path}:{line}", "render", "content", found, expected, note=note)]
+    rows = [Difference(f"{path}:{d.line}", "render", f"{d.element} {d.attribute}", d.found, d.expected, d.diff,
+                       d.tol, note) for d in deltas[:MAX_RENDER_ROWS]]
+    if len(deltas) > MAX_RENDER_ROWS:
+        rows.append(Difference(str(path), "render", "content", f"{len(deltas) - MAX_RENDER_ROWS} more differences",
+                               "none", note=note))
+    return rows
+
+
 def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
     """One folder's files against a fresh render of the config their headers name.
 
-    Output is deterministic, so a file equal to the fresh render is right and any other byte is
-    a difference (an edit of physics, names or ``model.config``): reported at its first differing
-    line. Also: one config for the whole folder (a mixed set is a difference), and every file
+    Output is deterministic, so a file equal to the fresh render is right; a file whose bytes
+    differ is compared with it by meaning (``render_differences``): an edit of physics, names,
+    comments or ``model.config`` is a row naming the line, element and attribute. Also: one
+    config for the whole folder (a mixed set is a difference), and every file
     the config builds present.
     """
     out = []
@@ -551,9 +575,7 @@ def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
             continue
         body = have[fname].path.read_text(encoding="utf-8")
         if body != text:
-            line, found, expected = first_difference(body, text)
-            out.append(Difference(f"{have[fname].path}:{line}", "render", "content", found, expected,
-                                  note=f"differs from a fresh build of {label}: edited, or built otherwise"))
+            out.extend(render_differences(have[fname].path, body, text, label))
     for fname, a in have.items():
         if fname not in fresh:
             out.append(Difference(str(a.path), "set", "file", "present", f"not a file {label} builds",

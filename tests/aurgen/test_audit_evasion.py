@@ -144,7 +144,8 @@ def test_json_output(out, capsys):
     code = main(["audit", "--json", str(out / "blueboat")])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["status"] == "differences"
-    assert any(d["found"].endswith('ctrlrange="-4000 5000"/>') for d in doc["differences"]), doc
+    assert any(d["figure"].endswith(" ctrlrange") and d["found"] == "-4000 5000" and d["expected"] == "-40.2 51.5"
+               for d in doc["differences"]), doc
     assert main(["audit", "--json", str(out / "bluerov2")]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "clean"
 
@@ -152,5 +153,95 @@ def test_json_output(out, capsys):
 def test_table_columns_are_not_cut(out, capsys):
     edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"')
     code, text = audit(capsys, out / "blueboat")
-    line = next(x for x in text.splitlines() if 'ctrlrange="-4000 5000"' in x)
-    assert 'ctrlrange="-4000 5000"/>' in line and 'ctrlrange="-40.2 51.5"/>' in line, line
+    line = next(x for x in text.splitlines() if "-4000 5000" in x)
+    assert "general[motor_port] ctrlrange" in line and "-40.2 51.5" in line and "fresh build" in line, line
+
+
+# ---- the render compare reads meaning: element, attribute, numbers to 1e-9 relative (aurgen.xmldiff)
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i + 1 for i, line in enumerate(path.read_text().splitlines()) if text in line)
+
+
+def _render_rows(doc) -> list:
+    return [d for d in doc["differences"] if d["check"] == "render"]
+
+
+def audit_json(capsys, path):
+    code = main(["audit", "--json", str(path)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+SEMANTIC = [  # (id, file, old, new, marker of the line to blame, figure, found, expected)
+    ("ctrlrange", "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"', "-4000 5000",
+     "general[motor_port] ctrlrange", "-4000 5000", "-40.2 51.5"),
+    ("gear-sign", "blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"', 'gear="-1.0 0.0 0.0 0.0 0.0 0.0"',
+     'gear="-1.0', "general[motor_port] gear", "-1.0 0.0 0.0 0.0 0.0 0.0", "1.0 0.0 0.0 0.0 0.0 0.0"),
+    ("damping-entry", "blueboat.xml", "0.0 -20.0 0.0", "0.0 2000.0 0.0", "2000.0",
+     "numeric[aurgen:damping_linear:base_link] data[21]", "2000.0", "-20.0"),
+    ("freejoint-removed", "blueboat.xml", '      <freejoint name="root"/>\n', "", '<body name="base_link"',
+     "body[base_link] (element)", "(absent)", '<freejoint name="root">'),
+    ("sdf-joint-axis", "model.sdf", "<xyz>1.0 0.0 0.0</xyz>", "<xyz>0.0 0.0 1.0</xyz>", "<xyz>0.0 0.0 1.0</xyz>",
+     "joint[motor_port_joint]/axis/xyz (text)", "0.0 0.0 1.0", "1.0 0.0 0.0"),
+    ("specs-row", "blueboat.urdf", "total mass:         17.3", "total mass:         99.3", "total mass:",
+     "(top) (comment)", "total mass:         99.300000 kg", "total mass:         17.300000 kg"),
+]
+
+
+@pytest.mark.parametrize("fname,old,new,marker,figure,found,expected", [c[1:] for c in SEMANTIC],
+                         ids=[c[0] for c in SEMANTIC])
+def test_render_rows_name_element_and_attribute(out, capsys, fname, old, new, marker, figure, found, expected):
+    path = out / "blueboat" / fname
+    edit(path, old, new)
+    code, doc = audit_json(capsys, out / "blueboat")
+    assert code == 1
+    rows = [d for d in _render_rows(doc) if d["figure"] == figure]
+    assert len(rows) == 1, _render_rows(doc)
+    assert rows[0]["file"] == f"{path}:{_line_of(path, marker)}"
+    assert (rows[0]["found"], rows[0]["expected"]) == (found, expected)
+
+
+def test_numbers_agree_to_1e_9_relative(out, capsys):
+    """A number rewritten within 1e-9 relative (another notation, a last-digit change) means the same;
+    one changed by 1e-8 relative is a difference, reported with its size and tolerance."""
+    path = out / "blueboat" / "blueboat.xml"
+    original = path.read_text()
+    near = -40.2 * (1 + 2e-10)
+    assert repr(near) != "-40.2"
+    edit(path, 'ctrlrange="-40.2 51.5"', f'ctrlrange="{near!r} 5.15e1"')
+    edit(path, '<freejoint name="root"/>', '<freejoint   name="root" />')  # whitespace inside a tag
+    assert audit_json(capsys, out / "blueboat")[0] == 0
+    path.write_text(original)
+    far = -40.2 * (1 + 1e-8)
+    edit(path, 'ctrlrange="-40.2 51.5"', f'ctrlrange="{far!r} 51.5"')
+    code, doc = audit_json(capsys, out / "blueboat")
+    assert code == 1
+    (row,) = _render_rows(doc)
+    assert row["figure"] == "general[motor_port] ctrlrange"
+    assert row["diff"] == pytest.approx(abs(far + 40.2), rel=1e-6)
+    assert row["tol"] == pytest.approx(1e-9 * abs(far), rel=1e-6)
+
+
+def test_another_root_falls_back_to_the_line_diff(out, capsys):
+    path = out / "blueboat" / "blueboat.xml"
+    edit(path, '<mujoco model="blueboat">', '<mujo model="blueboat">')
+    edit(path, "</mujoco>", "</mujo>")
+    code, doc = audit_json(capsys, out / "blueboat")
+    assert code == 1
+    (row,) = _render_rows(doc)
+    line = _line_of(path, '<mujo model="blueboat">')
+    assert row["file"] == f"{path}:{line}" and row["figure"] == "content"
+    assert (row["found"], row["expected"]) == ('<mujo model="blueboat">', '<mujoco model="blueboat">')
+
+
+def test_many_differences_are_capped_with_a_count(out, capsys):
+    from aurgen.audit import MAX_RENDER_ROWS
+
+    path = out / "blueboat" / "blueboat.xml"
+    n = path.read_text().count('contype="0"')
+    assert n > MAX_RENDER_ROWS
+    edit(path, 'contype="0"', 'contype="5"', count=n)
+    code, doc = audit_json(capsys, out / "blueboat")
+    rows = _render_rows(doc)
+    assert code == 1 and len(rows) == MAX_RENDER_ROWS + 1
+    assert rows[-1]["found"] == f"{n - MAX_RENDER_ROWS} more differences"
