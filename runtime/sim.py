@@ -10,9 +10,15 @@ or from ``environment=`` (dict, JSON or :class:`~aurgen.runtime.env.Environment`
 or ``water=density`` (open water, surface z = 0). With none, nothing is
 registered and the model steps exactly as plain MuJoCo (bitwise).
 
-Forces are computed inside MuJoCo's pipeline through the global
-``mjcb_passive`` callback; one dispatcher serves every live Simulation, keyed
-by its MjModel, and the previous callback is restored when the last one closes.
+Forces are computed inside MuJoCo's pipeline by the engine plugin
+``aurgen.hydrostatics`` (runtime/native/plugin): a file that declares it runs
+as it is; otherwise the instance is attached through MjSpec (with the
+environment text, the options it takes over, and ``simple="false"`` on bodies
+that carry added mass) and the model recompiled. No Python runs per step but
+the health ledger (compiled, one call). Only where the plugin cannot serve (a
+mesh displacement geom, or an MjModel passed in without the plugin) do the
+same compiled forces run from the global ``mjcb_passive`` callback: one
+dispatcher serves those Simulations, keyed by their MjModel.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from aurgen.errors import AurgenError
 from . import added_mass as am
 from . import env as envmod
 from . import forces as fz
+from . import plugin as hplugin
 from ._native import ForceStage, Ledger
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
 from .health import Monitor
@@ -36,6 +43,9 @@ from .kernel import full_local
 MARK_DISPLACEMENT = 1
 MARK_WINDAGE = 2
 _MARK_ADDED_ONLY = 3
+
+
+DEFAULT_ENGINE = "plugin"
 
 
 class SimulationError(AurgenError):
@@ -401,12 +411,17 @@ class Simulation:
     ``environment`` overrides the file's; ``water`` (density, kg/m^3) gives open
     water at z = 0 to a file that declares none; ``drag``, ``added_mass``,
     ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
-    ``settle_tol`` (m) define "settled".
+    ``settle_tol`` (m) define "settled"; ``engine`` "plugin" (default, see the
+    module doc) or "callback" (the same compiled forces from ``mjcb_passive``,
+    the fallback; the tests use it as the plugin's reference).
     """
 
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
                  added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
-                 settle_tol: float = 1e-4, track: str | None = None):
+                 settle_tol: float = 1e-4, track: str | None = None, engine: str | None = None):
+        engine = DEFAULT_ENGINE if engine is None else engine
+        if engine not in ("plugin", "callback"):
+            raise SimulationError(f"engine {engine!r}: expected 'plugin' or 'callback'")
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
@@ -418,6 +433,7 @@ class Simulation:
                 env = envmod.open_water(float(water))
         self.environment = env
         self._plan = None
+        self._plugin = False
         if env is not None:
             d = mujoco.MjData(m)
             plan = _Plan(m, d, env, drag, added_mass, buoyancy)
@@ -433,9 +449,17 @@ class Simulation:
                     raise SimulationError(f"bodies {names}: MuJoCo keeps only the diagonal of their mass "
                                           "matrix rows even with simple=0; added mass cannot be applied")
             self._finish(m, env, plan)
+            self._plugin = engine == "plugin" and self._plugin_mode(m, src, plan)
+            if self._plugin:
+                if src is not None:
+                    m = self._attach(src, env, plan, drag, added_mass, buoyancy)
+                    d = mujoco.MjData(m)
+                    plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+                    self._finish(m, env, plan)
             self._plan = plan
             self.model, self.data = m, d
-            _register(m, plan)
+            if not self._plugin:
+                _register(m, plan)
         else:
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
@@ -465,6 +489,63 @@ class Simulation:
                 w = int(ai[it, 3])
                 ai[it, 3] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
         # (-1: a body with declared terms but no displacement geoms counts as fully immersed)
+
+    @staticmethod
+    def _plugin_mode(m, src, plan) -> bool:
+        """Whether the plugin applies the forces (else the callback fallback)."""
+        if src is None:  # an MjModel: only if it carries the instance already
+            return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == "hydrostatics"
+                       for i in range(m.nplugin))
+        if len(plan.hulls[5]) > 0:  # mesh displacement geoms: not in the plugin yet
+            return False
+        try:
+            hplugin.load()
+        except ImportError:
+            return False
+        return True
+
+    @staticmethod
+    def _attach(src, env, plan, drag, added_mass, buoyancy):
+        """The model recompiled through MjSpec with the plugin instance, the environment
+        text, the options the plugin takes over, and full mass-matrix rows where added
+        mass needs them."""
+        kind, s = src
+        spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
+        config = {"drag": str(bool(drag)).lower(), "added_mass": str(bool(added_mass)).lower(),
+                  "buoyancy": str(bool(buoyancy)).lower()}
+        ours = [p for p in spec.plugins if p.plugin_name == hplugin.NAME]
+        if ours:
+            ours[0].config = config
+        else:
+            spec.activate_plugin(hplugin.NAME)
+            p = spec.add_plugin()
+            p.name = "hydrostatics"
+            p.plugin_name = hplugin.NAME
+            p.active = True
+            p.config = config
+        texts = [t for t in spec.texts if t.name == envmod.ENV_TEXT]
+        t = texts[0] if texts else spec.add_text()
+        t.name = envmod.ENV_TEXT
+        t.data = env.to_json()
+        spec.option.density = 0.0
+        spec.option.viscosity = 0.0
+        spec.option.wind = [0.0, 0.0, 0.0]
+        spec.option.gravity = list(env.gravity.g) if plan.gk == 0 else [0.0, 0.0, 0.0]
+        names = {mujoco.mj_id2name(plan.m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.added_bodies}
+        for b in spec.bodies:
+            if b.name in names:
+                b.simple = 0
+        try:
+            return spec.compile()
+        except ValueError as exc:
+            raise SimulationError(f"{s if kind == 'path' else 'MJCF string'}: {exc}") from None
+
+    def _led(self):
+        """The force stage's ledger of the latest recorded evaluation (NLED,)."""
+        if self._plugin:
+            a = int(self.model.plugin_stateadr[0])
+            return self.data.plugin_state[a:a + fz.NLED]
+        return self._plan.led
 
     def _find_track(self, name):
         m = self.model
@@ -502,6 +583,16 @@ class Simulation:
                 mujoco.mj_step(m, d)
                 plain(dt, d.time, tb)
             return
+        if self._plugin:
+            # the first evaluation of each step records the ledger (as after any state edit)
+            flags, k = d.plugin_state, int(m.plugin_stateadr[0]) + fz.NLED
+            qvel, q0, step, copy, account = d.qvel, self._q0, mujoco.mj_step, np.copyto, ledger.account
+            for _ in range(n):
+                copy(q0, qvel)
+                flags[k] = 1.0
+                step(m, d)
+                account(dt, d.time, tb)
+            return
         with _installed():
             self._step_loop(n, m, d, plan, dt, tb, ledger.account)
 
@@ -513,6 +604,10 @@ class Simulation:
             d, plan = self.data, self._plan
             led = plan.led if plan is not None else np.zeros(fz.NLED)
             mine = plan.qmine if plan is not None else np.zeros(self.model.nv)
+            if self._plugin:  # views of the plugin's state: ledger, record flag, generalized force
+                a = int(self.model.plugin_stateadr[0])
+                led = d.plugin_state[a:a + fz.NLED]
+                mine = d.plugin_state[a + fz.NLED + 1:a + fz.NLED + 1 + self.model.nv]
             broot = np.ascontiguousarray(self.model.body_rootid, dtype=np.int64)
             arrays = (st, zb, led, self._q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
                       d.qfrc_passive, mine, d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, broot,
@@ -543,7 +638,8 @@ class Simulation:
 
     def forward(self):
         """mj_forward with the runtime's forces (fills qacc, the ledger, d.M with added mass)."""
-        if self._plan is None:
+        if self._plan is None or self._plugin:
+            self._record_next()
             mujoco.mj_forward(self.model, self.data)
             return
         self._plan.stage = 0
@@ -557,18 +653,23 @@ class Simulation:
         if self._plan is None:
             raise SimulationError("no environment: the runtime keeps no energy ledger")
         self.forward()
-        led = self._plan.led
+        led = self._led()
         return float(led[fz.L_KE] + led[fz.L_UGRAV] + led[fz.L_UBUOY])
 
     def kinetic_energy(self) -> float:
         if self._plan is None:
             raise SimulationError("no environment")
         self.forward()
-        return float(self._plan.led[fz.L_KE])
+        return float(self._led()[fz.L_KE])
 
     def submerged_volume(self) -> float:
         """Displaced volume in densest-fluid equivalent (m^3) at the last evaluation."""
-        return float(self._plan.led[fz.L_VSUB]) if self._plan is not None else 0.0
+        return float(self._led()[fz.L_VSUB]) if self._plan is not None else 0.0
+
+    def _record_next(self):
+        """The next evaluation records the ledger (the plugin records the first one after a step)."""
+        if self._plugin:
+            self.data.plugin_state[int(self.model.plugin_stateadr[0]) + fz.NLED] = 1.0
 
     def _sync_kinematics(self):
         """Make the pose and velocity readouts those of the current ``qpos``/``qvel``.
@@ -621,7 +722,7 @@ class Simulation:
 
     # -- lifetime
     def close(self):
-        if not self._closed and self._plan is not None:
+        if not self._closed and self._plan is not None and not self._plugin:
             _unregister(self.model)
         self._closed = True
 

@@ -97,6 +97,7 @@ def _forces_crosscheck(request, monkeypatch):
     if FORCES_CROSSCHECK:
         from aurgen.runtime import sim
 
+        monkeypatch.setattr(sim, "DEFAULT_ENGINE", "callback")  # the force stage runs from Python's callback
         monkeypatch.setattr(sim._Plan, "run", _forces_run(request.node.nodeid))
     yield
 

@@ -67,7 +67,7 @@ def _trajectories(xml, n, kick=None):
     """(plugin qpos, qvel), (Simulation qpos, qvel) after n steps from the same state."""
     m = mujoco.MjModel.from_xml_string(declare(xml))
     d = mujoco.MjData(m)
-    sim = Simulation(xml)
+    sim = Simulation(xml, engine="callback")
     for dd in (d, sim.data):
         if kick is not None:
             dd.qvel[:] = kick
@@ -101,7 +101,7 @@ def test_ledger_in_plugin_state_matches_the_python_layer(world):
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
     a = int(m.plugin_stateadr[0])
-    with Simulation(xml) as sim:
+    with Simulation(xml, engine="callback") as sim:
         sim.forward()
         ref = sim._plan.led[:5].copy()
     got = d.plugin_state[a:a + 5]
@@ -200,3 +200,23 @@ def test_plain_mujoco_process_floats_the_blueboat_at_its_specs_draft(world, tmp_
     rows = specs_rows(world / "blueboat" / "blueboat.xml")
     draft = float(rows["draft"].split()[0])
     assert -float(z) == pytest.approx(draft, abs=1e-3)
+
+
+@pytest.mark.parametrize("integrator", ("implicitfast", "RK4"))
+def test_simulation_runs_on_the_plugin_with_no_callback(world, integrator):
+    """Simulation attaches the instance through MjSpec (the world file declares none) and
+    installs no passive callback; trajectory and health as the callback engine's."""
+    xml = _world_xml(world, integrator)
+    with Simulation(xml) as a, Simulation(xml, engine="callback") as b:
+        assert a._plugin and a.model.nplugin == 1 and not b._plugin
+        seen = []
+        mujoco.set_mjcb_passive(lambda m, d: seen.append(1))
+        try:
+            a.step(300)
+        finally:
+            mujoco.set_mjcb_passive(None)
+        assert len(seen) >= 300  # the passive callback is free: a probe installed there ran, and added nothing
+        b.step(300)
+        assert np.array_equal(a.data.qpos, b.data.qpos) and np.array_equal(a.data.qvel, b.data.qvel)
+        assert a.check().ok and b.check().ok
+        assert a.energy() == pytest.approx(b.energy(), rel=1e-12)

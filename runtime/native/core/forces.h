@@ -97,6 +97,12 @@ class ForceStage {
   // One evaluation for the current stage of d.
   void Passive(const ForceData& d);
   const ForceModel& model() const { return m_; }
+  // Point the body masses and inertias at live arrays (nb, nb x 3): MuJoCo lets
+  // a user edit m->body_mass between steps, and the ledger must see it.
+  void SetBodyArrays(const double* bmass, const double* binert) {
+    m_.bmass = bmass;
+    m_.binert = binert;
+  }
 
  private:
   void AddedMass(const ForceData& d);

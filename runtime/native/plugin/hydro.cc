@@ -551,11 +551,13 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   fd.M = d->M;
   bool record = st[kStateRecord] != 0;
   fl_[core::kFRecord] = record ? 1 : 0;
+  stage_->SetBodyArrays(m->body_mass, m->body_inertia);  // live: users edit them between steps
   stage_->Passive(fd);
   if (record) {
     for (int i = 0; i < core::kNLed; ++i) st[kStateLedger + i] = led_[i];
     st[kStateRecord] = 0;
   }
+  for (int i = 0; i < m->nv; ++i) st[kStateMine + i] = qmine_[i];
   if (has_added_) mj_factorM(m, d);
 }
 
@@ -570,7 +572,7 @@ void Hydro::RegisterPlugin() {
   p.capabilityflags |= mjPLUGIN_PASSIVE;
   p.nattribute = sizeof(kAttributes) / sizeof(kAttributes[0]);
   p.attributes = kAttributes;
-  p.nstate = +[](const mjModel*, int) { return static_cast<int>(kStateSize); };
+  p.nstate = +[](const mjModel* m, int) { return StateSize(m); };
   p.init = +[](const mjModel* m, mjData* d, int instance) {
     std::unique_ptr<Hydro> h = Hydro::Create(m, d, instance);
     if (!h) return -1;
@@ -589,8 +591,8 @@ void Hydro::RegisterPlugin() {
     std::unique_ptr<Hydro> h = Hydro::Create(m, dest, instance);
     dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(h.release());
   };
-  p.reset = +[](const mjModel*, mjtNum* state, void*, int) {
-    for (int i = 0; i < kStateSize; ++i) state[i] = 0.0;
+  p.reset = +[](const mjModel* m, mjtNum* state, void*, int) {
+    for (int i = 0; i < StateSize(m); ++i) state[i] = 0.0;
     state[kStateRecord] = 1;
   };
   p.compute = +[](const mjModel* m, mjData* d, int instance, int) {

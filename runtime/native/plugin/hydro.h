@@ -28,10 +28,13 @@
 
 namespace aurgen::hydro {
 
-// plugin_state layout: the force stage's ledger (core::kNLed numbers: buoyancy
-// potential J, drag power W, gravity potential J, kinetic energy J, submerged
-// volume m^3, ...), then the record flag (1: the next evaluation records).
-enum StateSlot { kStateLedger = 0, kStateRecord = core::kNLed, kStateSize = core::kNLed + 1 };
+// plugin_state layout (StateSize(m) numbers): the force stage's ledger of the
+// latest recorded evaluation (core::kNLed numbers: buoyancy potential J, drag
+// power W, gravity potential J, kinetic energy J, submerged volume m^3, ...),
+// the record flag (1: the next evaluation records; set by reset and advance),
+// then the generalized force the latest evaluation added (nv, N or N m).
+enum StateSlot { kStateLedger = 0, kStateRecord = core::kNLed, kStateMine = core::kNLed + 1 };
+inline int StateSize(const mjModel* m) { return kStateMine + static_cast<int>(m->nv); }
 
 struct HydroConfig {
   bool drag = true, added_mass = true, buoyancy = true;
