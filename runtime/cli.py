@@ -40,6 +40,20 @@ def _check_output(option: str, path) -> None:
         raise AurgenError(f"{option} {path}: the folder {folder} is not writable")
 
 
+def _declares_environment(path) -> bool:
+    """Whether the model file itself carries an environment text (read from the file, not from the
+    compiled model, to which ``--water`` attaches one)."""
+    import mujoco
+
+    from .env import ENV_TEXT
+
+    try:
+        spec = mujoco.MjSpec.from_file(str(path))
+    except Exception:  # the Simulation already compiled it; a file MjSpec cannot read declares none here
+        return False
+    return any(t.name == ENV_TEXT for t in spec.texts)
+
+
 def cli_sim(args) -> int:
     from . import env as envmod
     from .sim import Simulation
@@ -52,9 +66,12 @@ def cli_sim(args) -> int:
     water = getattr(args, "water", None)
     if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
         raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
-    sim = Simulation(args.model, water=water)
     try:
-        if water is not None and envmod.from_model(sim.model) is not None:
+        sim = Simulation(args.model, water=water)
+    except envmod.EnvironmentInvalid as exc:  # name the file the environment came from
+        raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
+    try:
+        if water is not None and _declares_environment(args.model):
             raise AurgenError(f"{args.model}: --water is for a model without an environment; this file carries "
                               "one (a world): drop --water")
         steps = args.duration / sim.model.opt.timestep

@@ -2,7 +2,9 @@
 
 Read from the JSON in ``<custom><text name="aurgen:environment" data="..."/>`` of a
 world MJCF (docs/formats.md), or given from Python as a dict / JSON string.
-Validated at load: unit normals, signs per plane, finite non-negative density and
+Validated at load: every value's JSON type (a string is never read as a number,
+a sign is exactly -1, 0 or +1, an unknown key is refused; errors name the key,
+``cells[0] ('water').signs[0]``), unit normals, signs per plane, finite non-negative density and
 viscosity, no two cells overlapping (an LP on the cells' half-spaces), and
 per-cell constant gravity conservative (only the normal component may jump
 across a shared face). Errors name the cells and say what to change.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,57 +126,127 @@ class Environment:
                            "gravity": gd})
 
 
+def _is_number(x) -> bool:
+    """A JSON number (or, from Python, any real number; never a bool or a string)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+_LISTS = (list, tuple, np.ndarray)  # JSON gives lists; a Python caller may pass tuples or arrays
+
+
+def _kind(x) -> str:
+    """How a JSON value reads, for messages: ``a string ('down')``, ``5``."""
+    if isinstance(x, str):
+        return f"a string ({x[:40]!r})"
+    if isinstance(x, bool) or x is None:
+        return json.dumps(x)
+    if isinstance(x, dict):
+        return "an object"
+    if isinstance(x, list):
+        return f"a list of {len(x)}"
+    return repr(x)
+
+
+def _num(x, what: str) -> float:
+    """A finite JSON number at key ``what`` (a string, a bool or null is refused, never converted)."""
+    if not _is_number(x) or not math.isfinite(float(x)):
+        raise EnvironmentInvalid(f"{what}: expected a finite number, got {_kind(x)}")
+    return float(x)
+
+
 def _vec(x, n, what):
-    try:
-        v = tuple(float(a) for a in x)
-    except (TypeError, ValueError):
-        raise EnvironmentInvalid(f"{what}: expected {n} numbers, got {x!r}") from None
-    if len(v) != n or not all(math.isfinite(a) for a in v):
-        raise EnvironmentInvalid(f"{what}: expected {n} finite numbers, got {x!r}")
-    return v
+    """``n`` finite numbers at key ``what`` (a JSON list)."""
+    if not isinstance(x, _LISTS) or len(x) != n:
+        raise EnvironmentInvalid(f"{what}: expected a list of {n} finite numbers, got {_kind(x)}")
+    return tuple(_num(a, f"{what}[{i}]") for i, a in enumerate(x))
+
+
+def _obj(x, what: str, keys: set) -> dict:
+    """A JSON object at ``what`` with no key outside ``keys``."""
+    if not isinstance(x, dict):
+        raise EnvironmentInvalid(f"{what}: expected an object ({', '.join(sorted(keys))}), got {_kind(x)}")
+    for k in x:
+        if k not in keys:
+            raise EnvironmentInvalid(f"{what}.{k}: unknown key (expected {', '.join(sorted(keys))})")
+    return x
+
+
+def _list(x, what: str) -> list:
+    if not isinstance(x, _LISTS):
+        raise EnvironmentInvalid(f"{what}: expected a list, got {_kind(x)}")
+    return x
+
+
+GRAVITY_KEYS = {"uniform": {"type", "g"}, "central": {"type", "mu", "centre"}, "linear": {"type", "g0", "G"}}
+CELL_KEYS = {"name", "signs", "density", "viscosity", "flow", "gravity"}
+TOP_KEYS = {"planes", "cells", "gravity"}
 
 
 def _gravity(gd) -> Gravity:
     if gd is None:
         return Gravity()
-    if isinstance(gd, (list, tuple)):
+    if isinstance(gd, _LISTS):
         return Gravity("uniform", g=_vec(gd, 3, "gravity"))
+    if not isinstance(gd, dict):
+        raise EnvironmentInvalid(f"gravity: expected an object {{type: uniform, central or linear, ...}} or "
+                                 f"[gx, gy, gz], got {_kind(gd)}")
     kind = gd.get("type", "uniform")
+    if kind not in GRAVITY_KEYS:
+        raise EnvironmentInvalid(f"gravity.type: expected uniform, central or linear, got {_kind(kind)}")
+    _obj(gd, "gravity", GRAVITY_KEYS[kind])
     if kind == "uniform":
-        return Gravity("uniform", g=_vec(gd.get("g", (0, 0, -9.81)), 3, "gravity.g"))
+        return Gravity("uniform", g=_vec(gd.get("g", [0, 0, -9.81]), 3, "gravity.g"))
     if kind == "central":
-        mu = float(gd.get("mu", float("nan")))
-        if not math.isfinite(mu) or mu <= 0:
+        if "mu" not in gd:
+            raise EnvironmentInvalid("gravity.mu: missing (a positive number, m^3/s^2)")
+        mu = _num(gd["mu"], "gravity.mu")
+        if mu <= 0:
             raise EnvironmentInvalid(f"gravity.mu: expected a positive number (m^3/s^2), got {gd.get('mu')!r}")
-        return Gravity("central", mu=mu, centre=_vec(gd.get("centre", (0, 0, 0)), 3, "gravity.centre"))
-    if kind == "linear":
-        g0 = _vec(gd.get("g0", (0, 0, 0)), 3, "gravity.g0")
-        rows = gd.get("G")
-        if rows is None or len(rows) != 3:
-            raise EnvironmentInvalid("gravity.G: expected a 3x3 matrix")
-        G = tuple(_vec(r, 3, "gravity.G row") for r in rows)
-        Ga = np.array(G)
-        if not np.allclose(Ga, Ga.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Ga).max())):
-            raise EnvironmentInvalid("gravity.G must be symmetric: a non-symmetric gradient is not "
-                                    "the gradient of a potential (energy would not be conserved)")
-        return Gravity("linear", g0=g0, G=G)
-    raise EnvironmentInvalid(f"gravity.type: expected uniform, central or linear, got {kind!r}")
+        return Gravity("central", mu=mu, centre=_vec(gd.get("centre", [0, 0, 0]), 3, "gravity.centre"))
+    g0 = _vec(gd.get("g0", [0, 0, 0]), 3, "gravity.g0")
+    rows = gd.get("G")
+    if not isinstance(rows, _LISTS) or len(rows) != 3:
+        raise EnvironmentInvalid(f"gravity.G: expected a 3x3 matrix (three lists of 3 numbers), got {_kind(rows)}")
+    G = tuple(_vec(r, 3, f"gravity.G[{i}]") for i, r in enumerate(rows))
+    Ga = np.array(G)
+    if not np.allclose(Ga, Ga.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Ga).max())):
+        raise EnvironmentInvalid("gravity.G must be symmetric: a non-symmetric gradient is not "
+                                 "the gradient of a potential (energy would not be conserved)")
+    return Gravity("linear", g0=g0, G=G)
+
+
+def _signs(x, what: str, nplanes: int) -> tuple:
+    """A cell's signs: each exactly -1, 0 or +1 (a JSON integer or an integral number), at most one per plane."""
+    _list(x, what)
+    if len(x) > nplanes:
+        raise EnvironmentInvalid(f"{what}: {len(x)} signs for {nplanes} planes (one per plane: -1, 0 or +1)")
+    out = []
+    for i, s in enumerate(x):
+        if not _is_number(s) or s not in (-1, 0, 1):
+            raise EnvironmentInvalid(f"{what}[{i}]: expected -1, 0 or +1 (the side of plane {i}), got {_kind(s)}")
+        out.append(int(s))
+    return tuple(out) + (0,) * (nplanes - len(out))
 
 
 def parse(obj) -> Environment:
-    """Environment from a JSON string or a dict (the formats.md schema); validated."""
+    """Environment from a JSON string or a dict (the formats.md schema); validated.
+
+    Every value is checked for its JSON type before use (a string is never read as a number, a
+    sign is exactly -1, 0 or +1), and an error names the key (``cells[0].signs[1]``).
+    """
     if isinstance(obj, Environment):
         validate(obj)
         return obj
     if isinstance(obj, (str, bytes)):
         try:
             obj = json.loads(obj)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise EnvironmentInvalid(f"environment JSON does not parse: {exc}") from None
     if not isinstance(obj, dict):
-        raise EnvironmentInvalid("environment: expected a JSON object with planes, cells, gravity")
+        raise EnvironmentInvalid(f"environment: expected a JSON object with planes, cells, gravity, got {_kind(obj)}")
+    _obj(obj, "environment", TOP_KEYS)
     planes = []
-    for i, p in enumerate(obj.get("planes", [])):
+    for i, p in enumerate(_list(obj.get("planes", []), "planes")):
         v = _vec(p, 4, f"planes[{i}]")
         nn = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
         if abs(nn - 1.0) > 1e-9:
@@ -182,28 +255,29 @@ def parse(obj) -> Environment:
     P = np.array(planes, float).reshape(-1, 4)
     cells = []
     names = set()
-    for i, c in enumerate(obj.get("cells", [])):
-        name = str(c.get("name", f"cell{i}"))
+    for i, c in enumerate(_list(obj.get("cells", []), "cells")):
+        key = f"cells[{i}]"
+        if not isinstance(c, dict):
+            raise EnvironmentInvalid(f"{key}: expected an object {{name, signs, density, viscosity, flow}}, "
+                                     f"got {_kind(c)}")
+        _obj(c, key, CELL_KEYS)
+        name = c.get("name", f"cell{i}")
+        if not isinstance(name, str) or not name:
+            raise EnvironmentInvalid(f"{key}.name: expected a non-empty string, got {_kind(name)}")
         if name in names:
             raise EnvironmentInvalid(f"cells: two cells named {name!r}")
         names.add(name)
-        signs = tuple(int(s) for s in c.get("signs", []))
-        if len(signs) > len(P) or any(s not in (-1, 0, 1) for s in signs):
-            raise EnvironmentInvalid(f"cell {name!r}: signs {list(signs)} must be -1, 0 or +1 per plane "
-                                    f"({len(P)} planes)")
-        signs = signs + (0,) * (len(P) - len(signs))
-        try:
-            rho = float(c.get("density", 0.0))
-            visc = float(c.get("viscosity", 0.0))
-        except (TypeError, ValueError):
-            raise EnvironmentInvalid(f"cell {name!r}: density and viscosity must be numbers") from None
-        if not math.isfinite(rho) or rho < 0:
+        key = f"{key} ({name!r})"
+        signs = _signs(c.get("signs", []), f"{key}.signs", len(P))
+        rho = _num(c.get("density", 0.0), f"{key}.density")
+        visc = _num(c.get("viscosity", 0.0), f"{key}.viscosity")
+        if rho < 0:
             raise EnvironmentInvalid(f"cell {name!r}: density {rho} kg/m^3 must be finite and >= 0")
-        if not math.isfinite(visc) or visc < 0:
+        if visc < 0:
             raise EnvironmentInvalid(f"cell {name!r}: viscosity {visc} Pa s must be finite and >= 0")
-        flow = _vec(c.get("flow", (0, 0, 0)), 3, f"cell {name!r} flow")
+        flow = _vec(c.get("flow", [0, 0, 0]), 3, f"{key}.flow")
         cg = c.get("gravity")
-        cg = _vec(cg, 3, f"cell {name!r} gravity") if cg is not None else None
+        cg = _vec(cg, 3, f"{key}.gravity") if cg is not None else None
         cells.append(Cell(name, signs, rho, visc, flow, cg))
     env = Environment(P, tuple(cells), _gravity(obj.get("gravity")))
     validate(env)

@@ -32,6 +32,15 @@ def _stl(*triangles) -> bytes:
     return b"\0" * 80 + struct.pack("<I", len(triangles)) + body
 
 
+def _world(env: str) -> str:
+    """A world MJCF with nothing in it but the environment JSON ``env`` (docs/formats.md)."""
+    return f"<mujoco><custom><text name=\"aurgen:environment\" data='{env}'/></custom><worldbody/></mujoco>"
+
+
+ENV_OK = ('{"planes": [[0, 0, 1, 0]], "cells": [{"name": "water", "signs": [-1], "density": 1025.0}], '
+          '"gravity": {"type": "uniform", "g": [0, 0, -9.81]}}')
+
+
 def _bomb() -> str:
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for i in range(1, 9):
@@ -243,6 +252,22 @@ CASES = [
                               '"viscosity": 0.001, "flow": [0, 0, 0]}], "gravity": {"type": "uniform", '
                               '"g": [0, 0, -9.81]}}\'/></custom><worldbody/></mujoco>'},
      ["sim", "w.xml", "--water", "1025", "--quiet"], ["w.xml", "--water", "carries one"]),
+    # ---- aurgen sim: a hand-edited environment JSON is refused naming the key, never a traceback
+    ("env-planes-a-number", {"w.xml": _world(ENV_OK.replace('[[0, 0, 1, 0]]', "5"))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "aurgen:environment", "planes: expected a list, got 5"]),
+    ("env-cells-of-strings", {"w.xml": _world(ENV_OK.replace('[{"name": "water", "signs": [-1], "density": 1025.0}]',
+                                                             '["water"]'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "cells[0]: expected an object", "'water'"]),
+    ("env-sign-a-string", {"w.xml": _world(ENV_OK.replace('"signs": [-1]', '"signs": ["x"]'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "cells[0] ('water').signs[0]", "expected -1, 0 or +1"]),
+    ("env-sign-fraction", {"w.xml": _world(ENV_OK.replace('"signs": [-1]', '"signs": [-0.5]'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "cells[0] ('water').signs[0]", "got -0.5"]),
+    ("env-gravity-a-word", {"w.xml": _world(ENV_OK.replace('{"type": "uniform", "g": [0, 0, -9.81]}', '"down"'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "gravity: expected an object", "'down'"]),
+    ("env-density-a-string", {"w.xml": _world(ENV_OK.replace('1025.0', '"1025"'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "cells[0] ('water').density: expected a finite number"]),
+    ("env-unknown-cell-key", {"w.xml": _world(ENV_OK.replace('"density"', '"densty"'))},
+     ["sim", "w.xml", "--quiet"], ["w.xml", "cells[0].densty: unknown key"]),
 ]
 ENV = {"parts-path-missing": {"AURGEN_PARTS_PATH": "{ABS}/nowhere"}}
 

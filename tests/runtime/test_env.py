@@ -76,3 +76,58 @@ def test_malformed_json_and_normals():
         envmod.parse({"planes": [], "cells": [], "gravity": {"type": "linear", "g0": [0, 0, 0],
                                                             "G": [[0, 1, 0], [0, 0, 0], [0, 0, 0]]}})
     assert json.loads(envmod.open_water().to_json())["cells"][1]["name"] == "water"
+
+
+GOOD = {"planes": [[0, 0, 1, 0]], "cells": [{"name": "water", "signs": [-1], "density": 1025.0}],
+        "gravity": {"type": "uniform", "g": [0, 0, -9.81]}}
+
+
+def _with(path, value):
+    """GOOD with the value at ``path`` (keys and indices) replaced."""
+    doc = json.loads(json.dumps(GOOD))
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize("path,value,key", [
+    (("planes",), 5, "planes: expected a list, got 5"),
+    (("planes", 0), "0010", "planes[0]: expected a list of 4"),
+    (("planes", 0, 2), None, "planes[0][2]: expected a finite number, got null"),
+    (("cells",), ["water"], "cells[0]: expected an object"),
+    (("cells", 0, "signs"), ["x"], "cells[0] ('water').signs[0]: expected -1, 0 or +1"),
+    (("cells", 0, "signs"), [-0.5], "cells[0] ('water').signs[0]: expected -1, 0 or +1 (the side of plane 0), "
+                                    "got -0.5"),
+    (("cells", 0, "signs"), [True], "signs[0]: expected -1, 0 or +1 (the side of plane 0), got true"),
+    (("cells", 0, "signs"), [-1, 1], "cells[0] ('water').signs: 2 signs for 1 planes"),
+    (("cells", 0, "density"), "1025", "cells[0] ('water').density: expected a finite number, got a string"),
+    (("cells", 0, "viscosity"), float("nan"), "cells[0] ('water').viscosity: expected a finite number"),
+    (("cells", 0, "flow"), [0, 0], "cells[0] ('water').flow: expected a list of 3"),
+    (("cells", 0, "name"), 7, "cells[0].name: expected a non-empty string, got 7"),
+    (("cells", 0, "densty"), 1, "cells[0].densty: unknown key"),
+    (("gravity",), "down", "gravity: expected an object"),
+    (("gravity", "type"), "sideways", "gravity.type: expected uniform, central or linear"),
+    (("gravity", "g"), "down", "gravity.g: expected a list of 3"),
+    (("gravity",), {"type": "central", "mu": "x"}, "gravity.mu: expected a finite number, got a string"),
+    (("gravity",), {"type": "central"}, "gravity.mu: missing"),
+    (("gravity",), {"type": "linear", "G": 3}, "gravity.G: expected a 3x3 matrix"),
+    (("gravity",), {"type": "linear", "G": [[0, 0, 0], [0, 0, 0], "x"]}, "gravity.G[2]: expected a list of 3"),
+    (("gravity",), {"type": "uniform", "mu": 1}, "gravity.mu: unknown key"),
+    (("extra",), 1, "environment.extra: unknown key"),
+])
+def test_a_bad_value_is_refused_naming_its_key(path, value, key):
+    bad = _with(path, value)
+    with pytest.raises(AurgenError) as exc:
+        envmod.parse(bad)
+    assert key in str(exc.value)
+    with pytest.raises(AurgenError) as exc:  # the same through JSON text (NaN as JSON's extension)
+        envmod.parse(json.dumps(bad))
+    assert key in str(exc.value)
+
+
+def test_integral_signs_are_signs():
+    env = envmod.parse(_with(("cells", 0, "signs"), [-1.0]))
+    assert env.cells[0].signs == (-1,)
+    assert envmod.parse(GOOD).cells[0].signs == (-1,)
