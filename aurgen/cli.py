@@ -163,11 +163,29 @@ def _add_report(sub):
     return s
 
 
+def _add_sweep(sub):
+    s = sub.add_parser("sweep", help="static figures of many variants of a vehicle (a sweep file: docs/config.md)")
+    s.add_argument("sweep", help="sweep file (.yaml)")
+    s.add_argument("-o", "--output", help="output folder (default: build/sweeps/<sweep file stem>)")
+    s.add_argument("--ray", metavar="ADDRESS",
+                   help="run on Ray: 'local' (a local cluster), 'auto' (the running cluster) or an address")
+    s.add_argument("--workers", type=int, metavar="N", help="CPUs of a --ray local cluster (default: all)")
+    s.add_argument("--chunk", type=int, metavar="N", help="variants per task (default: from the count)")
+    s.add_argument("--emit", action="store_true",
+                   help="also write each composed variant's MJCF/SDF/URDF and config under <output>/variants/")
+    s.add_argument("--fresh", action="store_true", help="discard the rows of an earlier run in the folder")
+    s.add_argument("--check", action="store_true", help="check the sweep's keys and count its variants; run nothing")
+    s.add_argument("--no-figures", action="store_true", help="write the table only")
+    s.add_argument("--quiet", action="store_true", help="no progress line")
+    return s
+
+
 # (module, function, parser-adder): each module is imported only when its command runs
 _COMMANDS = [
     ("audit", "cli_audit", _add_audit),
     ("runtime.cli", "cli_sim", _add_sim),
     ("report", "cli_report", _add_report),
+    ("sweep", "cli_sweep", _add_sweep),
 ]
 
 

@@ -15,7 +15,7 @@ from . import limits as lim
 from .catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
 from .errors import ConfigError
 from .resources import data_dir
-from .yamlio import Reader, load
+from .yamlio import Mapping, Reader, load
 
 TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
             "buoyancy", "hydrodynamics"}
@@ -143,8 +143,25 @@ def locate_config(name: str, kind: str = "vehicles", given=()) -> Path | None:
 def load_vehicle(path: str | Path) -> VehicleConfig:
     """Read and validate a vehicle config. Raises ConfigError naming file/key/line."""
     path = resolve_config_path(path)
-    data = load(path)
+    return vehicle_from_mapping(load(path), path, hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> VehicleConfig:
+    """Validate a vehicle config given as a mapping (``aurgen sweep`` builds its variants in memory).
+
+    ``path`` names the config in messages and is the default ``name`` (its stem); it is never
+    read. ``sha256`` defaults to that of the mapping's canonical JSON. Same rules, same errors
+    as :func:`load_vehicle`; a mapping from :func:`aurgen.yamlio.load` keeps its line numbers.
+    """
+    path = Path(path)
     r = Reader(path)
+    if not isinstance(data, dict):
+        raise r.error(None, f"expected a mapping at the top level, got {type(data).__name__}")
+    if sha256 is None:
+        import json
+
+        sha256 = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    data = _lined(data)
     for k in data:
         if k in MASS_KEYS:
             raise r.error(str(k), f"'{k}' cannot be declared at the assembly: the vehicle's mass, CoM and "
@@ -182,9 +199,21 @@ def load_vehicle(path: str | Path) -> VehicleConfig:
         description=str(data.get("description", "")),
         base_type=r.name(base, "type", "base", required=True, part_type=True), base_name=r.name(base, "name", "base",
                                                                                   default="base_link"),
-        base_collision=r.boolean(base, "collision", "base", default=True), base_line=data.lines.get("base"),
+        base_collision=r.boolean(base, "collision", "base", default=True),
+        base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
-        sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+        sha256=sha256)
+
+
+def _lined(node):
+    """``node`` with every plain dict made a yamlio Mapping without lines (an in-memory config)."""
+    if isinstance(node, dict):
+        out = Mapping((k, _lined(v)) for k, v in node.items())
+        out.line, out.lines = getattr(node, "line", None), dict(getattr(node, "lines", {}))
+        return out
+    if isinstance(node, list):
+        return [_lined(v) for v in node]
+    return node
 
 
 def _entry(r: Reader, i: int, e) -> Entry:

@@ -252,3 +252,25 @@ def staging_dir(beside: Path) -> Path:
     d = Path(tempfile.mkdtemp(dir=beside.parent, prefix=TMP_PREFIX))
     os.chmod(d, dir_mode())
     return d
+
+
+def append_text(target: Path, text: str, root: Path) -> Path:
+    """Append ``text`` (UTF-8) to ``target``, a journal written row by row (``aurgen sweep``'s results).
+
+    Confined to ``root`` and its folder claimed as :func:`write_set` does; appended under the
+    folder's lock in one ``O_APPEND`` write, so concurrent appends do not interleave; the file is
+    created with the umask mode if absent; a symbolic link or a non-regular file is refused.
+    """
+    target = Path(target)
+    folder = claim_dir(target.parent, root)
+    t = folder / target.name
+    _check_targets([t])
+    with locked([folder]):
+        fd = os.open(t, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), file_mode())
+        try:
+            data = text.encode("utf-8")
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+    return t

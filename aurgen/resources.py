@@ -8,7 +8,7 @@ _PKG = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Directory of bundled data ``name`` (``templates``, ``vehicles`` or ``worlds``).
+    """Directory of bundled data ``name`` (``templates``, ``vehicles``, ``worlds`` or ``sweeps``).
 
     Installed (a wheel), the data sits in ``aurgen/data/<name>``: plain folders with no
     ``__init__.py``, so none of them can shadow a module.  In a source checkout (an

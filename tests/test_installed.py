@@ -65,6 +65,8 @@ def test_cli_tour_from_an_empty_folder(tmp_path):
         (["sim", "build/worlds/open_water.xml", "--duration", "0.5", "--out", "run.csv", "--plot", "run.png"],
          ["run.csv", "run.png"]),
         (["report", "blueboat.yaml"], ["build/blueboat/report/report.md", "build/blueboat/report/gz_heel.png"]),
+        (["sweep", "blueboat_payload.yaml"], ["build/sweeps/blueboat_payload/sweep.csv",
+                                              "build/sweeps/blueboat_payload/capsize_boundary.png"]),
     ]
     for args, outputs in steps:
         res = _aurgen(args, tmp_path)

@@ -1,0 +1,339 @@
+"""aurgen sweep: variants composed in memory, their static figures, the table, restart and Ray.
+
+References are independent of the sweep's own code: the report's load line
+(aurgen.stability.load_line adds a point mass to the composed body; the sweep
+composes a catalog part through the config loaders), ``aurgen specs --json``, and
+the config loaders' own refusal of an invalid combination.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from aurgen import stability as stb
+from aurgen.cli import main
+from aurgen.compose import resolve
+from aurgen.sweep import load_sweep, parse_key, prepare, values_of
+
+PAYLOAD_PART = """\
+parts:
+  payload:
+    description: a payload box of swept mass
+    mass: 1.0
+    collision: [{shape: box, size: [0.2, 0.2, 0.1]}]
+"""
+
+
+def _payload_at():
+    v = resolve("blueboat.yaml")
+    return [float(c) for c in stb.default_payload_point(v)]
+
+
+def _write(tmp_path, text, name="sweep.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _table(folder: Path) -> list[dict]:
+    with open(folder / "sweep.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _f(text):
+    return float(text) if text != "" else None
+
+
+@pytest.fixture(scope="module")
+def payload_sweep(tmp_path_factory):
+    """200 payload masses 0..30 kg at the BlueBoat's payload slot, through the CLI."""
+    tmp = tmp_path_factory.mktemp("payload")
+    at = _payload_at()
+    path = _write(tmp, f"""vehicle: blueboat.yaml
+{PAYLOAD_PART}add:
+  - {{type: payload, name: payload, parent: base_link, xyz: {json.dumps(at)}}}
+grid:
+  catalog.payload.mass: {{name: payload, from: 0, to: 30, num: 200}}
+""")
+    out = tmp / "out"
+    assert main(["sweep", str(path), "-o", str(out), "--quiet"]) == 0
+    return path, out, _table(out)
+
+
+def test_payload_sweep_boundary_agrees_with_the_load_line(payload_sweep):
+    _, out, rows = payload_sweep
+    assert len(rows) == 200 and all(r["composed"] == "true" and r["reason"] == "" for r in rows)
+    v = resolve("blueboat.yaml")
+    ll = stb.load_line(stb.body_of(v), stb.default_payload_point(v))
+    assert ll.zero_freeboard is not None and 0 < ll.zero_freeboard < 30
+    # the sweep's boundary: the first grid interval where the deck goes under, freeboard's linear zero
+    m = [float(r["payload_kg"]) for r in rows]
+    fb = [_f(r["freeboard_m"]) for r in rows]
+    k = next(i for i in range(199) if fb[i] is not None and fb[i] > 0 and (fb[i + 1] is None or fb[i + 1] <= 0))
+    assert m[k] < ll.zero_freeboard <= m[k + 1]
+    zero = m[k] + (m[k + 1] - m[k]) * fb[k] / (fb[k] - fb[k + 1])
+    spacing = 30.0 / 199
+    assert abs(zero - ll.zero_freeboard) < 0.05 * spacing
+    # the safe flag flips there, once: below it every variant is safe, above it none is
+    safe = [r["safe"] == "true" for r in rows]
+    assert all(safe[: k + 1]) and not any(safe[k + 1:])
+    # draft against the load line's samples (linear interpolation of the sweep's 200 points)
+    import numpy as np
+
+    dr = np.interp(ll.payload[ll.converged], m, [_f(r["draft_m"]) or np.nan for r in rows])
+    ok = ll.payload[ll.converged] < m[k]
+    assert np.nanmax(np.abs(dr[ok] - ll.draft[ll.converged][ok])) < 1e-4
+    for fig in ("distributions.png", "gm_t_payload.png", "capsize_boundary.png"):
+        assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_default_loadout_equals_aurgen_specs(payload_sweep):
+    _, _, rows = payload_sweep
+    r = rows[0]
+    assert float(r["payload_kg"]) == 0.0
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["specs", "blueboat.yaml", "--json"]) == 0
+    s = json.loads(buf.getvalue())
+    assert r["equilibrium_status"] == s["equilibrium_status"] == "floating"
+    assert float(r["total_mass_kg"]) == s["total_mass"]
+    assert [float(r[f"com_{a}_m"]) for a in "xyz"] == s["center_of_mass"]
+    assert float(r["displaced_volume_m3"]) == s["displaced_volume"]
+    assert float(r["reserve_buoyancy_kg"]) == s["reserve_buoyancy"]
+    assert float(r["draft_m"]) == s["draft"]
+    assert float(r["heel_deg"]) == math.degrees(s["heel"])
+    assert float(r["trim_deg"]) == math.degrees(s["trim"])
+    assert float(r["gm_t_m"]) == s["gm_t"]
+    assert float(r["gm_l_m"]) == s["gm_l"]
+    assert float(r["added_mass_kg"]) == 0.0
+
+
+RANDOM = """vehicle: blueboat.yaml
+seed: SEED
+samples: 6
+PAYLOAD_PART
+add:
+  - {type: payload, name: payload, parent: base_link, xyz: [0.3, 0.0, 0.15]}
+grid:
+  parts[payload].xyz[1]: {name: payload_y, values: [0.0, 0.2]}
+random:
+  catalog.payload.mass: {name: payload, uniform: [0, 25]}
+  catalog.blueboat_chassis.com[2]: {normal: {mean: 0.0725, std: 0.01}}
+  slot.port_fwd: {choice: [none, br_liion_18ah, br_lipo_10ah]}
+  hull_displacement.length: {uniform: [1.0, 1.1]}
+""".replace("PAYLOAD_PART\n", PAYLOAD_PART)
+
+
+def _random(seed) -> str:
+    return RANDOM.replace("SEED", str(seed))
+
+
+def test_same_seed_same_bytes(tmp_path):
+    p = _write(tmp_path, _random(7))
+    for name in ("a", "b"):
+        assert main(["sweep", str(p), "-o", str(tmp_path / name), "--quiet", "--no-figures", "--chunk", "5"]) == 0
+    a = (tmp_path / "a" / "sweep.csv").read_bytes()
+    assert a == (tmp_path / "b" / "sweep.csv").read_bytes()
+    rows = _table(tmp_path / "a")
+    assert len(rows) == 12 and [int(r["variant"]) for r in rows] == list(range(12))
+    assert {r["payload_y_m"] for r in rows} == {"0.0", "0.2"}
+    assert len({r["payload_kg"] for r in rows}) == 12  # one draw per variant
+    assert {r["slot_port_fwd"] for r in rows} <= {"none", "br_liion_18ah", "br_lipo_10ah"}
+    # another seed, another table
+    p2 = _write(tmp_path, _random(8), "other.yaml")
+    assert main(["sweep", str(p2), "-o", str(tmp_path / "c"), "--quiet", "--no-figures"]) == 0
+    assert (tmp_path / "c" / "sweep.csv").read_bytes() != a
+
+
+def test_values_of_is_a_function_of_the_index(tmp_path):
+    sw = load_sweep(_write(tmp_path, _random(3)))
+    assert sw.n == 12
+    forward = [values_of(sw, i) for i in range(sw.n)]
+    backward = [values_of(sw, i) for i in reversed(range(sw.n))][::-1]
+    assert forward == backward
+    # the grid key varies slowest across samples: samples 0..5 at y = 0, 6..11 at y = 0.2
+    assert [v["payload_y_m"] for v in forward] == [0.0] * 6 + [0.2] * 6
+
+
+def test_resume_after_an_interruption(tmp_path, capsys):
+    p = _write(tmp_path, _random(11))
+    assert main(["sweep", str(p), "-o", str(tmp_path / "full"), "--quiet", "--no-figures"]) == 0
+    whole = (tmp_path / "full" / "sweep.csv").read_bytes()
+    out = tmp_path / "cut"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
+    journal = out / "rows.jsonl"
+    lines = journal.read_text().split("\n")
+    # interrupted after 5 rows, in the middle of writing the sixth
+    journal.write_text("\n".join(lines[:6]) + "\n" + lines[6][: len(lines[6]) // 2])
+    (out / "sweep.csv").unlink()
+    capsys.readouterr()
+    assert main(["sweep", str(p), "-o", str(out), "--no-figures"]) == 0
+    err = capsys.readouterr().err
+    assert "resuming: 5 of 12" in err
+    assert (out / "sweep.csv").read_bytes() == whole
+    # the journal holds every variant once, and a rerun computes nothing
+    rows = [json.loads(x) for x in journal.read_text().splitlines()[1:]]
+    assert sorted(r["variant"] for r in rows) == list(range(12))
+    assert main(["sweep", str(p), "-o", str(out), "--no-figures"]) == 0
+    assert "resuming" not in capsys.readouterr().err
+    assert (out / "sweep.csv").read_bytes() == whole
+
+
+def test_resume_refuses_another_sweep(tmp_path, capsys):
+    p = _write(tmp_path, _random(1))
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
+    p.write_text(_random(2))
+    capsys.readouterr()
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 2
+    assert "another sweep" in capsys.readouterr().err
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures", "--fresh"]) == 0
+
+
+def test_bad_keys_reported_up_front(tmp_path, capsys):
+    p = _write(tmp_path, f"""vehicle: blueboat.yaml
+{PAYLOAD_PART}add:
+  - {{type: payload, name: payload, parent: base_link, xyz: [0.3, 0.0, 0.15]}}
+grid:
+  catalog.payload.mass: {{values: [0, 5, -1]}}
+  hull_displacement.lenght: [1.0, 1.1]
+  hull_displacement.width: [0.18, 0.9]
+  buoyancy.net_buoyancy: [0, 1]
+  slot.port_fwd: [none, t200_thruster]
+  parts[cargo].xyz[1]: [0, 0.1]
+  catalog.no_such_part.mass: [1]
+  hull_displacement.x: [0.0, 0.1]
+""")
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    lines = [ln.strip() for ln in err.splitlines()[1:]]
+    named = [ln.split(":")[0] for ln in lines]
+    assert named == ["catalog.payload.mass", "hull_displacement.lenght", "hull_displacement.width",
+                     "buoyancy.net_buoyancy", "slot.port_fwd", "parts[cargo].xyz[1]", "catalog.no_such_part.mass"]
+    assert "-1" in lines[0] and "positive" in lines[0]
+    assert "unknown key" in lines[1] and "length" in lines[1]
+    assert "0.9" in lines[2] and "overlap" in lines[2]
+    assert "t200_thruster" in lines[4]
+    assert not out.exists()  # nothing ran, nothing written
+
+
+def test_a_variant_that_does_not_compose_is_a_row(tmp_path):
+    # each value is valid alone; width 0.6 with the pontoons at y = 0.25 overlaps them
+    p = _write(tmp_path, """vehicle: blueboat.yaml
+grid:
+  hull_displacement.width: [0.18, 0.6]
+  hull_displacement.y: [0.361, 0.25]
+""")
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet"]) == 0
+    rows = _table(out)
+    assert [(r["hull_displacement_width_m"], r["hull_displacement_y_m"], r["composed"]) for r in rows] == [
+        ("0.18", "0.361", "true"), ("0.18", "0.25", "true"), ("0.6", "0.361", "true"), ("0.6", "0.25", "false")]
+    bad = rows[3]
+    assert "hull_displacement.y" in bad["reason"] and "overlap" in bad["reason"]
+    assert bad["draft_m"] == "" and bad["gm_t_m"] == ""
+    assert all(r["reason"] == "" for r in rows[:3])
+
+
+def test_check_and_emit(tmp_path, capsys):
+    p = _write(tmp_path, f"""vehicle: blueboat.yaml
+{PAYLOAD_PART}add:
+  - {{type: payload, name: payload, parent: base_link, xyz: [0.2, 0.1, 0.15]}}
+grid:
+  catalog.payload.mass: {{name: payload, values: [0, 5]}}
+  slot.port_fwd: [none, br_liion_18ah]
+""")
+    assert main(["sweep", str(p), "--check"]) == 0
+    assert "4 variants" in capsys.readouterr().out
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
+    assert not (out / "variants").exists()  # files only with --emit
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures", "--emit"]) == 0
+    rows = _table(out)
+    v3 = out / "variants" / "v000003"
+    assert sorted(x.name for x in v3.iterdir() if not x.name.startswith(".")) == [
+        "blueboat.urdf", "blueboat.xml", "config", "model.config", "model.sdf"]
+    assert (v3 / "config" / "parts" / "payload.yaml").is_file()
+    assert not (out / "variants" / "v000001" / "config" / "parts").exists()  # 0 kg: the payload is not fitted
+    # the emitted config composes again, beside its parts, to the row's figures (aurgen specs),
+    # and the audit finds the files current against it
+    for i in (1, 3):
+        capsys.readouterr()
+        cfg = out / "variants" / f"v{i:06d}" / "config" / f"sweep.v{i}.yaml"
+        assert main(["audit", str(cfg.parent.parent), "--config", str(cfg)]) == 0
+        capsys.readouterr()
+        assert main(["specs", str(cfg), "--json"]) == 0
+        s = json.loads(capsys.readouterr().out)
+        r = rows[i]
+        assert float(r["total_mass_kg"]) == s["total_mass"]
+        assert float(r["draft_m"]) == s["draft"] and float(r["gm_t_m"]) == s["gm_t"]
+        assert float(r["heel_deg"]) == math.degrees(s["heel"])
+    # and the MJCF carries the row's mass
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_path(str(v3 / "blueboat.xml"))
+    assert abs(float(m.body_subtreemass[1]) - float(rows[3]["total_mass_kg"])) < 1e-9
+    assert float(rows[3]["total_mass_kg"]) - float(rows[1]["total_mass_kg"]) == pytest.approx(5.0, abs=1e-12)
+
+
+def test_parse_key():
+    k = parse_key("parts[payload].xyz[1]")
+    assert k.kind == "config" and k.tokens == ("parts", ("sel", "payload"), "xyz", 1)
+    k = parse_key("catalog.blueboat_chassis.com[2]")
+    assert k.kind == "catalog" and k.part_type == "blueboat_chassis" and k.tokens == ("com", 2)
+    k = parse_key("slot.ping_mount.ping")
+    assert k.kind == "slot" and k.of == "ping_mount" and k.slot == "ping"
+    for bad in ("", "a..b", "parts[", "parts[-1]", "slot", "catalog.x", "a b"):
+        with pytest.raises(ValueError):
+            parse_key(bad)
+
+
+def test_uuv_buoyancy_sweep(tmp_path):
+    """A BlueROV2 net-buoyancy sweep: the reserve buoyancy column is the declared net buoyancy."""
+    p = _write(tmp_path, """vehicle: bluerov2.yaml
+grid:
+  buoyancy.net_buoyancy: [-0.5, 0.0, 0.5]
+""")
+    sw = prepare(p)
+    assert sw.n == 3
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
+    rows = _table(out)
+    assert [r["equilibrium_status"] for r in rows] == ["sinks", "neutral", "floating"]
+    for r, nb in zip(rows, (-0.5, 0.0, 0.5)):
+        assert abs(float(r["reserve_buoyancy_kg"]) - nb) < 1e-9
+
+
+# --------------------------------------------------------------------------- Ray (the scale extra)
+
+
+
+def _have_ray() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.scale
+@pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+def test_ray_local_two_workers_same_table(tmp_path):
+    import ray
+
+    p = _write(tmp_path, _random(5))
+    assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
+    try:
+        assert main(["sweep", str(p), "-o", str(tmp_path / "ray"), "--quiet", "--no-figures", "--ray", "local",
+                     "--workers", "2", "--chunk", "5"]) == 0
+    finally:
+        ray.shutdown()
+    assert (tmp_path / "ray" / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
