@@ -7,14 +7,15 @@ is staged beside its target and moved into place (aurgen.files), so a failed
 build leaves the previous files untouched. Before anything is written, each
 vehicle's files are loaded by their consumers (aurgen.selfcheck: MuJoCo compiles
 the MJCF; SDF and URDF get a structural check); a file MuJoCo refuses is a
-BuildError carrying MuJoCo's message.
+BuildError carrying MuJoCo's message. The vehicle's ros_gz_bridge config goes to
+``<output>/ros/<name>_bridge.yaml`` (aurgen.ros).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import emit, selfcheck, stamp
+from . import emit, ros, selfcheck, stamp
 from .compose import check_build, resolve
 from .errors import BuildError
 from .files import TMP_PREFIX, write_set
@@ -66,6 +67,8 @@ def build(configs, output="build") -> list[Path]:
             if target in files:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
             files[target] = text
+        # the ROS side (aurgen.ros): outside the vehicle's folder, which holds the model files only
+        files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = ros.bridge_yaml(vehicle)
     try:
         return write_set(files, root=out_root)
     except OSError as exc:

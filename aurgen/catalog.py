@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import limits, shapes, spatial
+from . import limits, sensors, shapes, spatial
 from .errors import ConfigError, did_you_mean
 from .resources import catalog_dir
 from .yamlio import Reader, load
@@ -68,12 +68,13 @@ class Frame:
 
 @dataclass(frozen=True)
 class Drive:
-    """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw."""
+    """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw, deadband N (0: none)."""
 
     diameter: float
     max_thrust: float
     min_thrust: float
     rotation: str
+    deadband: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class Part:
     frames: tuple = ()
     drive: Drive | None = None
     battery: dict | None = None
+    sensors: tuple = ()  # aurgen.sensors.SensorSpec
     description: str = ""
     placeholder: str = ""
     inertia_derived: bool = False
@@ -106,7 +108,7 @@ class Part:
 
 
 PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
-             "axis", "slots", "frames", "drive", "battery", "density"}
+             "axis", "slots", "frames", "drive", "battery", "density", "sensors"}
 GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name"}
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
 
@@ -264,7 +266,8 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         drive = Drive(r.number(d, "diameter", "drive", positive=True, magnitude=limits.LENGTH_MAX),
                       r.number(d, "max_thrust", "drive", magnitude=limits.NUMBER_MAX),
                       r.number(d, "min_thrust", "drive", magnitude=limits.NUMBER_MAX),
-                      r.string(d, "rotation", "drive", choices=("ccw", "cw")))
+                      r.string(d, "rotation", "drive", choices=("ccw", "cw")),
+                      r.number(d, "deadband", "drive", default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX))
         if drive.min_thrust > drive.max_thrust:
             raise r.error("drive.min_thrust", "is above max_thrust", node=d, field="min_thrust")
     battery = None
@@ -278,6 +281,7 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         collision=collision, visual=visual,
         attach=r.vector(data, "attach", "", default=ZERO3, magnitude=limits.LENGTH_MAX), axis=axis,
         slots=tuple(slots), frames=tuple(frames), drive=drive, battery=battery,
+        sensors=sensors.parse(r, data, frames),
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
         inertia_derived=derived, sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
     )

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import limits, spatial
+from . import limits, sensors, spatial
 from .assemble import Assembly, assemble, part_links
 from .catalog import Catalog, catalog_for
 from .config import Buoyancy, HullDisplacement, VehicleConfig, load_vehicle
@@ -162,7 +162,7 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         config_sha256=cfg.sha256,
         base=cfg.base_name, links=tuple(part_links(asm)), joints=tuple(asm.joints), frames=tuple(asm.frames),
         thrusters=tuple(asm.thrusters), displacement=disp, windage=windage, hydrodynamics=cfg.hydrodynamics,
-        specs=sp)
+        specs=sp, sensors=sensors.collect(asm, cfg.namespace, cfg.base_name))
 
 
 def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:

@@ -17,13 +17,23 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, spatial
+from . import __version__, sensors, spatial
 from .errors import BuildError
 from .model import Geom, Vehicle
 
 # gz-sim-thruster-system's thrust coefficient magnitude; the sign follows the
 # propeller's rotation (ccw +, cw −), as the reference models write it.
 THRUST_COEFFICIENT = 0.02
+
+# Drag coefficient of the windage boxes for gz-maritime's ocean current (bluerobotics_facts.md §5,
+# the reference's PR #72): chosen so that 0.5 ρ Cd (2 · width · draft) ≈ 7.0 N s²/m², the
+# identified surge xUabsU, at the reference boat's draft (12.3047 kg: 0.0318 m). The Cd is the
+# shape's; at a heavier loading the deeper draft gives proportionally more drag.
+OCEAN_CURRENT_CD = 1.19
+
+# Gripper (revolute/prismatic) joints: gz-sim's JointPositionController, driving the joint's
+# velocity towards the commanded position (use_velocity_commands), at most the joint's velocity limit.
+JOINT_POSITION_P_GAIN = 5.0
 
 # Marker links (displacement, windage) need an inertial in SDF (a link without
 # one defaults to 1 kg); these are the figures written there. Readers recognise
@@ -169,7 +179,37 @@ def thruster_ctx(vehicle: Vehicle) -> list:
         sign = 1.0 if d.rotation == "ccw" else -1.0
         out.append({"name": t.name, "link": t.link, "joint": t.joint, "axis": tuple(float(a) for a in t.axis),
                     "topic": t.topic, "coefficient": sign * THRUST_COEFFICIENT, "diameter": d.diameter,
-                    "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation})
+                    "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation,
+                    "deadband": d.deadband, "gz_topic": gz_topic(vehicle.namespace, t.topic, "cmd")})
+    return out
+
+
+def gz_topic(namespace: str, base: str, quantity: str) -> str:
+    """``/<ns>/<base>/<quantity>``; a base starting with ``/`` is absolute (the reference's rule)."""
+    root = base if base.startswith("/") else f"/{namespace}/{base}"
+    return f"{root}/{quantity}"
+
+
+def sensor_ctx(s) -> dict:
+    """One aurgen.sensors.Sensor for the SDF template (DVL beam angles in degrees, gz-sim's unit there)."""
+    st = sensors.SENSOR_TYPES[s.type]
+    p = dict(s.params)
+    if s.type == "dvl":  # a Janus X: four beams at 45, 135, -135 and -45 degrees about the sensor's z
+        p["beams"] = [{"id": i + 1, "rotation": rot, "tilt": math.degrees(p["beam_tilt"]),
+                       "aperture": math.degrees(p["beam_aperture"])} for i, rot in enumerate((45.0, 135.0, -135.0, -45.0))]
+    return {"name": s.name, "type": s.type, "sdf_type": st.sdf, "gz_type": st.gz_type, "xyz": s.xyz, "rpy": s.rpy,
+            "rate": s.rate, "topic": s.topic, "frame_id": s.frame_id, "p": p}
+
+
+def controllers_ctx(vehicle: Vehicle) -> list:
+    """A JointPositionController per revolute/prismatic joint (grippers): topic ``/<ns>/<child>/cmd_pos``."""
+    out = []
+    for j in vehicle.joints:
+        if j.type in ("revolute", "prismatic"):
+            lim = j.limits
+            out.append({"joint": j.name, "topic": gz_topic(vehicle.namespace, j.child, "cmd_pos"),
+                        "p_gain": JOINT_POSITION_P_GAIN,
+                        "cmd_max": lim.velocity if lim is not None and lim.velocity > 0 else 1.0})
     return out
 
 
@@ -221,7 +261,7 @@ def context(vehicle: Vehicle) -> dict:
     thrusters = thruster_ctx(vehicle)
     for t in thrusters:
         by_name[t["link"]]["thrusters"].append(t)
-    sensor_links = {s.link for s in getattr(vehicle, "sensors", ())}
+    sensor_links = {s.link for s in vehicle.sensors if s.link != vehicle.base}
     for c in links:
         role = ("hull" if c["name"] == vehicle.base else "propeller" if c["thrusters"]
                 else "sensor" if c["name"] in sensor_links else "part")
@@ -245,6 +285,8 @@ def context(vehicle: Vehicle) -> dict:
                     taken.add(name)
                     meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
                 g["mesh_name"] = meshes[key]["name"]
+    for c in links:
+        c["sensors"] = [sensor_ctx(s) for s in vehicle.sensors if s.link == c["name"]]
     for c, link in zip(links, vehicle.links):
         c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(link.collisions)
         vis, notes = urdf_geoms(link.visuals)
@@ -265,6 +307,9 @@ def context(vehicle: Vehicle) -> dict:
         "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
                          "fluid_density": float(disp.fluid_density)},
         "windage": [geom_ctx(g) for g in vehicle.windage],
+        "ocean_current_cd": OCEAN_CURRENT_CD,
+        "controllers": controllers_ctx(vehicle),
+        "joint_states_topic": f"/{vehicle.namespace}/joint_states",
         "marker_mass": MARKER_MASS,
         "marker_inertia": MARKER_INERTIA,
         "meshes": list(meshes.values()),

@@ -132,6 +132,7 @@ class Vehicle:
     windage: tuple  # Geoms in base_link (USV), empty for a UUV
     hydrodynamics: tuple  # ((Fossen name, value), ...)
     specs: Specs
+    sensors: tuple = ()  # aurgen.sensors.Sensor, placement order
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from . import limits, spatial
+from . import limits, ros, sensors, spatial
 from .build import all_configs, build
 from .config import resolve_config_path
 from .emit import num, vec
@@ -499,7 +500,43 @@ def render_sdf(world: WorldConfig, placed: list[Placed]) -> str:
     ctx["gravity"] = vec(gz["gravity"])
     ctx["default_density"] = num(gz["default_density"])
     ctx["changes"] = [{"z": num(z), "density": num(rho)} for z, rho in gz["changes"]]
+    ctx.update(gazebo_flows(world))
+    ctx["sensor_systems"] = sensors.systems({s.type for pl in placed for s in pl.vehicle.sensors})
+    ctx["spherical"] = SPHERICAL_COORDINATES
     return _env().get_template("world.sdf.j2").render(**ctx)
+
+
+# Where the SDF worlds sit on the Earth (NavSat, magnetometer): Blue Robotics' home harbour,
+# Torrance/Los Angeles, California (WGS84, ENU). A placeholder any world could declare instead.
+SPHERICAL_COORDINATES = {"latitude_deg": "33.7361", "longitude_deg": "-118.2922", "elevation": "0.0",
+                         "heading_deg": "0.0"}
+
+
+def gazebo_flows(world: WorldConfig) -> dict:
+    """The water cell's flow as gz-maritime's ocean current, the air's as its wind (one declaration:
+    the cells' ``flow``, which the runtime reads from the environment JSON).
+
+    gz-maritime takes a horizontal speed (m/s) and a direction in degrees clockwise from north
+    (ENU: north +y, east +x): the current's the way it sets towards, the wind's the way it comes
+    from. A vertical component has no gz-maritime form: NotExpressible.
+    """
+    water = world.water
+    air = [c for c in world.cells if c is not water]
+    air = min(air, key=lambda c: c.density) if air else None
+    out = {}
+    for key, cell, towards in (("current", water, True), ("wind", air, False)):
+        if cell is None:
+            out[key] = {"speed": num(0.0), "direction": num(0.0), "density": num(1.225)}
+            continue
+        fx, fy, fz = (float(v) for v in cell.flow)
+        if fz != 0.0:
+            raise NotExpressible(f"{world.path}: no SDF world for {world.name!r}: cell {cell.name!r} flows "
+                                 f"vertically ({fz:g} m/s), which gz-maritime's {key} cannot express; "
+                                 "the MJCF world carries it")
+        speed = math.hypot(fx, fy)
+        d = math.degrees(math.atan2(fx, fy) if towards else math.atan2(-fx, -fy)) % 360.0 if speed > 0 else 0.0
+        out[key] = {"speed": num(speed), "direction": num(d + 0.0), "density": num(cell.density)}
+    return out
 
 
 # ---------------------------------------------------------------- writing
@@ -546,8 +583,11 @@ def write_worlds(names=None, output="build", *, build_vehicles: bool = True, not
     rendered = [_render(w, p, note) for w, p in zip(worlds, placed)]
     written = _build_vehicles([pl for ps in placed for pl in ps], output) if build_vehicles else []
     wdir = output / "worlds"
-    for w, files in zip(worlds, rendered):
-        written += write_set({wdir / fname: text for fname, text in files.items()}, root=output)
+    for w, files, pl in zip(worlds, rendered, placed):
+        todo = {wdir / fname: text for fname, text in files.items()}
+        if f"{w.name}.sdf" in files:  # a ROS 2 launch file for each Gazebo world (aurgen.ros)
+            todo[output / "ros" / f"{w.name}.launch.py"] = ros.launch_py(w, pl, header(w)[5:-4])
+        written += write_set(todo, root=output)
         old_sdf = wdir / f"{w.name}.sdf"
         if f"{w.name}.sdf" not in files and old_sdf.is_file() and not old_sdf.is_symlink():
             old_sdf.unlink()  # an SDF of an older version of this world would mislead (wdir is aurgen's)

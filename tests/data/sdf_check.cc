@@ -30,8 +30,18 @@ int main(int argc, char **argv)
       failed = 1;
       continue;
     }
+    std::size_t sensors = 0;
+    for (std::size_t l = 0; l < model->LinkCount(); ++l)
+    {
+      const sdf::Link *link = model->LinkByIndex(l);
+      sensors += link->SensorCount();
+      for (std::size_t s = 0; s < link->SensorCount(); ++s)
+        std::cout << argv[i] << ": sensor " << link->Name() << " " << link->SensorByIndex(s)->Name() << " "
+                  << link->SensorByIndex(s)->TypeStr() << " " << link->SensorByIndex(s)->Topic() << std::endl;
+    }
     std::cout << argv[i] << ": ok model " << model->Name() << " links " << model->LinkCount()
-              << " joints " << model->JointCount() << " frames " << model->FrameCount() << std::endl;
+              << " joints " << model->JointCount() << " frames " << model->FrameCount()
+              << " sensors " << sensors << std::endl;
   }
   return failed;
 }
