@@ -152,6 +152,14 @@ def _add_sim(sub):
     return s
 
 
+def _add_view(sub):
+    s = sub.add_parser("view", help="open the MuJoCo viewer on a world or model, with the hydrostatic runtime")
+    s.add_argument("model", help="MJCF world or model written by aurgen")
+    s.add_argument("--water", type=float, metavar="RHO",
+                   help="for a vehicle file with no environment: open water of this density (kg/m^3; default 1025)")
+    return s
+
+
 def _add_report(sub):
     s = sub.add_parser("report", help="stability and trim report with figures")
     s.add_argument("config")
@@ -184,6 +192,7 @@ def _add_sweep(sub):
 _COMMANDS = [
     ("audit", "cli_audit", _add_audit),
     ("runtime.cli", "cli_sim", _add_sim),
+    ("runtime.view", "cli_view", _add_view),
     ("report", "cli_report", _add_report),
     ("sweep", "cli_sweep", _add_sweep),
 ]

@@ -220,3 +220,22 @@ def test_simulation_runs_on_the_plugin_with_no_callback(world, integrator):
         assert np.array_equal(a.data.qpos, b.data.qpos) and np.array_equal(a.data.qvel, b.data.qvel)
         assert a.check().ok and b.check().ok
         assert a.energy() == pytest.approx(b.energy(), rel=1e-12)
+
+
+def test_aurgen_view_hands_the_viewer_a_model_that_floats_by_itself(world):
+    """aurgen view can't be tested without a display: check what it hands to the viewer."""
+    from aurgen.cli import build_parser
+    from aurgen.runtime.view import cli_view
+
+    args = build_parser().parse_args(["view", str(world / "blueboat" / "blueboat.xml")])
+    got = []
+    assert cli_view(args, launch=lambda m, d: got.append((m, d))) == 0
+    (m, d), = got
+    assert m.nplugin == 1
+    b = m.body("base_link").id
+    for _ in range(3000):  # the viewer's loop: plain mj_step
+        mujoco.mj_step(m, d)
+    from test_vehicles_sim import specs_rows
+
+    draft = float(specs_rows(world / "blueboat" / "blueboat.xml")["draft"].split()[0])
+    assert -d.xpos[b, 2] == pytest.approx(draft, abs=2e-3)
