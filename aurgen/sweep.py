@@ -337,8 +337,6 @@ def load_sweep(path) -> Sweep:
     samples = data.get("samples", 1)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise r.error("samples", f"expected a whole number ≥ 1, got {samples!r}", node=data, field="samples")
-    if not grid and not rand and samples == 1 and "samples" not in data:
-        pass  # one variant: the base itself
     figs = r.mapping(data.get("figures") or {}, "figures", node=data, field="figures")
     r.check_keys(figs, {"gz", "gz_step_deg"}, "figures")
     gz = figs.get("gz", "off")

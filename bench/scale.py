@@ -65,6 +65,10 @@ def quiet(argv):
 
 
 def run(n: int = 400) -> None:
+    import os
+
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (the machine is shared: "
+          "ratios, not absolute rates, are the figures)")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         path = tmp / "mc.yaml"

@@ -337,3 +337,24 @@ def test_ray_local_two_workers_same_table(tmp_path):
     finally:
         ray.shutdown()
     assert (tmp_path / "ray" / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
+
+
+def test_gz_figures_are_the_reports(tmp_path):
+    """gz: exact gives the report's refined max GZ and vanishing angle (sampled every 5°: the
+    refinement makes them independent of the step, checked against a 3° curve); gz: samples
+    reads them off a 10° sampling: the largest sample is at most the true maximum, the AVS
+    within the sampling's linear error."""
+    body = stb.body_of(resolve("blueboat.yaml"))
+    ref = stb.gz_curve(body, "heel", step_deg=3.0)
+    rows = {}
+    for mode in ("exact", "samples"):
+        p = _write(tmp_path, f"vehicle: blueboat.yaml\nfigures: {{gz: {mode}}}\n", f"{mode}.yaml")
+        assert main(["sweep", str(p), "-o", str(tmp_path / mode), "--quiet", "--no-figures"]) == 0
+        (rows[mode],) = _table(tmp_path / mode)
+    ex, sa = rows["exact"], rows["samples"]
+    assert abs(float(ex["max_gz_m"]) - ref.max_gz) < 1e-9
+    assert abs(float(ex["angle_max_gz_deg"]) - math.degrees(ref.angle_max_gz)) < 1e-4
+    assert abs(float(ex["avs_deg"]) - math.degrees(ref.avs)) < 1e-7
+    assert float(sa["max_gz_m"]) <= ref.max_gz + 1e-12 and float(sa["max_gz_m"]) > 0.9 * ref.max_gz
+    assert float(sa["angle_max_gz_deg"]) % 10 == 0
+    assert abs(float(sa["avs_deg"]) - math.degrees(ref.avs)) < 2.0
