@@ -358,3 +358,33 @@ def test_gz_figures_are_the_reports(tmp_path):
     assert float(sa["max_gz_m"]) <= ref.max_gz + 1e-12 and float(sa["max_gz_m"]) > 0.9 * ref.max_gz
     assert float(sa["angle_max_gz_deg"]) % 10 == 0
     assert abs(float(sa["avs_deg"]) - math.degrees(ref.avs)) < 2.0
+
+
+def test_parquet_is_the_csv(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed (pip install 'aurgen[scale]')")
+    p = _write(tmp_path, _random(4))
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
+    rows = _table(out)
+    t = pq.read_table(out / "sweep.parquet").to_pylist()
+    assert len(t) == len(rows) == 12
+    for a, b in zip(rows, t):
+        assert list(a) == list(b)  # same columns, same order
+        for k, v in b.items():
+            if isinstance(v, bool):
+                assert a[k] == ("true" if v else "false")
+            elif isinstance(v, float):
+                assert float(a[k]) == v  # exact: the CSV's floats round-trip
+            elif v is None:
+                assert a[k] == ""
+            else:
+                assert a[k] == str(v)
+
+
+def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    p = _write(tmp_path, "vehicle: blueboat.yaml\n")
+    assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "local"]) == 2
+    assert "aurgen[scale]" in capsys.readouterr().err
