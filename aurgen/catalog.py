@@ -95,6 +95,7 @@ class Part:
     drive: Drive | None = None
     battery: dict | None = None
     sensors: tuple = ()  # aurgen.sensors.SensorSpec
+    payload_capacity: float | None = None  # kg, a published figure (the report evaluates the vehicle at it)
     description: str = ""
     placeholder: str = ""
     inertia_derived: bool = False
@@ -108,7 +109,8 @@ class Part:
 
 
 PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
-             "axis", "slots", "frames", "drive", "battery", "density", "sensors"}
+             "axis", "slots", "frames", "drive", "battery", "density", "sensors",
+             "payload_capacity"}
 GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name"}
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
 
@@ -282,6 +284,7 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         attach=r.vector(data, "attach", "", default=ZERO3, magnitude=limits.LENGTH_MAX), axis=axis,
         slots=tuple(slots), frames=tuple(frames), drive=drive, battery=battery,
         sensors=sensors.parse(r, data, frames),
+        payload_capacity=r.number(data, "payload_capacity", "", positive=True, at_most=limits.MASS_MAX),
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
         inertia_derived=derived, sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
     )

@@ -68,6 +68,7 @@ class Report:
     balance: st.Balance | None
     roll: dict
     notes: list = field(default_factory=list)
+    capacity: dict | None = None  # the vehicle at its base part's published payload capacity (capacity_point)
 
     @property
     def tag(self) -> str:
@@ -99,9 +100,29 @@ def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_dec
     progress.stage("load line")
     load = st.load_line(body, at, load_samples, progress)
     balance = st.uuv_balance(vehicle, at, body) if uuv else None
+    capacity = None if uuv else capacity_point(vehicle, body, at)
     progress.stage("roll decay")
     roll = roll_figures(vehicle, body, heel, eq=eq, run=roll_decay, progress=progress)
-    return Report(vehicle, eq, heel, trim, load, balance, roll, notes)
+    return Report(vehicle, eq, heel, trim, load, balance, roll, notes, capacity)
+
+
+def capacity_point(vehicle, body, at) -> dict | None:
+    """The floating equilibrium with the base part's published ``payload_capacity`` (kg) at ``at``:
+    {payload, draft m, heel rad, trim rad, freeboard m}, or None (no figure, or no upright
+    equilibrium: then ``note`` says so)."""
+    from .catalog import catalog_for
+    from .runtime import hydrostatics as hs
+
+    base = vehicle.link(vehicle.base).part_type
+    cap = catalog_for(vehicle.source).get(base).payload_capacity
+    if cap is None:
+        return None
+    bb = body.with_payload(cap, at)
+    e = hs.equilibrium(list(bb.geoms), bb.mass, bb.com, bb.rho)
+    if not getattr(e, "converged", True):
+        return {"payload": cap, "source": base, "note": "no upright floating equilibrium at this payload"}
+    return {"payload": cap, "source": base, "draft": float(e.draft), "heel": float(e.heel), "trim": float(e.trim),
+            "freeboard": float(st.freeboard_of(bb, e))}
 
 
 def roll_figures(vehicle, body, heel: st.GZCurve, eq=None, run: bool = True, progress=None) -> dict:
@@ -318,22 +339,37 @@ def _finish(fig, ax, rep: Report, title: str, path: Path):
     _plt().close(fig)
 
 
+GM_TANGENT_DEG = 20.0  # the GM tangent is drawn from 0° to at most this heel/trim
+
+
+def _data_range(y, pad: float = 0.08) -> tuple[float, float]:
+    """Axis limits around the finite values of ``y`` and 0, padded by ``pad`` of the span."""
+    y = np.asarray(y, float)
+    y = y[np.isfinite(y)]
+    lo, hi = min(float(y.min()), 0.0) if y.size else 0.0, max(float(y.max()), 0.0) if y.size else 1.0
+    span = hi - lo if hi > lo else 1.0
+    return lo - pad * span, hi + pad * span
+
+
 def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     plt = _plt()
     fig, ax = plt.subplots(figsize=FIG_SIZE)
     deg = np.degrees(c.angles)
     ax.plot(deg, c.gz, color="C0", lw=1.8, label="GZ")
     ax.axhline(0.0, color="0.4", lw=0.8)
-    # GM as the initial slope: the tangent at 0 reaches GM at 1 rad (57.3°)
-    if math.isfinite(c.gm):
+    # GM as the initial slope, drawn only over small angles (where it describes the curve): up to
+    # GM_TANGENT_DEG, or where the tangent leaves the curve's own range, whichever is first
+    lo, hi = _data_range(c.gz)
+    if math.isfinite(c.gm) and c.gm != 0.0:
         name = ("BG_z" if c.submerged else "GM_T" if c.axis == "heel" else "GM_L")
-        ax.plot([0.0, math.degrees(1.0)], [0.0, c.gm], color="C3", ls="--", lw=1.2,
-                label=f"{name} = {c.gm:.4f} m (kernel; tangent drawn from 0°)")
-        ax.plot([math.degrees(1.0)] * 2, [0.0, c.gm], color="C3", ls=":", lw=0.8)
-    for lim, col in ((40.0, "C2"), (30.0, "C1")):
+        reach = (hi if c.gm > 0 else lo) / c.gm  # rad at which the tangent reaches the data's extreme
+        end = min(math.radians(GM_TANGENT_DEG), reach) if reach > 0 else math.radians(GM_TANGENT_DEG)
+        ax.plot([0.0, math.degrees(end)], [0.0, c.gm * end], color="C3", ls="--", lw=1.2,
+                label=f"{name} = {c.gm:.4f} m (kernel): tangent at 0°, GM·φ")
+    for lim, col in ((30.0, "C1"), (40.0, "C2")):  # legend lists 30° first; the 30° area is drawn on top
         m = deg <= lim
         area = c.area_30 if lim == 30.0 else c.area_40
-        ax.fill_between(deg[m], 0.0, c.gz[m], color=col, alpha=0.25,
+        ax.fill_between(deg[m], 0.0, c.gz[m], color=col, alpha=0.25, zorder=2 if lim == 30.0 else 1,
                         label=f"area to {lim:.0f}° = {area:.5f} m·rad")
     ax.plot([math.degrees(c.angle_max_gz)], [c.max_gz], "o", color="C4",
             label=f"max GZ {c.max_gz:.4f} m at {math.degrees(c.angle_max_gz):.1f}°")
@@ -345,10 +381,32 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     ax.set_ylabel("righting arm GZ (m)")
     ax.set_xlim(0, 180)
     ax.set_xticks(range(0, 181, 15))
+    ax.set_ylim(lo, hi)  # from the curve (the tangent is cut to it): the GZ curve fills the axes
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     where = "wholly submerged" if c.submerged else "free-floating, free " + ("trim" if c.axis == "heel" else "heel")
     _finish(fig, ax, rep, f"Righting-arm curve, {word} ({where})", path)
+
+
+def load_extent(L) -> float:
+    """The payload (kg) of the last load-line sample with an equilibrium: where the curves end."""
+    ok = np.isfinite(L.draft) & np.isfinite(L.freeboard)
+    return float(L.payload[ok].max()) if ok.any() else float(L.payload[-1])
+
+
+def decay_extent(d: dict, settle: float = 0.05) -> float:
+    """Where the roll-decay plot should end (s): 1.25 × the last time the roll is still more than
+    ``settle`` of its initial amplitude away from the equilibrium, at least two measured periods,
+    at most the run."""
+    t, r = np.asarray(d["t"], float), np.asarray(d["roll"], float) - d["ref"]
+    a0 = abs(r[0]) if r.size else 0.0
+    if a0 == 0.0:
+        return float(t[-1])
+    live = np.nonzero(np.abs(r) > settle * a0)[0]
+    end = 1.25 * float(t[live[-1]]) if live.size else float(t[-1])
+    if d.get("period"):
+        end = max(end, 2.0 * float(d["period"]))
+    return float(min(max(end, t[1] if t.size > 1 else 0.0), t[-1]))
 
 
 def fig_load(rep: Report, path: Path):
@@ -357,18 +415,27 @@ def fig_load(rep: Report, path: Path):
     fig, axes = plt.subplots(4, 1, figsize=(8.0, 9.0), sharex=True)
     rows = [(L.draft, "draft (m)"), (np.degrees(L.heel), "heel (deg)"), (np.degrees(L.trim), "trim (deg)"),
             (L.freeboard, "min. freeboard (m)")]
+    xmax = load_extent(L)
     for ax, (y, lab) in zip(axes, rows):
         ax.plot(L.payload, y, ".-", color="C0", ms=3)
         ax.set_ylabel(lab)
         ax.grid(alpha=0.3)
-        if L.zero_freeboard is not None:
+        if L.zero_freeboard is not None and L.zero_freeboard <= xmax:
             ax.axvline(L.zero_freeboard, color="C3", ls="--", lw=1)
-        ax.axvline(L.limit, color="k", ls=":", lw=1)
+        if L.limit <= xmax:
+            ax.axvline(L.limit, color="k", ls=":", lw=1)
+        if rep.capacity is not None and rep.capacity["payload"] <= xmax:
+            ax.axvline(rep.capacity["payload"], color="C2", ls="-.", lw=1)
+    axes[-1].set_xlim(0.0, xmax)  # to the last sample with an equilibrium: the axis ends where the curves do
     axes[-1].axhline(0.0, color="0.4", lw=0.8)
     axes[-1].set_xlabel(f"payload (kg) at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m")
-    txt = f"reserve buoyancy {L.limit:.2f} kg (dotted)"
+    txt = f"reserve buoyancy {L.limit:.2f} kg" + (" (dotted)" if L.limit <= xmax else "")
     if L.zero_freeboard is not None:
-        txt += f"; freeboard zero at {L.zero_freeboard:.2f} kg (dashed)"
+        txt += f"; freeboard zero at {L.zero_freeboard:.2f} kg" + (" (dashed)" if L.zero_freeboard <= xmax else "")
+    if rep.capacity is not None:
+        txt += f"; published capacity {rep.capacity['payload']:g} kg (dash-dot)"
+    if xmax < L.payload[-1]:
+        txt += f"; no upright equilibrium beyond {xmax:.2f} kg"
     axes[0].set_title(txt, fontsize=9)
     _finish(fig, axes[0], rep, "Load line", path)
 
@@ -412,6 +479,7 @@ def fig_decay(rep: Report, path: Path):
                     else None)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("roll (deg)")
+    ax.set_xlim(0.0, decay_extent(d))  # the decay's own length, not the whole run
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     est = rep.roll["estimate"]
@@ -456,6 +524,12 @@ def headline(rep: Report) -> list[tuple[str, str]]:
         if L.payload.size and not L.converged.all():
             k = int(np.argmin(L.converged))
             rows.append(("no upright equilibrium", f"from {L.payload[k]:.3f} kg payload (sampled; see the load line)"))
+        cp = rep.capacity
+        if cp is not None:
+            label = f"at {cp['payload']:g} kg payload (published capacity)"
+            rows.append((label, cp["note"] if "note" in cp else
+                         f"freeboard {cp['freeboard']:.4f} m, heel {_deg(cp['heel'])}, trim {_deg(cp['trim'])}, "
+                         f"draft {cp['draft']:.4f} m (payload at {at})"))
     else:
         b = rep.balance
         decl = "—" if b.declared_net is None else f"{b.declared_net:+.4f} kg"
@@ -483,6 +557,14 @@ def headline(rep: Report) -> list[tuple[str, str]]:
     else:
         rows.append(("roll period (runtime)", r["decay_note"] or "—"))
     return rows
+
+
+def _cell(x, fmt: str, deg: bool = False) -> str:
+    """A table cell: the number, or empty where the sample has none (a NaN is left blank, never printed)."""
+    x = float(x)
+    if not math.isfinite(x):
+        return ""
+    return format(math.degrees(x) if deg else x, fmt)
 
 
 def _v(x) -> str:
@@ -539,8 +621,8 @@ def markdown(rep: Report, figures: dict) -> str:
                 "| payload (kg) | draft (m) | heel (deg) | trim (deg) | min. freeboard (m) |",
                 "|---:|---:|---:|---:|---:|"]
         for k in range(0, L.payload.size, max(1, L.payload.size // 10)):
-            out.append(f"| {L.payload[k]:.3f} | {L.draft[k]:.5f} | {math.degrees(L.heel[k]):.3f} | "
-                       f"{math.degrees(L.trim[k]):.3f} | {L.freeboard[k]:.5f} |")
+            out.append(f"| {L.payload[k]:.3f} | {_cell(L.draft[k], '.5f')} | {_cell(L.heel[k], '.3f', deg=True)} | "
+                       f"{_cell(L.trim[k], '.3f', deg=True)} | {_cell(L.freeboard[k], '.5f')} |")
     out += [""] + [f"- note: {n}" for n in L.notes]
     if "load" in figures:
         out += ["", f"![load line]({figures['load']})"]

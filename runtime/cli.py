@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -124,7 +125,12 @@ def _run(sim, args) -> int:
         print(file=sys.stderr)
     h = sim.check()
     names = [sim.body_state(b)["name"] for b in bodies]
-    print(f"{sim.source}: {args.duration:g} s in {n} steps of {dt:g} s")
+    tally = sim.monitor.tally
+    if tally.resets:  # MuJoCo restarted the state: the clock did not reach the duration asked
+        print(f"{sim.source}: {n} steps of {dt:g} s, but MuJoCo reset the state {tally.resets} times: "
+              f"the simulated time reached {tally.time_reached:g} s of the {args.duration:g} s asked")
+    else:
+        print(f"{sim.source}: {args.duration:g} s in {n} steps of {dt:g} s")
     for b in bodies:
         s = sim.body_state(b)
         p = s["position"]
@@ -136,19 +142,26 @@ def _run(sim, args) -> int:
         if "draft" in s:
             print(f"    draft:     {s['draft']:.6f} m at the body origin (positive: below the surface)")
     print(f"  health:      {h}")
-    if not h.settled:
+    if not h.settled and not tally.resets:
         print(f"  height range over the last {sim.monitor.window:g} s: {sim.height_range():.3g} m "
               f"(settled below {sim.monitor.tol:g} m)")
     if args.out:
-        header = ["time"]
+        header = list(CSV_COLUMNS[:1])
         for nm in names:
-            header += [f"{nm}.{c}" for c in ("x", "y", "z", "roll", "pitch", "yaw")]
+            header += [f"{nm}.{c}" for c in CSV_COLUMNS[1:]]
         write_with(args.out, lambda tmp: _csv(tmp, header, rows))
         print(f"wrote {args.out}")
     if args.plot:
-        _plot(args.plot, names, np.array(rows))
+        _plot(args.plot, names, np.array(rows), f"aurgen sim {Path(str(sim.source)).name}: {args.duration:g} s "
+              "(heave from each body's start; heel solid, trim dashed)")
         print(f"wrote {args.plot}")
     return 0 if h.ok else 1
+
+
+# run.csv columns, each with its unit: time, then per free body its position (world frame) and
+# fixed-axis roll, pitch, yaw (heel, trim, heading)
+CSV_COLUMNS = ("time [s]", "x [m]", "y [m]", "z [m]", "roll [rad]", "pitch [rad]", "yaw [rad]")
+TIME_DIGITS = 9  # times are sums of time steps: rounded to 1 ns, so 0.02 is not 0.020000000000000004
 
 
 def _csv(path, header, rows):
@@ -156,10 +169,13 @@ def _csv(path, header, rows):
         w = csv.writer(f)
         w.writerow(header)
         for r in rows:
-            w.writerow([repr(x) for x in r])
+            w.writerow([repr(round(r[0], TIME_DIGITS) + 0.0)] + [repr(x) for x in r[1:]])
 
 
-def _plot(path, names, a):
+def _plot(path, names, a, title=None):
+    """run.png: per free body its heave (height relative to its own start, so a boat at the surface
+    and an ROV 3 m down share one readable axis) and its heel and trim; one colour per body in both
+    panels (heel solid, trim dashed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -169,15 +185,19 @@ def _plot(path, names, a):
     t = a[:, 0]
     for i, nm in enumerate(names):
         base = 1 + 6 * i
-        ax[0].plot(t, a[:, base + 2], label=f"{nm} z")
-        ax[1].plot(t, np.degrees(a[:, base + 3]), label=f"{nm} heel")
-        ax[1].plot(t, np.degrees(a[:, base + 4]), "--", label=f"{nm} trim")
-    ax[0].set_ylabel("height (m)")
-    ax[1].set_ylabel("angle (deg)")
+        colour = f"C{i % 10}"
+        z0 = a[0, base + 2]
+        ax[0].plot(t, a[:, base + 2] - z0, color=colour, label=f"{nm} (start z = {z0:+.3f} m)")
+        ax[1].plot(t, np.degrees(a[:, base + 3]), color=colour, label=f"{nm} heel")
+        ax[1].plot(t, np.degrees(a[:, base + 4]), "--", color=colour, label=f"{nm} trim")
+    ax[0].set_ylabel("heave: z − z(0) (m)")
+    ax[1].set_ylabel("heel, trim (deg)")
     ax[1].set_xlabel("time (s)")
+    ax[1].set_xlim(t[0], t[-1])
     for x in ax:
         x.grid(True)
         x.legend(fontsize=7)
+    fig.suptitle(title or "aurgen sim: heave, heel and trim of each free body", fontsize=10)
     fig.tight_layout()
     try:
         write_with(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))

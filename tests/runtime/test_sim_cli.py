@@ -17,7 +17,7 @@ def test_sim_cli_writes_summary_csv_and_plot(tmp_path, capsys):
     assert rc == 0
     assert "health:" in text and "ok" in text and "draft:" in text and "heel:" in text and "trim:" in text
     rows = list(csv.reader(open(out)))
-    assert rows[0][:4] == ["time", "cube.x", "cube.y", "cube.z"]
+    assert rows[0][:4] == ["time [s]", "cube.x [m]", "cube.y [m]", "cube.z [m]"]
     assert len(rows) > 100
     assert png.stat().st_size > 1000
 
