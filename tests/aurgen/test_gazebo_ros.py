@@ -168,10 +168,18 @@ def test_joint_position_controllers_and_joint_state_publisher(out, config):
     assert jsp.findtext("topic") == f"/{v.namespace}/joint_states"
 
 
-def test_the_gripper_gets_two_controllers(out):
+def test_the_gripper_and_the_sampler_get_two_controllers_each(out):
     _, sdf, _ = _files(out, str(FEATURES / "equipped_rov.yaml"))
     ctl = sdf.findall("model/plugin[@filename='gz-sim-joint-position-controller-system']")
-    assert sorted(c.findtext("topic") for c in ctl) == ["/rov/jaw_left/cmd_pos", "/rov/jaw_right/cmd_pos"]
+    assert sorted(c.findtext("topic") for c in ctl) == ["/rov/cup_left/cmd_pos", "/rov/cup_right/cmd_pos",
+                                                         "/rov/jaw_left/cmd_pos", "/rov/jaw_right/cmd_pos"]
+
+
+def test_the_test_vehicles_fit_every_bundled_part_type():
+    from aurgen.catalog import Catalog
+
+    used = {t for c in CONFIGS for t, _ in resolve(c).specs.parts}
+    assert set(Catalog().names()) <= used, sorted(set(Catalog().names()) - used)
 
 
 # ---------------------------------------------------------------- drag
