@@ -45,6 +45,8 @@ from .errors import AurgenError, ConfigError, did_you_mean
 
 FORMAT = 1  # the journal's format
 MAX_VARIANTS = 10_000_000
+MAX_GRID = 1_000_000  # values of one grid key
+CHECK_MAX = 50  # values of one numeric grid key composed up front (its ends among them)
 JOURNAL = "rows.jsonl"
 GZ_MODES = ("off", "samples", "exact")
 SWEEP_KEYS = {"vehicle", "seed", "samples", "parts", "add", "grid", "random", "figures", "plots"}
@@ -240,9 +242,16 @@ class Axis:
     params: dict = field(default_factory=dict)
 
     def extremes(self) -> list:
-        """The values checked up front: each grid value, a distribution's ends (or choices)."""
+        """The values checked up front: each grid value (of a numeric grid of more than
+        ``CHECK_MAX`` values: its ends and ``CHECK_MAX`` - 2 evenly spaced between), a
+        distribution's ends (or each choice)."""
         if self.values is not None:
-            return list(self.values)
+            vals = list(self.values)
+            if len(vals) > CHECK_MAX and all(_isnum(v) for v in vals):
+                order = sorted(vals)
+                idx = np.linspace(0, len(order) - 1, CHECK_MAX).round().astype(int)
+                return [order[k] for k in sorted(set(idx.tolist()))]
+            return vals
         p = self.params
         if self.dist == "uniform":
             return [p["low"], p["high"]]
@@ -394,8 +403,9 @@ def _axis(r, section: str, k, v, node) -> Axis:
                 a = r.number(v, "from", where, required=True)
                 b = r.number(v, "to", where, required=True)
                 num = v["num"]
-                if isinstance(num, bool) or not isinstance(num, int) or not 1 <= num <= MAX_VARIANTS:
-                    raise r.error(f"{where}.num", f"expected a whole number ≥ 1, got {num!r}", node=v, field="num")
+                if isinstance(num, bool) or not isinstance(num, int) or not 1 <= num <= MAX_GRID:
+                    raise r.error(f"{where}.num", f"expected a whole number from 1 to {MAX_GRID}, got {num!r}",
+                                  node=v, field="num")
                 values = [float(x) for x in np.linspace(a, b, num)]
         if not values:
             raise r.error(where, "no values", node=node, field=k)
