@@ -98,9 +98,16 @@ def test_pybullet_loads_the_specs_mass_and_com(out, config, pybullet):
                 pos = pybullet.getLinkState(body, i, computeForwardKinematics=1, physicsClientId=cid)[0]
             total += m
             first += m * np.asarray(pos)
+        # merging fixed links (URDF_MERGE_FIXED_LINKS) keeps the mass too: no frame gains any. (pybullet's
+        # merged CoM is its own business: it is off with or without aurgen's frame links; README)
+        merged = pybullet.loadURDF(str(out / v.name / f"{v.name}.urdf"), basePosition=(10.0, 0.0, 0.0),
+                                   flags=pybullet.URDF_MERGE_FIXED_LINKS, physicsClientId=cid)
+        m_merged = sum(pybullet.getDynamicsInfo(merged, i, physicsClientId=cid)[0]
+                       for i in range(-1, pybullet.getNumJoints(merged, physicsClientId=cid)))
     finally:
         pybullet.disconnect(cid)
     _assert_mass_and_com(total, first / total, v, "pybullet")
+    assert abs(m_merged - v.specs.total_mass) <= 1e-9 * v.specs.total_mass
 
 
 def _drake_mass_and_com(path, skip=()):

@@ -222,9 +222,16 @@ def test_world_loads_the_systems_its_sensors_need(world_out):
     assert sdf.find("world/spherical_coordinates/latitude_deg") is not None  # NavSat needs it
     buoy = sdf.find("world/plugin[@name='gz::sim::systems::Buoyancy']")
     current = sdf.find("world/plugin[@name='gz::sim::maritime::OceanCurrent']")
-    # the world density matches the configs (open_water.yaml's water, the vehicles' fluid_density)
-    assert float(buoy.findtext("graded_buoyancy/default_density")) == 1025.0
-    assert float(current.findtext("water_density")) == 1025.0
+    # the world density matches the configs: open_water.yaml's water cell and each placed vehicle's
+    # declared fluid_density (read as plain YAML)
+    w = worlds.load_world("open_water")
+    water = yaml.safe_load(Path(w.path).read_text(encoding="utf-8"))["cells"]["water"]["density"]
+    assert float(buoy.findtext("graded_buoyancy/default_density")) == water
+    assert float(current.findtext("water_density")) == water
+    for pl in worlds.place_vehicles(w):
+        cfg = yaml.safe_load(Path(pl.vehicle.source).read_text(encoding="utf-8"))
+        declared = (cfg.get("buoyancy") or cfg.get("hull_displacement") or {}).get("fluid_density", 1025.0)
+        assert declared == water
 
 
 def test_one_current_declaration_reaches_gazebo_and_the_runtime(tmp_path):
