@@ -6,6 +6,8 @@ A catalog entry declares each sensor of the part (docs/config.md, "sensors"):
       ping:                       # key: the sensor's name on a base part, else the instance's
         type: gpu_lidar           # one of SENSOR_TYPES
         frame: beam               # optional: a frame of the part (else the part's origin)
+        ros_frame: optical        # optional: the part frame its messages are stamped with (else ``frame``;
+                                  # a camera's optical frame, z forward, REP-103 / REP-105)
         quantity: range           # optional: the topic's last segment (else the type's default)
         rate: 10                  # Hz
         source: "..."             # required: where the figures come from
@@ -88,7 +90,7 @@ SENSOR_TYPES = {
         (), {"noise_stddev": 0.0, "reference_altitude": 0.0},
         (("gz-sim-air-pressure-system", "gz::sim::systems::AirPressure"),)),
 }
-SENSOR_KEYS = {"type", "frame", "quantity", "rate", "source"}
+SENSOR_KEYS = {"type", "frame", "ros_frame", "quantity", "rate", "source"}
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class SensorSpec:
     rate: float
     source: str
     params: tuple  # ((name, value), ...) in SENSOR_TYPES order: required, then optional
+    ros_frame: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,9 +145,11 @@ def parse(r, data: dict, frames) -> tuple:
         st = SENSOR_TYPES[kind]
         r.check_keys(s, SENSOR_KEYS | set(st.params) | set(st.optional), k, required=("type", "rate", "source"))
         frame = r.string(s, "frame", k)
-        if frame is not None and frame not in frame_names:
-            raise r.error(f"{k}.frame", f"'{frame}' is not a frame of this part (frames: {sorted(frame_names)})",
-                          node=s, field="frame")
+        ros_frame = r.string(s, "ros_frame", k)
+        for field, value in (("frame", frame), ("ros_frame", ros_frame)):
+            if value is not None and value not in frame_names:
+                raise r.error(f"{k}.{field}", f"'{value}' is not a frame of this part (frames: {sorted(frame_names)})",
+                              node=s, field=field)
         quantity = s.get("quantity", st.quantity)
         r.as_name(quantity, f"{k}.quantity", node=s, field="quantity")
         params = [(p, r.number(s, p, k, required=True, magnitude=limits.NUMBER_MAX)) for p in st.params]
@@ -152,7 +157,7 @@ def parse(r, data: dict, frames) -> tuple:
                    for p, d in st.optional.items()]
         out.append(SensorSpec(str(key), kind, frame, str(quantity),
                               r.number(s, "rate", k, positive=True, magnitude=limits.NUMBER_MAX),
-                              r.string(s, "source", k, required=True), tuple(params)))
+                              r.string(s, "source", k, required=True), tuple(params), ros_frame))
     return tuple(out)
 
 
@@ -174,6 +179,8 @@ def collect(asm, namespace: str, base: str) -> tuple:
                 xyz, rpy, link = fr.xyz, fr.rpy, f"{inst.name}_{spec.frame}"
             else:
                 xyz, rpy, link = ZERO3, ZERO3, inst.name
+            if spec.ros_frame is not None:
+                link = f"{inst.name}_{spec.ros_frame}"
             frame_id = f"{namespace}/{link}"
             topic = f"/{namespace}/{name}" + ("" if spec.type == "rgbd_camera" else f"/{spec.quantity}")
             out.append(Sensor(name, spec.type, inst.part.type, inst.name, frame_id, tuple(xyz), tuple(rpy),
