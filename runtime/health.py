@@ -13,7 +13,12 @@ Checks, per step (compiled: :func:`ledger_step`, C++ in runtime/native/core/ledg
   energy, work or energy drop seen so far (a bounded integrator error stays a
   fraction of it; an instability grows without bound);
 * and, read when asked (:meth:`Monitor.health`), **MuJoCo warnings** (any
-  ``d.warning[i].number`` above its count at reset).
+  ``d.warning[i].number`` above its count at reset), heard through the
+  runtime's handler (aurgen.runtime.mjwarn: never printed, never written to a
+  ``MUJOCO_LOG.TXT``). A **state reset** (MuJoCo found NaN, inf or a huge value
+  in qpos, qvel or qacc and restarted from the initial state) comes first: the
+  run is invalid, with the number of resets and the simulated time reached, and
+  never settled (the ledger restarts with the state, so it cannot say).
 
 Settled: the range (max - min) of the tracked body's height over the last
 ``window`` seconds is below ``tol`` (a floating body's speed never reaches
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import mjwarn
 from ._native import ledger_step  # noqa: F401  (st, E, ke, P, dt, t, qpos, qvel, qacc, z, zbuf)
 
 ENERGY_RTOL = 0.05
@@ -85,11 +91,26 @@ class Monitor:
         self.state = np.zeros(NSTATE)
         self.zbuf = np.zeros(max(2, int(round(window / dt))))
         self.warn0 = None
+        mjwarn.install()
+        self.tally = mjwarn.Tally()  # MuJoCo's warnings during this run (the Simulation activates it)
 
     def reset(self, d):
         self.state[:] = 0.0
         self.zbuf[:] = 0.0
         self.warn0 = [int(d.warning[i].number) for i in range(len(d.warning))]
+        self.tally.clear(d)
+        self.tally.activate()
+
+    def reset_reason(self) -> str | None:
+        """Why the run is invalid when MuJoCo reset its state, or None."""
+        t = self.tally
+        if not t.resets:
+            return None
+        kinds = ", ".join(f"{k} {n}" for k, n in t.reset_kinds.items())
+        what = {"mjWARN_BADQPOS": "qpos", "mjWARN_BADQVEL": "qvel", "mjWARN_BADQACC": "qacc"}[t.first_reset[0]]
+        return (f"non-finite state (NaN, inf or a huge value in {what}) at t = {t.first_reset[2]:.4f} s: "
+                f"MuJoCo reset the state to the initial one {t.resets} time{'s' if t.resets != 1 else ''} "
+                f"({kinds}); simulated time reached {t.time_reached:.4f} s")
 
     def settled(self) -> bool:
         n = int(self.state[S_N])
@@ -104,7 +125,9 @@ class Monitor:
 
     def health(self, d) -> Health:
         st = self.state
-        reason = None
+        reason = self.reset_reason()
+        if reason is not None:  # the ledger restarted with the state: its verdict means nothing now
+            return Health(False, reason, False, float(d.time), float(st[S_RES]), float(st[S_SCALE]))
         bad = int(st[S_BAD])
         if bad == 1:
             reason = f"non-finite state (NaN or inf) at t = {st[S_BADTIME]:.4f} s"

@@ -577,10 +577,14 @@ class Simulation:
         dt = m.opt.timestep
         tb = self._track
         ledger = self._ledger()
+        tally = self.monitor.tally  # MuJoCo's warnings (aurgen.runtime.mjwarn): a reset is counted
+        tally.activate()
         if plan is None:
             plain = ledger.plain
             for _ in range(n):
                 mujoco.mj_step(m, d)
+                if tally.pending:
+                    tally.rearm()
                 plain(dt, d.time, tb)
             return
         if self._plugin:
@@ -591,6 +595,8 @@ class Simulation:
                 copy(q0, qvel)
                 flags[k] = 1.0
                 step(m, d)
+                if tally.pending:
+                    tally.rearm()
                 account(dt, d.time, tb)
             return
         with _installed():
@@ -619,10 +625,13 @@ class Simulation:
         qvel, q0 = d.qvel, self._q0
         step = mujoco.mj_step
         copy = np.copyto
+        tally = self.monitor.tally
         for _ in range(n):
             copy(q0, qvel)
             plan.stage = 0
             step(m, d)
+            if tally.pending:
+                tally.rearm()
             account(dt, d.time, tb)
 
     def run(self, duration: float, callback=None, every: int = 1):
@@ -638,6 +647,8 @@ class Simulation:
 
     def forward(self):
         """mj_forward with the runtime's forces (fills qacc, the ledger, d.M with added mass)."""
+        if hasattr(self, "monitor"):
+            self.monitor.tally.activate()
         if self._plan is None or self._plugin:
             self._record_next()
             mujoco.mj_forward(self.model, self.data)
