@@ -351,3 +351,23 @@ def test_hostile_input_is_refused(capsys, monkeypatch, tmp_path, good_build, cas
 def test_case_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
+
+
+def test_sim_state_reset_is_invalid_and_writes_nothing(capsys, monkeypatch, tmp_path, good_build):
+    """A world whose central gravity sits a millimetre below the boat's origin (g ~ 4e20 m/s^2): MuJoCo
+    resets the state every step. Exit 1 (invalid, not bad input), the health says how many resets and
+    how far the clock got, nothing says settled, and no MUJOCO_LOG.TXT (or anything else) is written."""
+    env = ('{"planes": [[0, 0, 1, 0]], "cells": [{"name": "water", "signs": [-1], "density": 1025.0}], '
+           '"gravity": {"type": "central", "mu": 3.986e14, "centre": [0, 0, -0.001]}}')
+    boat = (good_build / "out" / "v" / "v.xml").read_text()
+    world = boat.replace("</mujoco>", f"<custom><text name=\"aurgen:environment\" data='{env}'/></custom></mujoco>")
+    work, _ = setup_case(tmp_path, good_build, {"w.xml": world})
+    monkeypatch.chdir(work)
+    before = fingerprint(tmp_path)
+    code = main(["sim", "w.xml", "--duration", "0.2", "--quiet"])
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err and "WARNING" not in cap.out + cap.err
+    assert code == 1, cap.out + cap.err
+    assert "MuJoCo reset the state" in cap.out and "simulated time reached" in cap.out, cap.out
+    assert "settled" not in cap.out.split("health:")[1], cap.out
+    assert fingerprint(tmp_path) == before
