@@ -879,11 +879,15 @@ def _ray_init(address: str, workers: int | None):
     except ImportError:
         raise SweepError("--ray needs ray: pip install 'aurgen[scale]'") from None
     if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
-        else:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        try:
+            if address == "local":
+                ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as exc:  # noqa: BLE001 (ray raises ConnectionError, ValueError, RuntimeError...)
+            raise SweepError(f"--ray {address}: cannot start or reach a Ray cluster: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
     return ray
 
 

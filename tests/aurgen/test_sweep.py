@@ -388,3 +388,16 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
     p = _write(tmp_path, "vehicle: blueboat.yaml\n")
     assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "local"]) == 2
     assert "aurgen[scale]" in capsys.readouterr().err
+
+
+@pytest.mark.scale
+@pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, capsys, monkeypatch):
+    import ray
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    if ray.is_initialized():
+        ray.shutdown()
+    p = _write(tmp_path, "vehicle: blueboat.yaml\n")
+    assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "auto"]) == 2
+    assert "--ray auto" in capsys.readouterr().err
