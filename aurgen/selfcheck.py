@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .errors import BuildError, one_line
 
-__all__ = ["check_mjcf", "check_sdf", "check_urdf", "check_outputs"]
+__all__ = ["check_mjcf", "check_sdf", "check_urdf", "check_outputs", "check_world"]
 
 def _mujoco_message(exc: Exception) -> str:
     text = str(exc).strip()
@@ -28,12 +28,20 @@ def _mujoco_message(exc: Exception) -> str:
     return one_line("; ".join(line.strip() for line in text.splitlines() if line.strip()))
 
 
-def check_mjcf(text: str, where: str) -> None:
-    """Compile MJCF ``text`` in MuJoCo; a refusal is a BuildError naming ``where`` and MuJoCo's message."""
+def check_mjcf(text: str, where: str, assets: dict | None = None) -> None:
+    """Compile MJCF ``text`` in MuJoCo (``assets``: {file name as the text writes it: text} of the
+    files it includes); a refusal is a BuildError naming ``where`` and MuJoCo's message."""
     import mujoco
 
+    if "<plugin" in text:  # a world declaring the runtime's engine plugin: have it registered
+        try:
+            from .runtime import plugin
+
+            plugin.load()
+        except Exception:
+            pass
     try:
-        mujoco.MjModel.from_xml_string(text)
+        mujoco.MjModel.from_xml_string(text, {k: v.encode("utf-8") for k, v in (assets or {}).items()})
     except ValueError as exc:
         raise BuildError(f"{where}: MuJoCo refuses the generated MJCF: {_mujoco_message(exc)}; "
                          "nothing was written") from None
@@ -156,3 +164,24 @@ def check_outputs(files: dict, config) -> None:
             check_sdf(text, where)
         elif fname.endswith(".urdf"):
             check_urdf(text, where)
+
+
+def check_world(files: dict, vehicles: dict, config) -> None:
+    """Self-check one world's ``{file name: text}`` (aurgen.worlds) before it is written: MuJoCo
+    compiles the MJCF with ``vehicles`` ({vehicle name: its MJCF text}) as the files it attaches,
+    and the SDF is well-formed with one <world>. A BuildError names ``config`` and the file."""
+    import re
+
+    for fname, text in files.items():
+        where = f"{config}: {fname}"
+        if fname.endswith(".xml"):
+            assets = {}
+            for path in re.findall(r'<model name="[^"]*" file="([^"]+)"', text):
+                stem = path.rsplit("/", 1)[-1].removesuffix(".xml")
+                if stem in vehicles:
+                    assets[path] = vehicles[stem]
+            check_mjcf(text, where, assets)
+        elif fname.endswith(".sdf"):
+            root = _parse(text, where, "SDF")
+            if root.tag != "sdf" or len(root.findall("world")) != 1:
+                _refuse(where, "SDF", root, "expected <sdf> holding one <world>")

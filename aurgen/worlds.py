@@ -30,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import limits, ros, sensors, spatial
-from .build import all_configs, build
+from . import limits, ros, selfcheck, sensors, spatial
+from .build import all_configs, build, outputs
 from .config import resolve_config_path
 from .emit import num, vec
 from .errors import AurgenError, ConfigError, did_you_mean
 from .files import write_set
-from .stamp import header_line
+from .stamp import equilibrium_of, header_line
 from .resources import data_dir
 from .yamlio import Reader, load
 
@@ -547,6 +547,16 @@ def _build_vehicles(placed: list[Placed], output: Path) -> list[Path]:
     return build(configs, output) if configs else []
 
 
+def _vehicle_mjcf(placed: list[Placed]) -> dict:
+    """{vehicle name: the MJCF a build writes for it} of the placed vehicles (the world's self-check)."""
+    out = {}
+    for pl in placed:
+        v = pl.vehicle
+        if v.name not in out:
+            out[v.name] = outputs(v, equilibrium_of(v))[f"{v.name}.xml"]
+    return out
+
+
 def _render(world: WorldConfig, placed: list[Placed], note) -> dict:
     """{file name: text} of one world; the SDF left out (and ``note`` told) when Gazebo cannot express it."""
     files = {f"{world.name}.xml": render_mjcf(world, placed)}
@@ -581,6 +591,8 @@ def write_worlds(names=None, output="build", *, build_vehicles: bool = True, not
     output = Path(output)
     placed = [place_vehicles(w) for w in worlds]
     rendered = [_render(w, p, note) for w, p in zip(worlds, placed)]
+    for w, p, files in zip(worlds, placed, rendered):  # MuJoCo compiles each world before anything is written
+        selfcheck.check_world(files, _vehicle_mjcf(p), w.path)
     written = _build_vehicles([pl for ps in placed for pl in ps], output) if build_vehicles else []
     wdir = output / "worlds"
     for w, files, pl in zip(worlds, rendered, placed):

@@ -135,3 +135,29 @@ def test_self_check_writes_no_mujoco_log(tmp_path, monkeypatch):
     with pytest.raises(BuildError):
         selfcheck.check_mjcf("<mujoco><worldbody><body><geom size='-1'/></body></worldbody></mujoco>", "x")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_world_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path, monkeypatch, capsys):
+    import aurgen.worlds
+
+    real = aurgen.worlds.render_mjcf
+
+    def render_mjcf(world, placed):
+        return real(world, placed).replace("<worldbody>", '<worldbody bogus="1">', 1)
+
+    oracle = tmp_path / "oracle"
+    assert main(["worlds", "open_water", "-o", str(oracle)]) == 0
+    bad = oracle / "worlds" / "open_water.xml"
+    bad.write_text(bad.read_text().replace("<worldbody>", '<worldbody bogus="1">', 1))
+    with pytest.raises(ValueError) as refused:  # MuJoCo on the same text, the vehicles beside it
+        mujoco.MjModel.from_xml_path(str(bad))
+    expected = str(refused.value).splitlines()[0].removeprefix("Error: ").strip()
+    capsys.readouterr()
+
+    monkeypatch.setattr(aurgen.worlds, "render_mjcf", render_mjcf)
+    out = tmp_path / "out"
+    code = main(["worlds", "open_water", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "open_water.yaml: open_water.xml: MuJoCo refuses the generated MJCF" in err and expected in err, err
+    assert not out.exists()  # not even the vehicles
