@@ -401,7 +401,9 @@ def check_world(w: WorldFile, given=()) -> list[Difference]:
 
     Worlds carry no specs: the render is deterministic, so any difference is
     a stale world (its config, or a vehicle config it places, changed) or a
-    hand edit.
+    hand edit: a row at its first differing line, then a row per element and
+    attribute that differs (aurgen.xmldiff, numbers to ``REL_TOL``); a file that
+    means the same as the fresh render (whitespace, number notation) is current.
     """
     from . import worlds
 
@@ -421,11 +423,18 @@ def check_world(w: WorldFile, given=()) -> list[Difference]:
     except AurgenError as exc:
         return out + [Difference(f, "config", "world", label, "a world config that renders",
                                  note=f"cannot render it now: {exc}")]
-    if fresh != w.text:
+    from . import xmldiff
+
+    deltas = xmldiff.compare(w.text, fresh, REL_TOL) if fresh != w.text else []
+    if deltas != []:  # None: another structure; [] (bytes equal, or the same meaning): current
         a, b = w.text.splitlines(), fresh.splitlines()
         line = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        note = "stale or edited: rebuild with 'aurgen worlds'"
         out.append(Difference(f, "config", "world", f"differs from line {line + 1}", f"a fresh render of {label}",
-                              note="stale or edited: rebuild with 'aurgen worlds'"))
+                              note=note))
+        for d in (deltas or [])[:MAX_RENDER_ROWS]:  # what differs, element by element (aurgen.xmldiff)
+            out.append(Difference(f"{f}:{d.line}", "render", f"{d.element} {d.attribute}", d.found, d.expected,
+                                  d.diff, d.tol, note))
     for pl in placed:
         v = pl.vehicle.name
         need = w.path.parent.parent / v / (f"{v}.xml" if w.path.suffix == ".xml" else "model.sdf")

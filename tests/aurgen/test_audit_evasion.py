@@ -245,3 +245,25 @@ def test_many_differences_are_capped_with_a_count(out, capsys):
     rows = _render_rows(doc)
     assert code == 1 and len(rows) == MAX_RENDER_ROWS + 1
     assert rows[-1]["found"] == f"{n - MAX_RENDER_ROWS} more differences"
+
+
+@pytest.mark.parametrize("old,new,figure,found,expected", [
+    ('timestep="0.002"', 'timestep="0.01"', "mujoco/option timestep", "0.01", "0.002"),
+    ('<frame name="blueboat" pos="0.0 0.0 0.05"', '<frame name="blueboat" pos="0.0 0.0 0.5"', "frame[blueboat] pos",
+     "0.0 0.0 0.5", "0.0 0.0 0.05"),
+])
+def test_world_edit_names_element_and_attribute(out, capsys, old, new, figure, found, expected):
+    path = out / "worlds" / "open_water.xml"
+    edit(path, old, new)
+    code, doc = audit_json(capsys, path)
+    assert code == 1
+    rows = [d for d in doc["differences"] if d["figure"] == figure]
+    assert len(rows) == 1, doc["differences"]
+    assert rows[0]["file"] == f"{path}:{_line_of(path, new)}"
+    assert (rows[0]["found"], rows[0]["expected"]) == (found, expected)
+
+
+def test_world_with_the_same_meaning_is_current(out, capsys):
+    path = out / "worlds" / "open_water.xml"
+    edit(path, 'timestep="0.002"', 'timestep="2e-3"')
+    assert audit_json(capsys, path)[0] == 0
