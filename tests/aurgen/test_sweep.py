@@ -401,3 +401,15 @@ def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, capsys, monkeypat
     p = _write(tmp_path, "vehicle: blueboat.yaml\n")
     assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "auto"]) == 2
     assert "--ray auto" in capsys.readouterr().err
+
+
+def test_the_documented_example_checks(tmp_path, capsys):
+    """docs/config.md's sweep example is a valid sweep: every key exists and every value composes."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Sweeps"):]
+    example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    p = _write(tmp_path, example)
+    assert main(["sweep", str(p), "--check"]) == 0
+    assert "9300 variants over 6 keys" in capsys.readouterr().out  # 31 x 3 x 2 grid points x 50 samples
