@@ -177,6 +177,7 @@ def _add_sweep(sub):
     s.add_argument("-o", "--output", help="output folder (default: build/sweeps/<sweep file stem>)")
     s.add_argument("--ray", metavar="ADDRESS",
                    help="run on Ray: 'local' (a local cluster), 'auto' (the running cluster) or an address")
+    s.add_argument("-j", "--jobs", type=int, metavar="N", help="local processes, without Ray (default 1)")
     s.add_argument("--workers", type=int, metavar="N", help="CPUs of a --ray local cluster (default: all)")
     s.add_argument("--chunk", type=int, metavar="N", help="variants per task (default: from the count)")
     s.add_argument("--emit", action="store_true",

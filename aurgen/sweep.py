@@ -873,6 +873,24 @@ def run_serial(sweep: Sweep, pending, sink, chunk: int = 16):
         sink(run_chunk(sweep, c))
 
 
+def run_pool(sweep: Sweep, pending, sink, jobs: int, chunk: int = 16):
+    """Variants in chunks on ``jobs`` local processes (no Ray); rows reach ``sink`` as chunks finish."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ex = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+    try:
+        todo = chunks(pending, chunk)
+        futs = {ex.submit(run_chunk, sweep, c) for c in itertools.islice(todo, 4 * jobs)}
+        while futs:
+            done, futs = cf.wait(futs, return_when=cf.FIRST_COMPLETED)
+            for f in done:
+                sink(f.result())
+            futs |= {ex.submit(run_chunk, sweep, c) for c in itertools.islice(todo, len(done))}
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
 def _ray_init(address: str, workers: int | None):
     try:
         import ray
@@ -1126,6 +1144,14 @@ def emit_variants(sweep: Sweep, rows, out: Path) -> int:
 def cli_sweep(args) -> int:
     from .files import append_text, check_dir, write_set
 
+    if getattr(args, "jobs", None) is not None and not 1 <= args.jobs <= 1024:
+        raise SweepError(f"--jobs wants 1 to 1024 processes, got {args.jobs}")
+    if getattr(args, "jobs", None) and args.jobs > 1 and args.ray:
+        raise SweepError("--jobs runs local processes, --ray a Ray cluster: give one of them")
+    if args.workers is not None and not 1 <= args.workers <= 1024:
+        raise SweepError(f"--workers wants 1 to 1024 CPUs, got {args.workers}")
+    if args.chunk is not None and not 1 <= args.chunk <= 1_000_000:
+        raise SweepError(f"--chunk wants 1 to 1000000 variants per task, got {args.chunk}")
     sweep = prepare(args.sweep)
     if args.check:
         print(f"{sweep.path}: {sweep.n} variants over {len(sweep.axes)} keys; every key checked")
@@ -1150,9 +1176,12 @@ def cli_sweep(args) -> int:
             rows[r["variant"]] = r
         progress(new)
 
-    chunk = args.chunk or max(1, min(64, len(pending) // (8 * (args.workers or 2)) or 1))
+    jobs = getattr(args, "jobs", None) or 1
+    chunk = args.chunk or max(1, min(64, len(pending) // (8 * (args.workers or jobs or 2)) or 1))
     if args.ray:
         run_ray(sweep, pending, sink, args.ray, args.workers, chunk)
+    elif jobs > 1 and pending:
+        run_pool(sweep, pending, sink, jobs, chunk)
     else:
         run_serial(sweep, pending, sink, chunk)
     table = [rows[i] for i in range(sweep.n)]

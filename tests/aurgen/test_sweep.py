@@ -413,3 +413,14 @@ def test_the_documented_example_checks(tmp_path, capsys):
     p = _write(tmp_path, example)
     assert main(["sweep", str(p), "--check"]) == 0
     assert "9300 variants over 6 keys" in capsys.readouterr().out  # 31 x 3 x 2 grid points x 50 samples
+
+
+def test_local_processes_same_table(tmp_path, capsys):
+    """-j 2 (two local processes, chunks of 5) gives the serial run's table byte for byte."""
+    p = _write(tmp_path, _random(9))
+    assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
+    assert main(["sweep", str(p), "-o", str(tmp_path / "j2"), "--quiet", "--no-figures", "-j", "2",
+                 "--chunk", "5"]) == 0
+    assert (tmp_path / "j2" / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
+    assert main(["sweep", str(p), "-j", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
