@@ -11,7 +11,7 @@ cost is in units of one specs run. Then the same through the command line
 
 Ray (when installed): the same sweep on ``--ray local`` with 2 workers against 1
 (ratio of wall times; ideal 2.0 on 2 free cores), and the tables compared byte
-for byte. The time-domain parts (``mujoco.batch.Batch`` worlds, the vector
+for byte; likewise ``-j 2`` (local processes, no Ray) against the serial command. The time-domain parts (``mujoco.batch.Batch`` worlds, the vector
 environment) belong to the native plugin and are not measured here.
 
     python bench/scale.py [variants]
@@ -93,6 +93,12 @@ def run(n: int = 400) -> None:
         t_cli = time.perf_counter() - t0
         print(f"static sweep, aurgen sweep --no-figures (journal, CSV, Parquet): {t_cli:.2f} s = "
               f"{sw.n / t_cli:.1f} variants/s = {sw.n / t_cli * t_specs:.2f} x the specs rate")
+        t0 = time.perf_counter()
+        assert quiet(["sweep", str(path), "-o", str(tmp / "j2"), "--no-figures", "--quiet", "-j", "2"]) == 0
+        t_j2 = time.perf_counter() - t0
+        same_j = (tmp / "j2" / "sweep.csv").read_bytes() == (tmp / "cli" / "sweep.csv").read_bytes()
+        print(f"static sweep, -j 2 (two local processes, their start included): {t_j2:.2f} s = "
+              f"{sw.n / t_j2:.1f} variants/s = {t_cli / t_j2:.2f} x -j 1 (ideal 2.0); same table: {same_j}")
         proj = 10_000 / (2 * rate)
         print(f"projected 10,000 variants on 2 cores (2 x the in-process rate): {proj:.0f} s (target <= 60 s: "
               f"{'ok' if proj <= 60 else 'MISSED'})")
