@@ -460,7 +460,9 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
     for i, p in enumerate(world.planes):
         if p.name not in world.ground and any(c.signs[i] for c in world.cells if c is water):
             surfaces.append(_plane_ctx(world, i, ground=False))
-    g = world.gravity["g"] if world.gravity["type"] == "uniform" else [0.0, 0.0, 0.0]
+    # MuJoCo's own gravity only when it is the whole field: the plugin applies central, linear and per-cell gravity
+    uniform = world.gravity["type"] == "uniform" and all(c.gravity is None for c in world.cells)
+    g = world.gravity["g"] if uniform else [0.0, 0.0, 0.0]
     return {
         "header": header(world), "name": world.name, "description": world.description,
         "timestep": num(world.timestep), "integrator": world.integrator, "gravity": vec(g),

@@ -91,6 +91,10 @@ def _unregister(m):
 # --------------------------------------------------------------- loading
 
 def _compile(source):
+    try:  # a world declares the plugin: make sure it is registered (import mujoco loads it when installed)
+        hplugin.load()
+    except ImportError:
+        pass
     try:
         if isinstance(source, mujoco.MjModel):
             return source, None
@@ -456,6 +460,14 @@ class Simulation:
                     d = mujoco.MjData(m)
                     plan = _Plan(m, d, env, drag, added_mass, buoyancy)
                     self._finish(m, env, plan)
+            elif self._declares_plugin(m):  # the callback applies the forces: the instance must go
+                if src is None:
+                    raise SimulationError("this MjModel carries the aurgen.hydrostatics instance; the callback "
+                                          "engine would apply the forces twice (pass the file instead)")
+                m = self._detach(src, env, plan)
+                d = mujoco.MjData(m)
+                plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+                self._finish(m, env, plan)
             self._plan = plan
             self.model, self.data = m, d
             if not self._plugin:
@@ -494,8 +506,7 @@ class Simulation:
     def _plugin_mode(m, src, plan) -> bool:
         """Whether the plugin applies the forces (else the callback fallback)."""
         if src is None:  # an MjModel: only if it carries the instance already
-            return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == "hydrostatics"
-                       for i in range(m.nplugin))
+            return Simulation._declares_plugin(m)
         if len(plan.hulls[5]) > 0:  # mesh displacement geoms: not in the plugin yet
             return False
         try:
@@ -539,6 +550,23 @@ class Simulation:
             return spec.compile()
         except ValueError as exc:
             raise SimulationError(f"{s if kind == 'path' else 'MJCF string'}: {exc}") from None
+
+    @staticmethod
+    def _declares_plugin(m) -> bool:
+        return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == "hydrostatics" for i in range(m.nplugin))
+
+    @staticmethod
+    def _detach(src, env, plan):
+        """The model recompiled without the plugin instance (the callback engine)."""
+        kind, s = src
+        spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
+        for p in [p for p in spec.plugins if p.plugin_name == hplugin.NAME]:
+            spec.delete(p)
+        names = {mujoco.mj_id2name(plan.m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.added_bodies}
+        for b in spec.bodies:
+            if b.name in names:
+                b.simple = 0
+        return spec.compile()
 
     def _led(self):
         """The force stage's ledger of the latest recorded evaluation (NLED,)."""

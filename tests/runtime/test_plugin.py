@@ -35,7 +35,10 @@ INTEGRATORS = ("Euler", "implicitfast", "implicit", "RK4")
 
 
 def declare(xml: str, config: str = "") -> str:
-    """The MJCF with one aurgen.hydrostatics instance declared."""
+    """The MJCF with one aurgen.hydrostatics instance declared (emitted worlds declare it already)."""
+    if hplugin.NAME in xml:
+        return xml if not config else xml.replace('<instance name="hydrostatics"/>',
+                                                  f'<instance name="hydrostatics">{config}</instance>')
     decl = (f'<extension><plugin plugin="{hplugin.NAME}"><instance name="hydrostatics">{config}'
             f"</instance></plugin></extension>")
     return xml.replace("<worldbody", decl + "<worldbody", 1)
