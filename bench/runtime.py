@@ -57,6 +57,8 @@ def models(path: Path, integrator: str):
     assert sim._plugin, "the plugin is not in use"
     aur = sim.model
     spec = mujoco.MjSpec.from_file(str(path))
+    for p in [p for p in spec.plugins if p.plugin_name == "aurgen.hydrostatics"]:
+        spec.delete(p)  # worlds declare the instance: plain and fluid run without it
     plain = spec.compile()
     plain.opt.gravity[:] = aur.opt.gravity
     fluid = spec.compile()
