@@ -326,9 +326,12 @@ def _have_ray() -> bool:
 
 @pytest.mark.scale
 @pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
-def test_ray_local_two_workers_same_table(tmp_path):
+def test_ray_local_two_workers_same_table(tmp_path, monkeypatch):
     import ray
 
+    # Ray puts the driver's working directory first on every worker's sys.path: from a
+    # checkout, workers would import the source tree instead of the installed aurgen
+    monkeypatch.chdir(tmp_path)
     p = _write(tmp_path, _random(5))
     assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
     try:
