@@ -74,6 +74,11 @@ class Tally:
         """Route this thread's MuJoCo warnings here (until another tally is activated)."""
         _local.tally = self
 
+    def release(self) -> None:
+        """Stop routing this thread's warnings here (the Simulation closed)."""
+        if getattr(_local, "tally", None) is self:
+            _local.tally = None
+
     def hear(self, message: str) -> None:
         kind = kind_of(message)
         if kind in RESET_KINDS:

@@ -763,6 +763,8 @@ class Simulation:
     def close(self):
         if not self._closed and self._plan is not None and not self._plugin:
             _unregister(self.model)
+        if hasattr(self, "monitor"):
+            self.monitor.tally.release()  # later warnings in this thread are no longer this run's
         self._closed = True
 
     def __enter__(self):

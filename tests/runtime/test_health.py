@@ -137,3 +137,17 @@ def test_a_warning_outside_any_simulation_goes_to_stderr_not_a_file(tmp_path, mo
     mujoco.mj_step(m, d)
     assert os.listdir(tmp_path) == []
     assert "MuJoCo warning: Nan, Inf or huge value in QVEL" in capfd.readouterr().err
+
+
+def test_a_closed_simulation_hears_no_more_warnings(capfd):
+    import mujoco
+
+    with Simulation(cube(0.002), environment=water_env(1000.0, None)) as sim:
+        sim.step(1)
+    m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
+                                       "</worldbody></mujoco>")
+    d = mujoco.MjData(m)
+    d.qvel[0] = math.inf
+    mujoco.mj_step(m, d)
+    assert sim.monitor.tally.resets == 0
+    assert "MuJoCo warning: Nan, Inf or huge value in QVEL" in capfd.readouterr().err
