@@ -164,6 +164,10 @@ def check_outputs(files: dict, config) -> None:
             check_sdf(text, where)
         elif fname.endswith(".urdf"):
             check_urdf(text, where)
+        elif fname == "model.config":  # Gazebo's model manifest: well-formed, a <model> naming its SDF
+            root = _parse(text, where, "model.config")
+            if root.tag != "model" or (root.findtext("sdf") or "").strip() != "model.sdf":
+                _refuse(where, "model.config", root, "expected <model> with <sdf>model.sdf</sdf>")
 
 
 def check_world(files: dict, vehicles: dict, config) -> None:

@@ -102,6 +102,8 @@ STRUCTURE_MUTATIONS = [
     ("urdf-joint-parent-missing", "features.urdf", '<parent link="base_link"/>', '<parent link="nowhere"/>'),
     ("urdf-link-repeated", "features.urdf", '<link name="arm">', '<link name="prop">'),
     ("urdf-not-xml", "features.urdf", "</robot>", "</robt>"),
+    ("config-not-xml", "model.config", "</model>", "</mode>"),
+    ("config-names-another-sdf", "model.config", ">model.sdf</sdf>", ">other.sdf</sdf>"),
 ]
 
 
@@ -114,6 +116,8 @@ def test_structural_check_refuses_what_the_consumer_refuses(tmp_path, features, 
     bad = text.replace(old, new, 1)
     with pytest.raises(BuildError, match=f"cfg.yaml: {fname}: the generated"):
         selfcheck.check_outputs({fname: bad}, "cfg.yaml")
+    if fname == "model.config":  # no consumer library reads it here: the structural check alone
+        return
     path = tmp_path / fname
     path.write_text(bad)
     ok, output = (sdf_checker if fname.endswith(".sdf") else check_urdf)(path)
