@@ -204,8 +204,8 @@ def _children(parent, got: list, want: list, rel: float, out: list) -> None:
 
 
 def _top(root) -> list:
-    """The comments and processing instructions before the root element, and the root."""
-    return list(reversed(list(root.itersiblings(preceding=True)))) + [root]
+    """The comments and processing instructions around the root element, and the root."""
+    return list(reversed(list(root.itersiblings(preceding=True)))) + [root] + list(root.itersiblings())
 
 
 def compare(found: str, expected: str, rel: float = REL_TOL) -> list[Delta] | None:

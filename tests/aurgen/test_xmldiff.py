@@ -31,6 +31,8 @@ def test_each_kind_of_row():
     assert (d.element, d.attribute, d.found, d.expected, d.diff) == ("m[v]/b/c", "(text)", "0.25", "0.5", 0.25)
     (d,) = compare(DOC.replace("head", "neck"), DOC)
     assert (d.line, d.attribute, d.found, d.expected) == (1, "(comment)", "neck", "head")
+    (d,) = compare(DOC + "<!-- tail -->\n", DOC)
+    assert (d.line, d.element, d.attribute, d.found) == (7, "(top)", "(element)", "<!-- tail -->")
 
 
 def test_children_in_another_order():
