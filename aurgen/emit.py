@@ -285,8 +285,11 @@ def context(vehicle: Vehicle) -> dict:
                     taken.add(name)
                     meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
                 g["mesh_name"] = meshes[key]["name"]
+    sensors_of: dict = {}  # link name -> its sensors, in placement order (one pass: linear in links)
+    for s in vehicle.sensors:
+        sensors_of.setdefault(s.link, []).append(sensor_ctx(s))
     for c in links:
-        c["sensors"] = [sensor_ctx(s) for s in vehicle.sensors if s.link == c["name"]]
+        c["sensors"] = sensors_of.get(c["name"], [])
     for c, link in zip(links, vehicle.links):
         c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(link.collisions)
         vis, notes = urdf_geoms(link.visuals)
