@@ -1,0 +1,250 @@
+"""Gymnasium environments on aurgen's runtime: ``BlueBoatStationKeeping-v0``, ``BlueROV2DepthHeading-v0``.
+
+Needs gymnasium (``pip install 'aurgen[scale]'``); the core does not import this module.
+
+    import gymnasium as gym
+    import aurgen.gym  # registers the ids
+    env = gym.make("BlueBoatStationKeeping-v0")
+    obs, info = env.reset(seed=0)
+
+Each environment composes its bundled vehicle config in memory (aurgen.compose.resolve,
+aurgen.build.outputs; nothing is written), simulates it in open water at the
+vehicle's declared fluid density (surface z = 0) through
+:class:`aurgen.runtime.sim.Simulation` (the ``aurgen.hydrostatics`` engine plugin:
+buoyancy, drag, damping, added mass), at MuJoCo's 2 ms step with the action held
+for ``frame_skip`` = 10 steps (a control period of 0.02 s).
+
+Spaces are ``gymnasium.spaces.Box`` of float64 throughout. ``render_mode`` is
+``None`` only (no rendering).
+
+BlueBoatStationKeeping-v0 — hold a position and heading on the surface
+    action (2,): the thruster commands in N of ``motor_port``, ``motor_stbd`` (thrust along
+        the propeller axis, positive forward), each within the actuator's ctrlrange
+        [-40.2, 51.5]; out-of-range actions are clipped.
+    observation (11,): [ex, ey] the target's position relative to the boat in the
+        boat's yaw frame (m; x forward, y left), e_psi the heading error
+        target − yaw wrapped to [−π, π) (rad), [u, v, w] the body-frame linear
+        velocity (m/s), [p, q, r] the body angular velocity (rad/s), heel, trim (rad).
+    reward: −(1.0·|e_xy| + 0.5·|e_psi| + 0.01·Σ (a_i / a_max)²) with a_max = 51.5 N.
+    reset: the boat at the kernel's floating equilibrium (aurgen specs) at the origin,
+        yaw uniform in [−π, π); the target uniform in [−5, 5]² m with a heading uniform in
+        [−π, π); all from the env's ``np_random``.
+    terminated: capsized (the body z axis points below the horizontal) or farther than
+        ``max_distance`` = 20 m from the target. truncated: after ``max_episode_steps``
+        = 1000 steps (20 s).
+
+BlueROV2DepthHeading-v0 — hold a depth and heading
+    action (6,): the thruster commands in N of ``thruster_1`` … ``thruster_6`` (the
+        vectored frame: 1–4 horizontal, 5–6 vertical), each within [-40.2, 51.5].
+    observation (10,): e_z = target depth z − z (m, positive: the target is above),
+        e_psi (rad, wrapped), [u, v, w] (m/s), [p, q, r] (rad/s), roll, pitch (rad).
+    reward: −(1.0·|e_z| + 0.5·|e_psi| + 0.01·Σ (a_i / a_max)²).
+    reset: the vehicle level at rest at z uniform in [−4, −1] m, yaw uniform; the
+        target z uniform in [−4, −1] m, target heading uniform.
+    terminated: capsized, or |e_z| > ``max_depth_error`` = 3 m, or the vehicle's origin
+        above the surface. truncated: after ``max_episode_steps`` = 1000 steps.
+
+``info`` carries ``time`` (s) and the unwrapped error terms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as exc:  # pragma: no cover - the scale extra is missing
+    raise ImportError("aurgen.gym needs gymnasium: pip install 'aurgen[scale]'") from exc
+
+_MODELS: dict = {}
+
+
+def _vehicle_xml(config: str):
+    """(MJCF text, fluid density, kernel equilibrium) of a bundled config, composed in memory (cached)."""
+    if config not in _MODELS:
+        from .build import outputs
+        from .compose import resolve
+        from .stability import body_of
+        from .stamp import equilibrium_of
+
+        v = resolve(config)
+        _MODELS[config] = (outputs(v)[f"{v.name}.xml"], float(body_of(v).rho), equilibrium_of(v))
+    return _MODELS[config]
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def _quat_yaw(q0, yaw: float) -> np.ndarray:
+    """The quaternion Rz(yaw) ⊗ q0 (w, x, y, z)."""
+    c, s = math.cos(yaw / 2), math.sin(yaw / 2)
+    w, x, y, z = (float(t) for t in q0)
+    return np.array([c * w - s * z, c * x - s * y, c * y + s * x, c * z + s * w])
+
+
+class _MarineEnv(gymnasium.Env):
+    """One vehicle in open water, its free joint first; thrusters are the actuators."""
+
+    metadata = {"render_modes": [], "render_fps": 50}
+    config = ""
+
+    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000):
+        if render_mode is not None:
+            raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
+        from .runtime.sim import Simulation
+
+        self.render_mode = None
+        xml, rho, self._eq = _vehicle_xml(self.config)
+        self.sim = Simulation(xml, water=rho)
+        self.model, self.data = self.sim.model, self.sim.data
+        self.frame_skip = int(frame_skip)
+        self.max_episode_steps = int(max_episode_steps)
+        self.dt = self.model.opt.timestep * self.frame_skip
+        lo, hi = self.model.actuator_ctrlrange[:, 0].copy(), self.model.actuator_ctrlrange[:, 1].copy()
+        self.action_space = spaces.Box(lo, hi, dtype=np.float64)
+        self._amax = float(np.max(np.abs(np.concatenate([lo, hi]))))
+        n = self._nobs
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(n,), dtype=np.float64)
+        self._steps = 0
+        self._target = np.zeros(4)  # x, y, z, yaw
+
+    # -- kinematics of the free body
+    def _R(self) -> np.ndarray:
+        return self.data.xmat[1].reshape(3, 3)
+
+    def _yaw(self) -> float:
+        R = self._R()
+        return math.atan2(R[1, 0], R[0, 0])
+
+    def _rp(self):
+        R = self._R()
+        return math.atan2(R[2, 1], R[2, 2]), math.asin(max(-1.0, min(1.0, -R[2, 0])))
+
+    def _body_vel(self) -> np.ndarray:
+        q = self.data.qvel
+        return np.concatenate([self._R().T @ q[0:3], q[3:6]])
+
+    def _capsized(self) -> bool:
+        return bool(self._R()[2, 2] < 0.0)
+
+    def _set_pose(self, pos, quat):
+        self.sim.reset()
+        self.data.qpos[0:3] = pos
+        self.data.qpos[3:7] = quat
+        self.data.qvel[:] = 0.0
+        self.data.ctrl[:] = 0.0
+        mujoco.mj_forward(self.model, self.data)
+
+    def _cost(self, a) -> float:
+        return 0.01 * float(np.sum((a / self._amax) ** 2))
+
+    def step(self, action):
+        a = np.clip(np.asarray(action, dtype=np.float64), self.action_space.low, self.action_space.high)
+        self.data.ctrl[:] = a
+        self.sim.step(self.frame_skip)
+        self._steps += 1
+        obs = self._obs()
+        reward, terminated, info = self._score(obs, a)
+        truncated = (not terminated) and self._steps >= self.max_episode_steps
+        info["time"] = float(self.data.time)
+        return obs, reward, terminated, truncated, info
+
+    def render(self):
+        return None
+
+    def close(self):
+        if getattr(self, "sim", None) is not None:
+            self.sim.close()
+            self.sim = None
+
+
+class BlueBoatStationKeeping(_MarineEnv):
+    """Hold a position and heading on the surface with the BlueBoat (see the module doc)."""
+
+    config = "blueboat.yaml"
+    _nobs = 11
+
+    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000,
+                 target_range: float = 5.0, max_distance: float = 20.0):
+        super().__init__(render_mode, frame_skip, max_episode_steps)
+        self.target_range = float(target_range)
+        self.max_distance = float(max_distance)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        r = self.np_random
+        yaw0 = float(r.uniform(-math.pi, math.pi))
+        tx, ty = (float(t) for t in r.uniform(-self.target_range, self.target_range, size=2))
+        tyaw = float(r.uniform(-math.pi, math.pi))
+        self._target = np.array([tx, ty, 0.0, tyaw])
+        from .spatial import quat_of
+
+        q0 = np.asarray(quat_of(np.asarray(self._eq.mat, float)), float)
+        self._set_pose(np.asarray(self._eq.pos, float), _quat_yaw(q0, yaw0))
+        self._steps = 0
+        return self._obs(), {"time": float(self.data.time)}
+
+    def _obs(self) -> np.ndarray:
+        yaw = self._yaw()
+        c, s = math.cos(yaw), math.sin(yaw)
+        dx, dy = self._target[0] - self.data.qpos[0], self._target[1] - self.data.qpos[1]
+        heel, trim = self._rp()
+        return np.concatenate([[c * dx + s * dy, -s * dx + c * dy, _wrap(self._target[3] - yaw)],
+                               self._body_vel(), [heel, trim]]).astype(np.float64)
+
+    def _score(self, obs, a):
+        dist = math.hypot(obs[0], obs[1])
+        reward = -(1.0 * dist + 0.5 * abs(obs[2]) + self._cost(a))
+        terminated = self._capsized() or dist > self.max_distance
+        return float(reward), bool(terminated), {"distance": dist, "heading_error": float(obs[2])}
+
+
+class BlueROV2DepthHeading(_MarineEnv):
+    """Hold a depth and heading with the BlueROV2 (see the module doc)."""
+
+    config = "bluerov2.yaml"
+    _nobs = 10
+
+    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000,
+                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0):
+        super().__init__(render_mode, frame_skip, max_episode_steps)
+        self.depth_range = (float(depth_range[0]), float(depth_range[1]))
+        self.max_depth_error = float(max_depth_error)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        r = self.np_random
+        z0 = float(r.uniform(*self.depth_range))
+        yaw0 = float(r.uniform(-math.pi, math.pi))
+        tz = float(r.uniform(*self.depth_range))
+        tyaw = float(r.uniform(-math.pi, math.pi))
+        self._target = np.array([0.0, 0.0, tz, tyaw])
+        self._set_pose(np.array([0.0, 0.0, z0]), _quat_yaw((1.0, 0.0, 0.0, 0.0), yaw0))
+        self._steps = 0
+        return self._obs(), {"time": float(self.data.time)}
+
+    def _obs(self) -> np.ndarray:
+        roll, pitch = self._rp()
+        return np.concatenate([[self._target[2] - self.data.qpos[2], _wrap(self._target[3] - self._yaw())],
+                               self._body_vel(), [roll, pitch]]).astype(np.float64)
+
+    def _score(self, obs, a):
+        reward = -(1.0 * abs(obs[0]) + 0.5 * abs(obs[1]) + self._cost(a))
+        terminated = self._capsized() or abs(obs[0]) > self.max_depth_error or self.data.qpos[2] > 0.0
+        return float(reward), bool(terminated), {"depth_error": float(obs[0]), "heading_error": float(obs[1])}
+
+
+def _register():
+    reg = gymnasium.envs.registry
+    for name, cls in (("BlueBoatStationKeeping-v0", BlueBoatStationKeeping),
+                      ("BlueROV2DepthHeading-v0", BlueROV2DepthHeading)):
+        if name not in reg:
+            gymnasium.register(id=name, entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=None)
+
+
+_register()
