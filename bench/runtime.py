@@ -18,6 +18,13 @@ Contacts are disabled in every run (``mjDSBL_CONTACT``), and the script asserts
 ``ncon == 0`` in each, so no run pays for collisions the others don't (an
 unsupported plain body falls to the seabed: 12 contacts would double its cost).
 Each figure is the median over rounds of µs per step; ratios are against plain.
+Then: the marginal cost per partially submerged box, from a segments sweep
+of the BlueBoat (``hull_displacement`` segments 2, 4, 6, 8, 12, each variant
+composed in memory): the plugin's extra µs per step over plain ``mj_step``
+(Euler, every variant and run interleaved in each round) is fitted by least
+squares against the number of boxes the kernel finds partially submerged
+(volume strictly between 0 and full, averaged over the timed trajectory); the
+slope is compared with the target of 0.15 µs per partial box.
 Then: ``mujoco.batch.Batch`` throughput of the open_water world on 1 and 2
 threads, and the cold start of ``aurgen specs`` in a fresh process against
 ``python -c "import numpy, yaml"``.
@@ -26,6 +33,7 @@ threads, and the cold start of ``aurgen specs`` in a fresh process against
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import subprocess
 import sys
@@ -49,14 +57,19 @@ def build(out: Path) -> Path:
     return out
 
 
-def models(path: Path, integrator: str):
-    """(plain, aurgen, fluid) MjModels of one file under one integrator, contacts off."""
+SEGMENTS = (2, 4, 6, 8, 12)
+TARGET_US_PER_BOX = 0.15  # issue 11: marginal cost per partially submerged box
+
+
+def models(path, integrator: str):
+    """(plain, aurgen, fluid) MjModels of one file (a Path) or MJCF text (a str) under one
+    integrator, contacts off."""
     from aurgen.runtime.sim import Simulation
 
-    sim = Simulation(str(path), water=1025.0)
+    sim = Simulation(path if isinstance(path, str) else str(path), water=1025.0)
     assert sim._plugin, "the plugin is not in use"
     aur = sim.model
-    spec = mujoco.MjSpec.from_file(str(path))
+    spec = mujoco.MjSpec.from_string(path) if isinstance(path, str) else mujoco.MjSpec.from_file(str(path))
     for p in [p for p in spec.plugins if p.plugin_name == "aurgen.hydrostatics"]:
         spec.delete(p)  # worlds declare the instance: plain and fluid run without it
     plain = spec.compile()
@@ -92,6 +105,68 @@ def compare(path: Path, integrator: str, steps: int, rounds: int):
             mujoco.mj_resetData(m, d)
             times[k].append(per_step(m, d, steps))
     return [statistics.median(t) for t in times]
+
+
+def blueboat_segments(n: int) -> str:
+    """The BlueBoat's MJCF with hull_displacement segments = n, composed in memory (the loader
+    path of ``aurgen sweep``: aurgen.config.vehicle_from_mapping, aurgen.compose.resolve)."""
+    from aurgen.build import outputs
+    from aurgen.compose import resolve
+    from aurgen.config import resolve_config_path, vehicle_from_mapping
+    from aurgen.yamlio import load
+
+    path = resolve_config_path("blueboat.yaml")
+    data = copy.deepcopy(load(path))
+    data["hull_displacement"]["segments"] = n
+    v = resolve(vehicle_from_mapping(data, path))
+    return outputs(v)[f"{v.name}.xml"]
+
+
+def partial_boxes(m, d) -> tuple[int, int]:
+    """(displacement boxes, those partially submerged): the kernel's volume below z = 0 of each
+    box geom the runtime displaces, strictly between 0 and the box's full volume."""
+    from aurgen.runtime.hydrostatics import clip_batch
+    from aurgen.runtime.sim import MARK_DISPLACEMENT
+
+    user = m.geom_user[:, 0] if m.nuser_geom > 0 else np.zeros(m.ngeom)
+    g = np.flatnonzero((np.rint(user) == MARK_DISPLACEMENT) & (m.geom_type == mujoco.mjtGeom.mjGEOM_BOX))
+    if len(g) == 0:
+        return 0, 0
+    vol, _, _ = clip_batch(m.geom_type[g], m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g].reshape(-1, 3, 3),
+                           (0.0, 0.0, 1.0), 0.0)
+    full = 8.0 * np.prod(m.geom_size[g], axis=1)
+    eps = 1e-12 * full
+    return len(g), int(np.count_nonzero((vol > eps) & (vol < full - eps)))
+
+
+def marginal(steps: int, rounds: int, integrator: str = "Euler"):
+    """[(segments, boxes, mean partial boxes over a run, plain µs, aurgen µs)] of the segments
+    sweep, and the least-squares slope (µs per partial box) of aurgen - plain against the
+    partial count."""
+    runs = []  # per variant: (plain, aurgen) models and data
+    for n in SEGMENTS:
+        plain, aur, _ = models(blueboat_segments(n), integrator)
+        runs.append(((plain, aur), (mujoco.MjData(plain), mujoco.MjData(aur))))
+    times = [[[], []] for _ in SEGMENTS]
+    for _ in range(rounds):
+        for (ms, ds), t in zip(runs, times):
+            for k, (m, d) in enumerate(zip(ms, ds)):
+                mujoco.mj_resetData(m, d)
+                t[k].append(per_step(m, d, steps))
+    rows = []
+    for n, ((_, aur), (_, d)), t in zip(SEGMENTS, runs, times):
+        mujoco.mj_resetData(aur, d)  # the partial count along the trajectory the timed runs step
+        counts = []
+        for i in range(steps):
+            mujoco.mj_step(aur, d)
+            if i % 10 == 0:
+                nbox, npart = partial_boxes(aur, d)
+                counts.append(npart)
+        rows.append((n, nbox, float(np.mean(counts)), statistics.median(t[0]), statistics.median(t[1])))
+    x = np.array([r[2] for r in rows])
+    y = np.array([r[4] - r[3] for r in rows])
+    slope = float(np.polyfit(x, y, 1)[0]) if np.ptp(x) > 0 else float("nan")
+    return rows, slope
 
 
 def batch_throughput(path: Path, steps: int):
@@ -142,6 +217,14 @@ def main(argv=None) -> int:
             for integ in INTEGRATORS:
                 pl, au, fl = compare(path, integ, a.steps, a.rounds)
                 print(f"{name:12s} {integ:13s} {pl:8.2f} {au:8.2f} {au / pl:6.2f} {fl:8.2f} {fl / pl:6.2f}")
+        rows, slope = marginal(a.steps, a.rounds)
+        print("marginal cost, BlueBoat hull_displacement segments sweep (Euler; partial = the kernel's "
+              "volume strictly between 0 and full, mean over the run):")
+        print(f"{'segments':>8s} {'boxes':>6s} {'partial':>8s} {'plain':>8s} {'aurgen':>8s} {'extra':>8s}")
+        for n, nbox, npart, pl, au in rows:
+            print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
+        print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
+              f"{TARGET_US_PER_BOX} µs target)")
         thr = batch_throughput(files["open_water"], a.steps // 4)
         print(f"Batch (open_water, 8 sims): {thr[1]:.0f} steps/s on 1 thread, {thr[2]:.0f} on 2 "
               f"({thr[2] / thr[1]:.2f}x)")
