@@ -30,7 +30,7 @@ BlueBoatStationKeeping-v0 — hold a position and heading on the surface
         yaw uniform in [−π, π); the target uniform in [−5, 5]² m with a heading uniform in
         [−π, π); all from the env's ``np_random``.
     terminated: capsized (the body z axis points below the horizontal) or farther than
-        ``max_distance`` = 20 m from the target. truncated: after ``max_episode_steps``
+        ``max_distance`` = 20 m from the target. truncated: after ``step_limit``
         = 1000 steps (20 s).
 
 BlueROV2DepthHeading-v0 — hold a depth and heading
@@ -42,9 +42,17 @@ BlueROV2DepthHeading-v0 — hold a depth and heading
     reset: the vehicle level at rest at z uniform in [−4, −1] m, yaw uniform; the
         target z uniform in [−4, −1] m, target heading uniform.
     terminated: capsized, or |e_z| > ``max_depth_error`` = 3 m, or the vehicle's origin
-        above the surface. truncated: after ``max_episode_steps`` = 1000 steps.
+        above the surface. truncated: after ``step_limit`` = 1000 steps.
 
-``info`` carries ``time`` (s) and the unwrapped error terms.
+``info`` carries ``time`` (s) and the unwrapped error terms. Keyword arguments:
+``frame_skip``, ``step_limit`` and the ranges named above (``gymnasium.make``'s own
+``max_episode_steps`` adds its TimeLimit wrapper on top).
+
+Vector version: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point",
+threads=2)`` gives a :class:`MarineVectorEnv`: the N worlds share one compiled model and
+advance together through ``mujoco.rollout`` (on ``threads`` threads); gymnasium's VectorEnv
+API with ``AutoresetMode.NEXT_STEP``; world i is bitwise the single environment reset with
+``seed + i`` and stepped with the same actions (tested).
 """
 
 from __future__ import annotations
@@ -93,17 +101,21 @@ class _MarineEnv(gymnasium.Env):
     metadata = {"render_modes": [], "render_fps": 50}
     config = ""
 
-    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000):
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None):
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
         from .runtime.sim import Simulation
 
         self.render_mode = None
         xml, rho, self._eq = _vehicle_xml(self.config)
-        self.sim = Simulation(xml, water=rho)
-        self.model, self.data = self.sim.model, self.sim.data
+        if _model is None:
+            self.sim = Simulation(xml, water=rho)
+            self.model, self.data = self.sim.model, self.sim.data
+        else:  # a world of a vector env: the shared model (carrying the plugin), its own MjData
+            self.sim = None
+            self.model, self.data = _model, mujoco.MjData(_model)
         self.frame_skip = int(frame_skip)
-        self.max_episode_steps = int(max_episode_steps)
+        self.step_limit = int(step_limit)
         self.dt = self.model.opt.timestep * self.frame_skip
         lo, hi = self.model.actuator_ctrlrange[:, 0].copy(), self.model.actuator_ctrlrange[:, 1].copy()
         self.action_space = spaces.Box(lo, hi, dtype=np.float64)
@@ -115,7 +127,12 @@ class _MarineEnv(gymnasium.Env):
 
     # -- kinematics of the free body
     def _R(self) -> np.ndarray:
-        return self.data.xmat[1].reshape(3, 3)
+        """The body rotation from qpos (after mj_step, xmat is still the step's start)."""
+        q = self.data.qpos[3:7].copy()
+        mujoco.mju_normalize4(q)
+        R = np.empty(9)
+        mujoco.mju_quat2Mat(R, q)
+        return R.reshape(3, 3)
 
     def _yaw(self) -> float:
         R = self._R()
@@ -133,12 +150,14 @@ class _MarineEnv(gymnasium.Env):
         return bool(self._R()[2, 2] < 0.0)
 
     def _set_pose(self, pos, quat):
-        self.sim.reset()
+        mujoco.mj_resetData(self.model, self.data)
         self.data.qpos[0:3] = pos
         self.data.qpos[3:7] = quat
-        self.data.qvel[:] = 0.0
-        self.data.ctrl[:] = 0.0
-        mujoco.mj_forward(self.model, self.data)
+        if self.sim is not None:  # the health monitor starts from this pose
+            self.sim.forward()
+            self.sim.monitor.reset(self.data)
+        else:
+            mujoco.mj_forward(self.model, self.data)
 
     def _cost(self, a) -> float:
         return 0.01 * float(np.sum((a / self._amax) ** 2))
@@ -150,7 +169,7 @@ class _MarineEnv(gymnasium.Env):
         self._steps += 1
         obs = self._obs()
         reward, terminated, info = self._score(obs, a)
-        truncated = (not terminated) and self._steps >= self.max_episode_steps
+        truncated = (not terminated) and self._steps >= self.step_limit
         info["time"] = float(self.data.time)
         return obs, reward, terminated, truncated, info
 
@@ -169,9 +188,9 @@ class BlueBoatStationKeeping(_MarineEnv):
     config = "blueboat.yaml"
     _nobs = 11
 
-    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000,
-                 target_range: float = 5.0, max_distance: float = 20.0):
-        super().__init__(render_mode, frame_skip, max_episode_steps)
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
+                 target_range: float = 5.0, max_distance: float = 20.0, _model=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model)
         self.target_range = float(target_range)
         self.max_distance = float(max_distance)
 
@@ -210,9 +229,9 @@ class BlueROV2DepthHeading(_MarineEnv):
     config = "bluerov2.yaml"
     _nobs = 10
 
-    def __init__(self, render_mode=None, frame_skip: int = 10, max_episode_steps: int = 1000,
-                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0):
-        super().__init__(render_mode, frame_skip, max_episode_steps)
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
+                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0, _model=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model)
         self.depth_range = (float(depth_range[0]), float(depth_range[1]))
         self.max_depth_error = float(max_depth_error)
 
@@ -239,12 +258,108 @@ class BlueROV2DepthHeading(_MarineEnv):
         return float(reward), bool(terminated), {"depth_error": float(obs[0]), "heading_error": float(obs[1])}
 
 
+class MarineVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` worlds of one environment class stepped together by ``mujoco.rollout``.
+
+    Follows gymnasium's VectorEnv API with ``AutoresetMode.NEXT_STEP``: a world that
+    terminated or truncated is reset by the next ``step`` (its action then ignored,
+    reward 0). ``reset(seed=s)`` seeds world i with ``s + i`` (as SyncVectorEnv does), so
+    world i's trajectory is bitwise that of the single environment reset with ``s + i``
+    and stepped with the same actions. All worlds share one compiled model (the
+    ``aurgen.hydrostatics`` plugin carries each world's state in its MjData);
+    ``threads`` > 1 runs the rollout on that many threads (bitwise the same).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, env_cls, num_envs: int, threads: int = 1, render_mode=None, **kwargs):
+        from mujoco import rollout
+
+        if render_mode is not None:
+            raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
+        self._rollout = rollout
+        self._proto = env_cls(**kwargs)  # compiles the model once (with the plugin instance)
+        model = self._proto.model
+        self.envs = [env_cls(_model=model, **kwargs) for _ in range(int(num_envs))]
+        self.model = model
+        self.num_envs = int(num_envs)
+        self.render_mode = None
+        self.single_observation_space = self._proto.observation_space
+        self.single_action_space = self._proto.action_space
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self._spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+        self._nstate = mujoco.mj_stateSize(model, self._spec)
+        self._datas = [mujoco.MjData(model) for _ in range(max(1, int(threads)))]
+        self._done = np.zeros(self.num_envs, dtype=bool)
+        self.frame_skip = self._proto.frame_skip
+
+    def reset(self, *, seed=None, options=None):
+        if isinstance(seed, int):
+            seeds = [seed + i for i in range(self.num_envs)]
+        elif seed is None:
+            seeds = [None] * self.num_envs
+        else:
+            seeds = list(seed)
+        obs, infos = [], {}
+        for i, (env, sd) in enumerate(zip(self.envs, seeds)):
+            o, info = env.reset(seed=sd, options=options)
+            obs.append(o)
+            infos = self._add_info(infos, info, i)
+        self._done[:] = False
+        return np.stack(obs), infos
+
+    def step(self, actions):
+        actions = np.asarray(actions, dtype=np.float64).reshape(self.num_envs, -1)
+        live = np.flatnonzero(~self._done)
+        obs = np.empty((self.num_envs,) + self.single_observation_space.shape)
+        rew = np.zeros(self.num_envs)
+        term = np.zeros(self.num_envs, dtype=bool)
+        trunc = np.zeros(self.num_envs, dtype=bool)
+        infos = {}
+        if live.size:
+            lo, hi = self.single_action_space.low, self.single_action_space.high
+            state0 = np.empty((live.size, self._nstate))
+            ctrl = np.empty((live.size, self.frame_skip, self.model.nu))
+            for k, i in enumerate(live):
+                mujoco.mj_getState(self.model, self.envs[i].data, state0[k], self._spec)
+                ctrl[k] = np.clip(actions[i], lo, hi)
+            state, _ = self._rollout.rollout(self.model, self._datas, state0, ctrl, nstep=self.frame_skip)
+            for k, i in enumerate(live):
+                env = self.envs[i]
+                mujoco.mj_setState(self.model, env.data, state[k, -1], self._spec)
+                env.data.ctrl[:] = ctrl[k, -1]
+                env._steps += 1
+                o = env._obs()
+                r, t, info = env._score(o, ctrl[k, -1])
+                obs[i], rew[i], term[i] = o, r, t
+                trunc[i] = (not t) and env._steps >= env.step_limit
+                info["time"] = float(env.data.time)
+                infos = self._add_info(infos, info, i)
+        for i in np.flatnonzero(self._done):
+            o, info = self.envs[i].reset()
+            obs[i] = o
+            infos = self._add_info(infos, info, i)
+        self._done = term | trunc
+        return obs, rew, term, trunc, infos
+
+    def close_extras(self, **kwargs):
+        self._proto.close()
+
+
 def _register():
     reg = gymnasium.envs.registry
     for name, cls in (("BlueBoatStationKeeping-v0", BlueBoatStationKeeping),
                       ("BlueROV2DepthHeading-v0", BlueROV2DepthHeading)):
         if name not in reg:
-            gymnasium.register(id=name, entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=None)
+            gymnasium.register(id=name, entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=None,
+                               vector_entry_point=_vector_entry(cls))
+
+
+def _vector_entry(cls):
+    def make(num_envs: int = 1, **kwargs):
+        return MarineVectorEnv(cls, num_envs, **kwargs)
+    return make
 
 
 _register()
