@@ -36,7 +36,9 @@ def test_concurrent_killed_builds_never_leave_a_clean_mixed_set(tmp_path, monkey
     assert refs[0] != refs[1]
 
     rng = random.Random(10)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    # MUJOCO_GL=disable: `import mujoco` otherwise starts pyGLFW's library probe (a `python -c` child
+    # reading its stdin); killed mid-probe, that child prints its own traceback into our pipe
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MUJOCO_GL="disable")
     procs = [subprocess.Popen([sys.executable, "-m", "aurgen", "build", "ab"[i % 2] + ".yaml", "-o", "out"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env) for i in range(20)]
     doomed = rng.sample(range(20), 7)
