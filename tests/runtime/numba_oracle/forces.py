@@ -4,38 +4,11 @@ The force stage itself is C++ (runtime/native/core/forces.cc, run through
 :class:`aurgen.runtime._native.ForceStage`); this is the implementation it was
 ported from, kept only to cross-check it (tests/runtime/test_native_forces.py).
 
-The passive-force stage: buoyancy, drag, declared damping, gravity fields, added mass.
-
-:func:`passive` runs inside MuJoCo's pipeline (from the ``mjcb_passive``
-callback, see :mod:`aurgen.runtime.sim`), so every stage of every integrator
-sees forces for its own state. It adds generalized forces to ``qfrc_passive``
-and the added-mass metric to ``d.M`` (the caller refactors with ``mj_factorM``).
-Everything is accumulated in one fixed order (cells, then geoms in model order,
-then bodies, then damping items, then added-mass items), so two runs are
-bitwise identical.
-
-Conventions: world frame, SI units. MuJoCo's ``cdof`` (rot, lin) are motion
-axes about ``subtree_com[rootid]``; a wrench (F at point x, torque T) maps to
-``qfrc_j += cdof_lin_j . F + cdof_rot_j . (T + (x - c) x F)`` for the dofs in
-the body's ancestor chain (as ``mj_applyFT``).
-
-The drag model (per displacement geom g and cell c with a non-empty piece,
-submerged fraction ``f = V_gc / V_g``, relative velocity ``v`` of the piece's
-centroid to the cell's flow, body angular velocity ``w``):
-
-    F = -(3 pi mu d f + 1/2 rho C_D A_proj(v) f |v|) v
-    T = -(pi mu d^3 f + rho C_D d^5 / 64 f |w|) w
-    surface (piece cut by a plane, section area A > 0, n = up = -g/|g|):
-    F += -B (v.n) n,  T += -B (A/12) (w - (w.n) n),  B = C_S rho A sqrt(|g| h)
-
-with ``d`` the diameter of the sphere of the geom's volume, ``A_proj`` the
-projected area of the whole geom across ``v`` (box, ellipsoid, cylinder, its
-bounding box for meshes), ``h`` the geom's vertical extent, C_D = 1 and
-C_S = 0.3. The viscous (Stokes) and quadratic (form) terms are those of
-MuJoCo's inertia-box model; the surface term stands in for wave radiation
-damping, which a static free surface does not have: without it a floating
-body would bob for minutes. Windage geoms feel the same drag (no buoyancy, no
-surface term), only in gas cells (density below 10 kg/m^3).
+The stage's model (buoyancy, drag, surface damping, gravity fields, added mass),
+its conventions and its accumulation order are documented once, in
+:mod:`aurgen.runtime.forces`; its array layout (flags, ledger slots, cell columns)
+and coefficients are imported from there, so oracle and native stage share one
+contract and differ only in the implementation.
 """
 
 from __future__ import annotations
@@ -47,35 +20,8 @@ from numba import njit
 
 from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
-C_D = 1.0
-C_S = 0.3
-GAS_DENSITY = 10.0
-
-# flags
-F_DRAG = 0
-F_ADDED = 1
-F_GRAV = 2  # 0: MuJoCo's uniform gravity; 1 central; 2 linear; 3 per cell
-F_RECORD = 3
-F_BUOY = 4
-NFLAG = 5
-
-# ledger slots
-L_UBUOY = 0
-L_PDRAG = 1
-L_UGRAV = 2
-L_KE = 3
-L_VSUB = 4  # sum rho_c V_gc / rho_max over displacement geoms (m^3 of densest fluid)
-NLED = 8
-
-# cell float columns
-C_RHO = 0
-C_MU = 1
-C_FLOW = 2  # 2:5
-C_G = 5  # 5:8 per-cell gravity (nan: global)
-C_P = 8  # pressure constant: p = -rho phi(x) + P
-C_GAS = 9
-C_K = 10  # per-cell gravity potential constant
-NCF = 11
+from aurgen.runtime.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
+                                   F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
 
 
 @njit(cache=True)

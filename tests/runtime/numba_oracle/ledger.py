@@ -2,22 +2,9 @@
 import numpy as np
 from numba import njit
 
-ENERGY_RTOL = 0.05
-ENERGY_ATOL = 1e-9
-
-# ledger state slots
-S_E0 = 0
-S_W = 1
-S_SCALE = 2
-S_EMIN = 3
-S_RES = 4  # last residual E - E0 - W
-S_BAD = 5  # 0 ok, 1 non-finite, 2 energy
-S_N = 6  # steps recorded
-S_E = 7  # last energy
-S_RESMAX = 8
-S_BADTIME = 9
-S_KEMAX = 10
-NSTATE = 12
+# the ledger's state layout and tolerances: one contract with the native ledger
+from aurgen.runtime.health import (ENERGY_ATOL, ENERGY_RTOL, NSTATE, S_BAD, S_BADTIME, S_E, S_E0,  # noqa: F401
+                                   S_EMIN, S_N, S_RES, S_RESMAX, S_SCALE, S_W)  # NSTATE: for the tests
 
 
 @njit(cache=True)
