@@ -56,11 +56,6 @@ def file_mode() -> int:
     return 0o666 & ~umask()
 
 
-def dir_mode() -> int:
-    """Mode for a new directory: 0o777 less the umask."""
-    return 0o777 & ~umask()
-
-
 def _stage(target: Path, fill: Callable[[Path], None]) -> Path:
     """A temp file beside ``target``, filled by ``fill(tmp_path)`` and given the umask mode."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -230,11 +225,6 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
     return targets
 
 
-def write_text(target: Path, text: str) -> Path:
-    """Write one text file atomically (UTF-8, ``\\n`` line ends)."""
-    return write_set({Path(target): text})[0]
-
-
 def write_with(target: Path, fill: Callable[[Path], None]) -> Path:
     """Write one file atomically through ``fill(tmp_path)``, which writes the whole file
     (a CSV writer, ``matplotlib``'s ``savefig``). The target is replaced only if ``fill`` returns."""
@@ -242,17 +232,6 @@ def write_with(target: Path, fill: Callable[[Path], None]) -> Path:
     tmp = _stage(target, fill)
     os.replace(tmp, target)
     return target
-
-
-def staging_dir(beside: Path) -> Path:
-    """A new empty directory next to ``beside`` (same file system, so it can be renamed into
-    place), with the umask's directory mode."""
-    beside = Path(beside)
-    beside.parent.mkdir(parents=True, exist_ok=True)
-    d = Path(tempfile.mkdtemp(dir=beside.parent, prefix=TMP_PREFIX))
-    os.chmod(d, dir_mode())
-    return d
-
 
 def append_text(target: Path, text: str, root: Path) -> Path:
     """Append ``text`` (UTF-8) to ``target``, a journal written row by row (``aurgen sweep``'s results).
