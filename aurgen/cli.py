@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -218,10 +219,24 @@ def main(argv=None) -> int:
         return 130
 
 
+def console() -> int:
+    """The ``aurgen`` command (and ``python -m aurgen``): :func:`main` in a process of its own.
+
+    No command but ``view`` draws with OpenGL, so unless the user chose a backend, MuJoCo's GL
+    context is disabled before anything imports ``mujoco``: its default (GLFW) probes for the
+    library with a fork and exec of a child Python on every import, a fifth of a cold
+    ``aurgen build``. Set here, not in :func:`main`, which a program may call in-process before
+    rendering with MuJoCo itself.
+    """
+    argv = sys.argv[1:]
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if "MUJOCO_GL" not in os.environ and command != "view":
+        os.environ["MUJOCO_GL"] = "disable"
+    return main(argv)
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot raise again."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -231,4 +246,4 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -1,0 +1,58 @@
+"""The ``aurgen`` console entry: MuJoCo's GL probe is skipped for every command but ``view``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from aurgen import cli
+
+
+@pytest.mark.parametrize("argv, user, want", [
+    (["specs", "blueboat.yaml"], None, "disable"),
+    (["build", "--all", "-o", "out"], None, "disable"),
+    (["--version"], None, "disable"),
+    (["view", "w.xml"], None, None),          # the viewer needs OpenGL
+    (["build", "view.yaml"], None, "disable"),  # a file named view is not the view command
+    (["sim", "w.xml"], "egl", "egl"),         # the user's choice stands
+])
+def test_console_sets_mujoco_gl(monkeypatch, argv, user, want):
+    seen = {}
+    monkeypatch.setattr(sys, "argv", ["aurgen", *argv])
+    monkeypatch.setattr(cli, "main", lambda a: seen.setdefault("gl", os.environ.get("MUJOCO_GL")) and 0)
+    if user is None:
+        monkeypatch.delenv("MUJOCO_GL", raising=False)
+    else:
+        monkeypatch.setenv("MUJOCO_GL", user)
+    cli.console()
+    assert seen["gl"] == want
+
+
+def test_no_gl_probe_child_on_build(tmp_path):
+    """``python -m aurgen build`` (which imports mujoco to compile the MJCF) starts no child
+    process: pyGLFW's probe is a fork and exec of a Python child (seen by the audit hook
+    'subprocess.Popen', which fires for every child Python starts)."""
+    code = ("import sys\n"
+            "seen = []\n"
+            "sys.addaudithook(lambda ev, args: seen.append(args[1]) if ev == 'subprocess.Popen' else None)\n"
+            "import runpy\n"
+            "sys.argv = ['aurgen', 'build', 'blueboat.yaml', '-o', sys.argv[1]]\n"
+            "try:\n"
+            "    runpy.run_module('aurgen', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert e.code == 0, e.code\n"
+            "print(len(seen), seen)\n")
+    env = {k: v for k, v in os.environ.items() if k != "MUJOCO_GL"}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1].startswith("0 "), out.stdout
+    # and without the console entry, import mujoco does start the probe: the check can fail
+    probe = subprocess.run([sys.executable, "-c", code.replace("runpy.run_module('aurgen', run_name='__main__')",
+                                                                "import mujoco"), str(tmp_path / "o2")],
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert probe.returncode == 0, probe.stderr
+    assert not probe.stdout.strip().splitlines()[-1].startswith("0 "), probe.stdout
