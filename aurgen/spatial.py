@@ -48,14 +48,23 @@ def cross(a, b) -> np.ndarray:
 
 def matvec(A, v) -> np.ndarray:
     """``A v`` (rows of ``A`` dotted with ``v``), each row summed left to right."""
-    return np.array([dot(row, v) for row in np.asarray(A, dtype=float)])
+    A = np.asarray(A, dtype=float)
+    v = np.asarray(v, dtype=float)
+    out = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):  # elementwise ufuncs: one rounding per product and per sum, as dot()
+        out += A[:, j] * v[j]
+    return out
 
 
 def matmul(A, B) -> np.ndarray:
-    """``A B`` for small matrices, each entry summed left to right."""
+    """``A B`` for small matrices, each entry summed left to right (bitwise ``dot`` of a row and
+    a column: elementwise multiply and add, never a BLAS kernel)."""
     A = np.asarray(A, dtype=float)
-    Bt = np.asarray(B, dtype=float).T
-    return np.array([[dot(row, col) for col in Bt] for row in A])
+    B = np.asarray(B, dtype=float)
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for j in range(A.shape[1]):
+        out += A[:, j:j + 1] * B[j:j + 1, :]
+    return out
 
 
 def rigid_inverse(T) -> np.ndarray:
