@@ -26,7 +26,6 @@ computation, the chunking or the number of workers.
 
 from __future__ import annotations
 
-import copy
 import csv
 import hashlib
 import io
@@ -42,6 +41,7 @@ import numpy as np
 
 from . import limits as lim
 from .errors import AurgenError, ConfigError, did_you_mean
+from .yamlio import copy_tree
 
 FORMAT = 1  # the journal's format
 MAX_VARIANTS = 10_000_000
@@ -550,13 +550,13 @@ def variant_mapping(sweep: Sweep, values: dict, st: _State | None = None):
     variant with ``values`` ({column: value}, any subset of the axes). KeyError: a key that is not
     there."""
     st = st or _state(sweep)
-    data = copy.deepcopy(sweep.base)
+    data = copy_tree(sweep.base)
     entries = {t: (e, Path(sweep.path)) for t, e in sweep.parts.items()}
     by_column = {a.column: a for a in sweep.axes}
     for column, value in values.items():
         key = by_column[column].key
         if key.kind == "config":
-            _assign(data, list(key.tokens), copy.deepcopy(value), "the vehicle config")
+            _assign(data, list(key.tokens), copy_tree(value), "the vehicle config")
         elif key.kind == "slot":
             parts = data.setdefault("parts", [])
             if not isinstance(parts, list):
@@ -574,8 +574,8 @@ def variant_mapping(sweep: Sweep, values: dict, st: _State | None = None):
             if key.part_type not in entries:
                 entries[key.part_type] = _entry_of(sweep, st, key.part_type)
             entry, p = entries[key.part_type]
-            entry = copy.deepcopy(entry)
-            _assign(entry, list(key.tokens), copy.deepcopy(value), f"catalog entry '{key.part_type}'")
+            entry = copy_tree(entry)
+            _assign(entry, list(key.tokens), copy_tree(value), f"catalog entry '{key.part_type}'")
             entries[key.part_type] = (entry, p)
     # a part the sweep declares with mass 0 is not fitted: its entries become type: none
     absent = {t for t, (e, _) in entries.items()

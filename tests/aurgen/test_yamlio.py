@@ -121,3 +121,19 @@ def test_stacks_agree_on_every_bundled_file_and_error():
                 yamlio.parse(text, Path("t.yaml"), L)
             errs.append(info.value)
         assert errs[0].line == errs[1].line or "syntax" in errs[0].message, name
+
+
+def test_copy_tree_is_a_deep_copy_with_lines_and_aliases():
+    import copy
+
+    text = "a: &x [1, {b: 2.5}]\nc: *x\nd:\n  e: [true, ~, 'q']\n"
+    d = yamlio.parse(text, Path("t.yaml"))
+    c = yamlio.copy_tree(d)
+    ref = copy.deepcopy(d)
+    assert _same(c, ref) and _same(c, d)
+    assert c["a"] is c["c"] and ref["a"] is ref["c"]        # the alias stays one node, as deepcopy keeps it
+    assert c["a"] is not d["a"] and c["d"]["e"] is not d["d"]["e"]
+    assert c.lines is not d.lines and c["d"].lines == {"e": 4}
+    c["a"][1]["b"] = 9.0
+    c["d"].lines["e"] = 99
+    assert d["a"][1]["b"] == 2.5 and d["d"].lines["e"] == 4  # the original is untouched
