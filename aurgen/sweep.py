@@ -49,7 +49,7 @@ MAX_GRID = 1_000_000  # values of one grid key
 CHECK_MAX = 50  # values of one numeric grid key composed up front (its ends among them)
 JOURNAL = "rows.jsonl"
 GZ_MODES = ("off", "samples", "exact")
-SWEEP_KEYS = {"vehicle", "seed", "samples", "parts", "add", "grid", "random", "figures", "plots"}
+SWEEP_KEYS = {"vehicle", "seed", "samples", "parts", "add", "grid", "random", "figures", "plots", "time_domain"}
 DISTRIBUTIONS = ("uniform", "normal", "choice")
 
 # units of a swept key by its last name (column suffix); others carry none
@@ -73,8 +73,9 @@ class SweepError(AurgenError):
 @dataclass(frozen=True)
 class Key:
     """A swept key. ``kind``: ``config`` (a key of the vehicle config), ``slot`` (the type filling
-    a slot) or ``catalog`` (a field of a catalog entry). ``tokens``: str keys, int indices and
-    ``("sel", name)`` selectors, inside the config mapping or the catalog entry."""
+    a slot), ``catalog`` (a field of a catalog entry) or ``time`` (a setting of the time-domain
+    run, :mod:`aurgen.timedomain`: ``(name,)`` or ``(name, component)``). ``tokens``: str keys, int
+    indices and ``("sel", name)`` selectors, inside the config mapping or the catalog entry."""
 
     text: str
     kind: str
@@ -113,6 +114,19 @@ def parse_key(text) -> Key:
         if len(names) not in (1, 2) or not all(isinstance(t, str) for t in names):
             raise ValueError("a slot key is slot.<slot> (on the base) or slot.<instance>.<slot>")
         return Key(text, "slot", tuple(tokens), of=names[0] if len(names) == 2 else None, slot=names[-1])
+    if first == "time_domain":
+        from .timedomain import SWEEPABLE, VECTORS
+
+        rest = tokens[1:]
+        if not rest or rest[0] not in SWEEPABLE:
+            raise ValueError(f"a time-domain key is time_domain.<{'|'.join(SWEEPABLE)}>")
+        if rest[0] in VECTORS:
+            if len(rest) != 2 or not isinstance(rest[1], int) or not 0 <= rest[1] <= 2:
+                raise ValueError(f"time_domain.{rest[0]} is a vector: sweep one component, "
+                                 f"time_domain.{rest[0]}[0], [1] or [2] (m/s, world x, y, z)")
+        elif len(rest) != 1:
+            raise ValueError(f"time_domain.{rest[0]} is a number: no index or sub-key")
+        return Key(text, "time", tuple(rest))
     if first == "catalog":
         if len(tokens) < 3 or not isinstance(tokens[1], str) or not isinstance(tokens[2], str):
             raise ValueError("a catalog key is catalog.<part type>.<field>, e.g. catalog.payload.mass")
@@ -123,6 +137,10 @@ def parse_key(text) -> Key:
 def unit_of(key: Key) -> str:
     if key.kind == "slot":
         return ""
+    if key.kind == "time":
+        from .timedomain import UNITS
+
+        return UNITS[key.tokens[0]]
     names = [t for t in key.tokens if isinstance(t, str)]
     return _UNITS.get(names[-1], "") if names else ""
 
@@ -136,6 +154,8 @@ def _column(key: Key, name: str | None) -> str:
         stem = name
     elif key.kind == "catalog":
         stem = f"{key.part_type}_{flat(key.tokens)}"
+    elif key.kind == "time":
+        stem = f"td_{flat(key.tokens)}"
     else:
         stem = flat(key.tokens)
     unit = unit_of(key)
@@ -280,6 +300,8 @@ class Sweep:
     gz_step_deg: float
     plots: dict
     base_mass: float = 0.0
+    td: dict = field(default_factory=dict)  # the time_domain: settings (aurgen.timedomain.DEFAULTS filled in)
+    time_domain: bool = False  # --time-domain: run them, add the td_ columns
 
     @property
     def axes(self) -> tuple:
@@ -291,7 +313,9 @@ class Sweep:
 
     @property
     def columns(self) -> tuple:
-        return ("variant",) + tuple(a.column for a in self.axes) + FIGURES
+        from .timedomain import COLUMNS
+
+        return ("variant",) + tuple(a.column for a in self.axes) + FIGURES + (COLUMNS if self.time_domain else ())
 
 
 def _plain(node):
@@ -372,9 +396,16 @@ def load_sweep(path) -> Sweep:
         if not (isinstance(plane, list) and len(plane) == 2 and all(p in cols or p in FIGURES for p in plane)):
             raise r.error("plots.plane", f"expected two column names (swept: {', '.join(cols) or 'none'})",
                           node=plots, field="plane")
+    from .timedomain import parse_settings
+
+    try:
+        td = parse_settings(_plain(data.get("time_domain")))
+    except ValueError as exc:
+        where, _, why = str(exc).partition(": ")
+        raise r.error(where, why, node=data, field="time_domain") from None
     sweep = Sweep(path=str(path), label=path.name, sha256="", base_path=str(base_path), base=base, parts=parts,
                   grid=grid, random=rand, samples=samples, seed=seed, gz=gz, gz_step_deg=step,
-                  plots=_plain(plots))
+                  plots=_plain(plots), td=td)
     if sweep.n > MAX_VARIANTS:
         raise r.error("grid", f"{sweep.n} variants: more than {MAX_VARIANTS}", node=data)
     return sweep
@@ -555,6 +586,8 @@ def variant_mapping(sweep: Sweep, values: dict, st: _State | None = None):
     by_column = {a.column: a for a in sweep.axes}
     for column, value in values.items():
         key = by_column[column].key
+        if key.kind == "time":  # the run's, not the vehicle's
+            continue
         if key.kind == "config":
             _assign(data, list(key.tokens), copy_tree(value), "the vehicle config")
         elif key.kind == "slot":
@@ -673,35 +706,85 @@ def _gz(sweep: Sweep, body) -> dict:
 def row_of(sweep: Sweep, i: int) -> dict:
     """Variant ``i``'s row: its values and figures, or its reason for failing (never raises an
     AurgenError or an arithmetic failure: those are the row's reason)."""
+    return run_chunk(sweep, [i])[0]
+
+
+def _static_row(sweep: Sweep, i: int):
+    """(variant ``i``'s row of static figures, its Vehicle or None when it has a reason)."""
     values = values_of(sweep, i)
     row = {"variant": i, **values}
     try:
         vehicle = compose_variant(sweep, values, i)
     except (AurgenError, KeyError) as exc:
-        return row | {k: None for k in FIGURES} | {"composed": False, "reason": str(exc)}
+        return row | {k: None for k in FIGURES} | {"composed": False, "reason": str(exc)}, None
     try:
-        return row | figures_of(sweep, vehicle)
+        return row | figures_of(sweep, vehicle), vehicle
     except Exception as exc:  # noqa: BLE001 (a figure the kernel cannot give: a row, not a crash)
         return row | {k: None for k in FIGURES} | {"composed": True,
-                                                    "reason": f"figures: {type(exc).__name__}: {exc}"}
+                                                    "reason": f"figures: {type(exc).__name__}: {exc}"}, None
+
+
+def td_settings(sweep: Sweep, values: dict) -> dict:
+    """The time-domain settings of a variant with ``values`` ({column: value}): the sweep's
+    ``time_domain:`` with its swept time-domain keys applied (ValueError naming a bad one)."""
+    from . import timedomain as td
+
+    swept = {}
+    for a in sweep.axes:
+        if a.key.kind == "time" and a.column in values:
+            name = a.key.tokens[0]
+            comp = a.key.tokens[1] if len(a.key.tokens) > 1 else None
+            swept[(name, comp)] = td.check_value(name, values[a.column], a.key.text)
+    return td.settings_of(sweep.td, swept)
 
 
 def run_chunk(sweep: Sweep, indices) -> list:
-    """Rows of the variants ``indices`` (what one worker task computes)."""
-    return [row_of(sweep, int(i)) for i in indices]
+    """Rows of the variants ``indices`` (what one worker task computes); with the time domain, the
+    composed variants' runs on ``mujoco.batch`` (grouped by model: :mod:`aurgen.timedomain`)."""
+    from .stamp import equilibrium_of
+
+    out = [_static_row(sweep, int(i)) for i in indices]
+    rows = [r for r, _ in out]
+    if not sweep.time_domain:
+        return rows
+    from . import timedomain as td
+
+    jobs = []
+    for r, vehicle in out:
+        r.update({c: None for c in td.COLUMNS})
+        if vehicle is None:
+            continue
+        try:
+            settings = td_settings(sweep, r)
+        except ValueError as exc:
+            r["reason"] = f"time domain: {exc}"
+            continue
+        jobs.append({"variant": r["variant"], "vehicle": vehicle, "eq": equilibrium_of(vehicle),
+                     "settings": settings})
+    got = td.run_variants(jobs, sweep.seed)
+    for r in rows:
+        if r["variant"] in got:
+            res = got[r["variant"]]
+            if "reason" in res:
+                r["reason"] = res["reason"]
+            else:
+                r.update(res)
+    return rows
 
 
 # --------------------------------------------------------------------------- checking up front
 
 
-def prepare(path) -> Sweep:
+def prepare(path, time_domain: bool = False) -> Sweep:
     """Load a sweep file, compose its base, check every key up front and fill in the sha256 and the
-    base mass. Raises SweepError listing each key that cannot be swept, with the value and the reason."""
+    base mass. ``time_domain``: add the time-domain runs (their columns; the journal's sha256
+    says so). Raises SweepError listing each key that cannot be swept, with the value and the reason."""
     import dataclasses
 
     from .compose import resolve
+    from .timedomain import COLUMNS as TD_COLUMNS
 
-    sweep = load_sweep(path)
+    sweep = dataclasses.replace(load_sweep(path), time_domain=bool(time_domain))
     h = hashlib.sha256()
     h.update(Path(sweep.path).read_bytes())
     h.update(Path(sweep.base_path).read_bytes())
@@ -712,6 +795,8 @@ def prepare(path) -> Sweep:
         raise SweepError(f"{sweep.path}: the base vehicle does not compose: {exc}") from None
     h.update(base_vehicle.sha256.encode())
     h.update(json.dumps(FIGURES).encode())
+    if sweep.time_domain:
+        h.update(json.dumps(["time_domain", TD_COLUMNS]).encode())
     sweep = dataclasses.replace(sweep, sha256=h.hexdigest(), base_mass=float(base_vehicle.specs.total_mass))
     problems = check(sweep)
     if problems:
@@ -730,6 +815,9 @@ def check(sweep: Sweep) -> list:
     except AurgenError as exc:
         return [("(base with the sweep's parts and add:)", str(exc))]
     for a in sweep.axes:
+        if a.key.kind == "time":
+            out.extend(_check_time(sweep, a))
+            continue
         for v in _unique(a.extremes()):
             try:
                 compose_variant(sweep, {a.column: v})
@@ -740,6 +828,19 @@ def check(sweep: Sweep) -> list:
                 out.append((a.key.text, f"= {v!r}: {exc}"))
                 break
     return out
+
+
+def _check_time(sweep: Sweep, a: Axis) -> list:
+    from .timedomain import check_value
+
+    if not sweep.time_domain:
+        return [(a.key.text, "a setting of the time-domain run: sweep it with --time-domain")]
+    for v in _unique(a.extremes()):
+        try:
+            check_value(a.key.tokens[0], v, "")
+        except ValueError as exc:
+            return [(a.key.text, f"= {v!r}{str(exc)}")]
+    return []
 
 
 def _unique(values):
@@ -942,7 +1043,7 @@ def _plt():
 def fig_distributions(sweep: Sweep, rows, tmp):
     plt = _plt()
     cols = [c for c in ("draft_m", "heel_deg", "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "reserve_buoyancy_kg",
-                        "max_gz_m", "avs_deg") if any(r.get(c) is not None for r in rows)]
+                        "max_gz_m", "avs_deg", "td_max_roll_deg", "td_settle_time_s") if any(r.get(c) is not None for r in rows)]
     n = max(len(cols), 1)
     ncol = 3
     nrow = (n + ncol - 1) // ncol
@@ -1152,7 +1253,7 @@ def cli_sweep(args) -> int:
         raise SweepError(f"--workers wants 1 to 1024 CPUs, got {args.workers}")
     if args.chunk is not None and not 1 <= args.chunk <= 1_000_000:
         raise SweepError(f"--chunk wants 1 to 1000000 variants per task, got {args.chunk}")
-    sweep = prepare(args.sweep)
+    sweep = prepare(args.sweep, getattr(args, "time_domain", False))
     if args.check:
         print(f"{sweep.path}: {sweep.n} variants over {len(sweep.axes)} keys; every key checked")
         return 0
