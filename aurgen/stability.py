@@ -507,17 +507,11 @@ class Balance:
 
 
 def submerged_attitude(com, cob) -> tuple[float, float]:
-    """(heel, trim) rad at which a wholly submerged body hangs: CoM straight below CoB.
+    """(heel, trim) rad at which a wholly submerged body hangs: CoM straight below CoB
+    (``aurgen.runtime.equilibrium.hanging_attitude`` of B − G)."""
+    from .runtime.equilibrium import hanging_attitude
 
-    Pitch θ (bow down positive) and roll φ such that R(φ, θ)(B − G) is vertical.
-    """
-    b = np.asarray(cob, float) - np.asarray(com, float)
-    if np.linalg.norm(b) == 0:
-        return 0.0, 0.0
-    # R = Ry(θ) Rx(φ) (rpy with zero yaw): Rx zeroes the y component, then Ry the x component
-    phi = math.atan2(b[1], b[2])
-    theta = math.atan2(-b[0], math.hypot(b[1], b[2]))
-    return phi, theta
+    return hanging_attitude(np.asarray(cob, float) - np.asarray(com, float))
 
 
 def uuv_balance(vehicle, at=None, body: Body | None = None) -> Balance:

@@ -23,6 +23,7 @@ nothing here depends on g.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -350,16 +351,23 @@ def _top_offset(body, nb):
     return body.span(nb)[1]
 
 
+def hanging_attitude(b) -> tuple[float, float]:
+    """(heel, trim) rad, trim bow down positive, at which a wholly submerged body hangs: its
+    CoB-from-CoM vector ``b`` (m, body frame) turned straight up by R = R_y(trim) R_x(heel)
+    (R_x zeroes b's y component, then R_y its x component). (0, 0) for b = 0."""
+    b0, b1, b2 = (float(v) for v in b)
+    if b0 == 0.0 and b1 == 0.0 and b2 == 0.0:
+        return 0.0, 0.0
+    return math.atan2(b1, b2), math.atan2(-b0, math.hypot(b1, b2))
+
+
 def _solve_submerged(body):
     """Attitude of a wholly submerged body: B straight above G."""
     b = body.Bfull - body.com
     nb = np.linalg.norm(b)
     if nb <= 1e-15 * body.L:
         return np.zeros(2), True, 0.0
-    # R b ∥ +e_z with R = R_y(trim) R_x(heel): heel = atan2(b_y, b_z), then trim
-    heel = np.arctan2(b[1], b[2])
-    c = (rot_x(heel) @ b)
-    trim = -np.arctan2(c[0], c[2])
+    heel, trim = hanging_attitude(b)
     r = attitude(heel, trim) @ b
     return np.array([heel, trim]), True, float(np.hypot(r[0], r[1]))
 

@@ -245,6 +245,20 @@ def test_submerged_arm_and_attitude():
     assert abs(v[0]) < 1e-12 and abs(v[1]) < 1e-12 and v[2] > 0
 
 
+def test_hanging_attitude_turns_b_straight_up():
+    """The one hanging-attitude formula (stability's and the equilibrium's): for any B - G,
+    R = R_y(trim) R_x(heel) (rpy with zero yaw) turns it to +z, heel and trim not swapped."""
+    from aurgen.runtime import equilibrium as eq
+
+    rng = np.random.default_rng(7)
+    for b in rng.normal(size=(200, 3)):
+        heel, trim = st.submerged_attitude((0.0, 0.0, 0.0), b)
+        assert (heel, trim) == eq.hanging_attitude(b)
+        v = spatial.rot_rpy((heel, trim, 0.0)) @ b
+        assert abs(v[0]) < 1e-12 * np.linalg.norm(b) and abs(v[1]) < 1e-12 * np.linalg.norm(b) and v[2] > 0
+    assert eq.hanging_attitude((0.0, 0.0, 0.0)) == (0.0, 0.0)
+
+
 def test_roll_period_formula():
     assert st.roll_period(2.0, 0.5, 1000.0, 0.1, 0.2, g=10.0) == pytest.approx(2 * math.pi * math.sqrt(2.5 / 200.0))
     assert st.roll_period(1.0, 0.0, 1000.0, 0.1, -0.1) == math.inf
