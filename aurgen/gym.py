@@ -1,4 +1,5 @@
-"""Gymnasium environments on aurgen's runtime: ``BlueBoatStationKeeping-v0``, ``BlueROV2DepthHeading-v0``.
+"""Gymnasium environments on aurgen's runtime: ``BlueBoatStationKeeping-v0``, ``BlueBoatWaypoint-v0``,
+``BlueROV2DepthHeading-v0``.
 
 Needs gymnasium (``pip install 'aurgen[scale]'``); the core does not import this module.
 
@@ -33,6 +34,22 @@ BlueBoatStationKeeping-v0 — hold a position and heading on the surface
         ``max_distance`` = 20 m from the target. truncated: after ``step_limit``
         = 1000 steps (20 s).
 
+BlueBoatWaypoint-v0 — follow a course of waypoints on the surface
+    action (2,): as station keeping (``motor_port``, ``motor_stbd``, N).
+    observation (12,): [ex, ey] the current waypoint relative to the boat in its yaw frame (m),
+        [nx, ny] the waypoint after it likewise (m; the current one again on the last leg),
+        [u, v, w] (m/s), [p, q, r] (rad/s), heel, trim (rad).
+    reward: the distance gained on the current waypoint over the step (m), + ``reach_bonus``
+        = 10 on reaching it (within ``reach_radius`` = 1 m; the next one becomes current),
+        − 0.01·Σ (a_i / a_max)².
+    reset: the boat at the kernel's equilibrium at the origin, yaw uniform in [−π, π);
+        ``n_waypoints`` = 4 waypoints, each ``leg`` uniform in [3, 8] m from the one before
+        (the first from the origin), on a bearing that turns uniformly within ±π/2 of the
+        leg before (the first within ±π/2 of the start yaw); all from ``np_random``.
+    terminated: the last waypoint reached, capsized, or farther than ``max_distance`` = 20 m
+        from the current waypoint. truncated: after ``step_limit`` = 1000 steps (20 s).
+    info: ``distance`` (m), ``waypoint`` (index of the current one), ``reached`` (how many).
+
 BlueROV2DepthHeading-v0 — hold a depth and heading
     action (6,): the thruster commands in N of ``thruster_1`` … ``thruster_6`` (the
         vectored frame: 1–4 horizontal, 5–6 vertical), each within [-40.2, 51.5].
@@ -50,7 +67,7 @@ BlueROV2DepthHeading-v0 — hold a depth and heading
 
 Vector version: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point",
 threads=2)`` gives a :class:`MarineVectorEnv`: the N worlds share one compiled model and
-advance together through ``mujoco.rollout`` (on ``threads`` threads); gymnasium's VectorEnv
+advance together on ``mujoco.batch.Batch`` (on ``threads`` threads); gymnasium's VectorEnv
 API with ``AutoresetMode.NEXT_STEP``; world i is bitwise the single environment reset with
 ``seed + i`` and stepped with the same actions (tested).
 """
@@ -162,13 +179,18 @@ class _MarineEnv(gymnasium.Env):
     def _cost(self, a) -> float:
         return 0.01 * float(np.sum((a / self._amax) ** 2))
 
+    def _transition(self, a):
+        """(observation, reward, terminated, info) after a step with the (clipped) action ``a``."""
+        obs = self._obs()
+        reward, terminated, info = self._score(obs, a)
+        return obs, reward, terminated, info
+
     def step(self, action):
         a = np.clip(np.asarray(action, dtype=np.float64), self.action_space.low, self.action_space.high)
         self.data.ctrl[:] = a
         self.sim.step(self.frame_skip)
         self._steps += 1
-        obs = self._obs()
-        reward, terminated, info = self._score(obs, a)
+        obs, reward, terminated, info = self._transition(a)
         truncated = (not terminated) and self._steps >= self.step_limit
         info["time"] = float(self.data.time)
         return obs, reward, terminated, truncated, info
@@ -223,6 +245,80 @@ class BlueBoatStationKeeping(_MarineEnv):
         return float(reward), bool(terminated), {"distance": dist, "heading_error": float(obs[2])}
 
 
+class BlueBoatWaypoint(_MarineEnv):
+    """Follow a course of waypoints on the surface with the BlueBoat (see the module doc)."""
+
+    config = "blueboat.yaml"
+    _nobs = 12
+
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, n_waypoints: int = 4,
+                 leg=(3.0, 8.0), reach_radius: float = 1.0, reach_bonus: float = 10.0,
+                 max_distance: float = 20.0, _model=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model)
+        if int(n_waypoints) < 1:
+            raise ValueError(f"n_waypoints: at least 1, got {n_waypoints}")
+        if not 0.0 < float(leg[0]) <= float(leg[1]):
+            raise ValueError(f"leg: expected 0 < low <= high (m), got {leg}")
+        self.n_waypoints = int(n_waypoints)
+        self.leg = (float(leg[0]), float(leg[1]))
+        self.reach_radius = float(reach_radius)
+        self.reach_bonus = float(reach_bonus)
+        self.max_distance = float(max_distance)
+        self._wps = np.zeros((self.n_waypoints, 2))
+        self._k = 0
+        self._last = 0.0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        r = self.np_random
+        yaw0 = float(r.uniform(-math.pi, math.pi))
+        p = np.zeros(2)
+        bearing = yaw0
+        for k in range(self.n_waypoints):
+            bearing += float(r.uniform(-math.pi / 2, math.pi / 2))
+            p = p + float(r.uniform(*self.leg)) * np.array([math.cos(bearing), math.sin(bearing)])
+            self._wps[k] = p
+        self._k = 0
+        from .spatial import quat_of
+
+        q0 = np.asarray(quat_of(np.asarray(self._eq.mat, float)), float)
+        self._set_pose(np.asarray(self._eq.pos, float), _quat_yaw(q0, yaw0))
+        self._steps = 0
+        self._last = self._distance()
+        return self._obs(), {"time": float(self.data.time)}
+
+    def _distance(self) -> float:
+        w = self._wps[self._k]
+        return math.hypot(w[0] - self.data.qpos[0], w[1] - self.data.qpos[1])
+
+    def _obs(self) -> np.ndarray:
+        yaw = self._yaw()
+        c, s = math.cos(yaw), math.sin(yaw)
+        x, y = self.data.qpos[0], self.data.qpos[1]
+        w, nxt = self._wps[self._k], self._wps[min(self._k + 1, self.n_waypoints - 1)]
+        rel = [c * (w[0] - x) + s * (w[1] - y), -s * (w[0] - x) + c * (w[1] - y),
+               c * (nxt[0] - x) + s * (nxt[1] - y), -s * (nxt[0] - x) + c * (nxt[1] - y)]
+        heel, trim = self._rp()
+        return np.concatenate([rel, self._body_vel(), [heel, trim]]).astype(np.float64)
+
+    def _transition(self, a):
+        dist = self._distance()
+        reward = (self._last - dist) - self._cost(a)
+        done = False
+        if dist <= self.reach_radius:
+            reward += self.reach_bonus
+            if self._k == self.n_waypoints - 1:
+                done = True
+            else:
+                self._k += 1
+                dist = self._distance()
+        self._last = dist
+        obs = self._obs()
+        terminated = done or self._capsized() or dist > self.max_distance
+        reached = self._k + (1 if done else 0)
+        return obs, float(reward), bool(terminated), {"distance": dist, "waypoint": self._k, "reached": reached}
+
+
 class BlueROV2DepthHeading(_MarineEnv):
     """Hold a depth and heading with the BlueROV2 (see the module doc)."""
 
@@ -259,7 +355,7 @@ class BlueROV2DepthHeading(_MarineEnv):
 
 
 class MarineVectorEnv(gymnasium.vector.VectorEnv):
-    """``num_envs`` worlds of one environment class stepped together by ``mujoco.rollout``.
+    """``num_envs`` worlds of one environment class stepped together on ``mujoco.batch.Batch``.
 
     Follows gymnasium's VectorEnv API with ``AutoresetMode.NEXT_STEP``: a world that
     terminated or truncated is reset by the next ``step`` (its action then ignored,
@@ -267,17 +363,26 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
     world i's trajectory is bitwise that of the single environment reset with ``s + i``
     and stepped with the same actions. All worlds share one compiled model (the
     ``aurgen.hydrostatics`` plugin carries each world's state in its MjData);
-    ``threads`` > 1 runs the rollout on that many threads (bitwise the same).
+    ``threads`` > 1 runs the batch on that many threads (bitwise the same).
+
+    The batch holds each world's ``mjSTATE_INTEGRATION`` row: a reset writes the row
+    from the world's own MjData (the single environment's reset), a step writes the
+    controls into the rows, advances the live worlds ``frame_skip`` steps in C, and
+    copies each row back into its world's MjData for the observation and reward
+    (Python per world per step, the same code as the single environment).
+    ``mujoco.rollout`` did the same stepping but needs each world's state copied in and
+    out on every call; bench/scale.py measures both.
     """
 
     metadata = {"render_modes": [], "autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(self, env_cls, num_envs: int, threads: int = 1, render_mode=None, **kwargs):
-        from mujoco import rollout
+        from mujoco import batch as mjbatch
 
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
-        self._rollout = rollout
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs: at least 1, got {num_envs}")
         self._proto = env_cls(**kwargs)  # compiles the model once (with the plugin instance)
         model = self._proto.model
         self.envs = [env_cls(_model=model, **kwargs) for _ in range(int(num_envs))]
@@ -288,13 +393,30 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = self._proto.action_space
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        self._spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
-        self._nstate = mujoco.mj_stateSize(model, self._spec)
-        self._datas = [mujoco.MjData(model) for _ in range(max(1, int(threads)))]
+        self._spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        self.batch = mjbatch.Batch(model, nsim=self.num_envs, nthread=max(1, int(threads)))
+        self._rows = self.batch.state  # (num_envs, nstate): each world's integration state
+        self._ctrl = self.batch.bind("ctrl")
         self._done = np.zeros(self.num_envs, dtype=bool)
         self.frame_skip = self._proto.frame_skip
 
+    def _reset_world(self, i, seed, options):
+        env = self.envs[i]
+        o, info = env.reset(seed=seed, options=options)
+        mujoco.mj_getState(self.model, env.data, self._rows[i], self._spec)
+        return o, info
+
     def reset(self, *, seed=None, options=None):
+        """Reset every world, or with ``options={"reset_mask": mask}`` (a bool array, one per world,
+        as gymnasium's SyncVectorEnv) only those; the others keep their state and report their
+        current observation."""
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=bool)
+        mask = np.asarray(mask)
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(f"options['reset_mask']: expected a bool array of shape ({self.num_envs},)")
         if isinstance(seed, int):
             seeds = [seed + i for i in range(self.num_envs)]
         elif seed is None:
@@ -302,11 +424,14 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
         else:
             seeds = list(seed)
         obs, infos = [], {}
-        for i, (env, sd) in enumerate(zip(self.envs, seeds)):
-            o, info = env.reset(seed=sd, options=options)
+        for i, sd in enumerate(seeds):
+            if mask[i]:
+                o, info = self._reset_world(i, sd, options or None)
+                infos = self._add_info(infos, info, i)
+            else:
+                o = self.envs[i]._obs()
             obs.append(o)
-            infos = self._add_info(infos, info, i)
-        self._done[:] = False
+        self._done[mask] = False
         return np.stack(obs), infos
 
     def step(self, actions):
@@ -319,25 +444,20 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
         infos = {}
         if live.size:
             lo, hi = self.single_action_space.low, self.single_action_space.high
-            state0 = np.empty((live.size, self._nstate))
-            ctrl = np.empty((live.size, self.frame_skip, self.model.nu))
-            for k, i in enumerate(live):
-                mujoco.mj_getState(self.model, self.envs[i].data, state0[k], self._spec)
-                ctrl[k] = np.clip(actions[i], lo, hi)
-            state, _ = self._rollout.rollout(self.model, self._datas, state0, ctrl, nstep=self.frame_skip)
+            a = np.clip(actions[live], lo, hi)
+            self._ctrl[live] = a
+            self.batch.step(ids=live if live.size < self.num_envs else None, nstep=self.frame_skip)
             for k, i in enumerate(live):
                 env = self.envs[i]
-                mujoco.mj_setState(self.model, env.data, state[k, -1], self._spec)
-                env.data.ctrl[:] = ctrl[k, -1]
+                mujoco.mj_setState(self.model, env.data, self._rows[i], self._spec)
                 env._steps += 1
-                o = env._obs()
-                r, t, info = env._score(o, ctrl[k, -1])
+                o, r, t, info = env._transition(a[k])
                 obs[i], rew[i], term[i] = o, r, t
                 trunc[i] = (not t) and env._steps >= env.step_limit
                 info["time"] = float(env.data.time)
                 infos = self._add_info(infos, info, i)
         for i in np.flatnonzero(self._done):
-            o, info = self.envs[i].reset()
+            o, info = self._reset_world(i, None, None)
             obs[i] = o
             infos = self._add_info(infos, info, i)
         self._done = term | trunc
@@ -350,6 +470,7 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
 def _register():
     reg = gymnasium.envs.registry
     for name, cls in (("BlueBoatStationKeeping-v0", BlueBoatStationKeeping),
+                      ("BlueBoatWaypoint-v0", BlueBoatWaypoint),
                       ("BlueROV2DepthHeading-v0", BlueROV2DepthHeading)):
         if name not in reg:
             gymnasium.register(id=name, entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=None,

@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.scale,
               pytest.mark.skipif(not _have_gymnasium(),
                                  reason="gymnasium is not installed (pip install 'aurgen[scale]')")]
 
-IDS = ["BlueBoatStationKeeping-v0", "BlueROV2DepthHeading-v0"]
+IDS = ["BlueBoatStationKeeping-v0", "BlueBoatWaypoint-v0", "BlueROV2DepthHeading-v0"]
 
 
 def _make(name, **kw):
@@ -155,7 +155,7 @@ def test_bluerov2_vertical_thrust_changes_depth():
 
 @pytest.mark.parametrize("name", IDS)
 def test_vector_env_bitwise_equals_single_envs(name):
-    """MarineVectorEnv (mujoco.rollout on 2 threads, NEXT_STEP autoreset) against single envs
+    """MarineVectorEnv (mujoco.batch on 2 threads, NEXT_STEP autoreset) against single envs
     reset with seed + i and stepped with the same actions, through a truncation and its reset."""
     import gymnasium
 
@@ -191,3 +191,78 @@ def test_vector_env_bitwise_equals_single_envs(name):
         vec.close()
         for e in singles:
             e.close()
+
+
+def test_waypoint_reward_is_the_distance_gained_and_a_reached_waypoint_advances():
+    """The reward against distances measured from qpos and the course the env drew: the
+    distance gained on the current waypoint less the control cost; inside the reach radius
+    the bonus is paid and the next waypoint becomes the current one."""
+    env = _make("BlueBoatWaypoint-v0").unwrapped
+    try:
+        env.reset(seed=5)
+        wps = env._wps.copy()
+        legs = np.linalg.norm(np.diff(np.vstack([[0.0, 0.0], wps]), axis=0), axis=1)
+        assert wps.shape == (4, 2) and np.all((legs >= 3.0) & (legs <= 8.0))
+        a = np.array([30.0, 30.0])
+        d0 = float(np.hypot(*(wps[0] - env.data.qpos[:2])))
+        obs, r, term, trunc, info = env.step(a)
+        d1 = float(np.hypot(*(wps[0] - env.data.qpos[:2])))
+        cost = 0.01 * float(np.sum((a / 51.5) ** 2))
+        assert r == pytest.approx((d0 - d1) - cost, abs=1e-12)
+        assert info["waypoint"] == 0 and info["reached"] == 0 and not term
+        # the observation's first two entries: the waypoint in the boat's yaw frame, same length
+        assert float(np.hypot(obs[0], obs[1])) == pytest.approx(d1, abs=1e-12)
+        # moved onto the first waypoint: the bonus, and the second one is current
+        env.data.qpos[0:2] = wps[0]
+        env.data.qvel[:] = 0.0
+        obs, r, term, trunc, info = env.step(np.zeros(2))
+        assert info["waypoint"] == 1 and info["reached"] == 1 and not term
+        assert r > 9.0
+        d = float(np.hypot(*(wps[1] - env.data.qpos[:2])))
+        assert float(np.hypot(obs[0], obs[1])) == pytest.approx(d, abs=1e-12)
+        # the last one: terminated
+        env._k = 3
+        env.data.qpos[0:2] = wps[3]
+        env._last = 0.0
+        obs, r, term, trunc, info = env.step(np.zeros(2))
+        assert term and info["reached"] == 4
+    finally:
+        env.close()
+
+
+def test_vector_reset_mask_resets_only_those_worlds():
+    """reset(options={"reset_mask": m}) (as gymnasium's SyncVectorEnv): the masked worlds are the
+    single environment reset with seed + i, the others keep their state and observation."""
+    import gymnasium
+
+    import aurgen.gym  # noqa: F401
+
+    name = "BlueBoatWaypoint-v0"
+    vec = gymnasium.make_vec(name, num_envs=3, vectorization_mode="vector_entry_point")
+    single = _make(name).unwrapped
+    try:
+        vec.reset(seed=1)
+        acts = np.full((3, 2), 20.0)
+        for _ in range(5):
+            before, *_ = vec.step(acts)
+        mask = np.array([True, False, True])
+        obs, _ = vec.reset(seed=30, options={"reset_mask": mask})
+        assert obs[1].tobytes() == before[1].tobytes()
+        for i in (0, 2):
+            assert obs[i].tobytes() == single.reset(seed=30 + i)[0].tobytes()
+        with pytest.raises(ValueError, match="reset_mask"):
+            vec.reset(options={"reset_mask": np.ones(2, dtype=bool)})
+    finally:
+        vec.close()
+        single.close()
+
+
+def test_sb3_example_byte_compiles(tmp_path):
+    """docs/train_sb3.py is not run (stable-baselines3 is not a dependency); it must compile."""
+    import py_compile
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "train_sb3.py"
+    if not path.is_file():
+        pytest.skip("docs/ is not beside the tests (an installed wheel)")
+    py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / "train_sb3.pyc"))
