@@ -11,10 +11,24 @@ cost is in units of one specs run. Then the same through the command line
 
 Ray (when installed): the same sweep on ``--ray local`` with 2 workers against 1
 (ratio of wall times; ideal 2.0 on 2 free cores), and the tables compared byte
-for byte; likewise ``-j 2`` (local processes, no Ray) against the serial command. The time-domain parts (``mujoco.batch.Batch`` worlds, the vector
-environment) belong to the native plugin and are not measured here.
+for byte; likewise ``-j 2`` (local processes, no Ray) against the serial command.
 
-    python bench/scale.py [variants]
+Worlds (:func:`worlds`): N BlueBoat worlds (N = 1 ... 4096; the bundled config in open
+water, the ``aurgen.hydrostatics`` plugin in ``mj_step``, each world heeled and turned
+differently and under thrust) on ``mujoco.batch.Batch`` with 1 and 2 threads, against
+the same N worlds stepped one after another on one MjData of the same model by
+``mj_step(m, d, nstep)`` (MuJoCo's C loop: the same work minus the batching),
+interleaved, best of the rounds; the bench checks that every batch world ends bitwise
+where the serial loop does. Target (issue 13):
+batch steps/s >= 0.9 x threads x serial. Then ``mujoco.rollout`` against ``Batch`` for
+the vector env's stepping (1024 worlds, 10 steps, the states copied in and out as the
+env does; final states compared), the vector env's env-steps/s with 1024 BlueBoats on
+2 threads (target >= 100,000) with its physics share, and memory per world: MuJoCo's
+``d.nbuffer + d.narena`` of one MjData (what a persistent world costs), the resident
+set growth over 1024 MjData, and a non-persistent Batch row (``nstate`` float64; the
+batch's threads own the MjData) (target <= 1 MB).
+
+    python bench/scale.py [variants] [--only=static|--only=worlds]
 """
 
 from __future__ import annotations
@@ -127,5 +141,193 @@ def run(n: int = 400) -> None:
         print(f"ray local 2 workers against 1: {walls[1] / walls[2]:.2f} x (ideal 2.0); tables identical: {same}")
 
 
+# --------------------------------------------------------------------------- worlds
+
+
+def _blueboat():
+    """(model, a start state per world factory): the BlueBoat as the gym composes it."""
+    import mujoco
+    import numpy as np
+
+    from aurgen.gym import _vehicle_xml
+    from aurgen.runtime.sim import Simulation
+
+    xml, rho, eq = _vehicle_xml("blueboat.yaml")
+    sim = Simulation(xml, water=rho)
+    model = sim.model
+    spec = mujoco.mjtState.mjSTATE_INTEGRATION
+    nstate = mujoco.mj_stateSize(model, spec)
+    from aurgen.gym import _quat_yaw
+    from aurgen.runtime.equilibrium import attitude
+    from aurgen.spatial import quat_of
+
+    def states(n, seed=0):
+        rng = np.random.default_rng(seed)
+        d = mujoco.MjData(model)
+        out = np.empty((n, nstate))
+        for i in range(n):
+            mujoco.mj_resetData(model, d)
+            d.qpos[0:3] = eq.pos
+            R = attitude(eq.heel + np.radians(rng.uniform(-10, 10)), eq.trim)
+            d.qpos[3:7] = _quat_yaw(np.asarray(quat_of(R), float), float(rng.uniform(-np.pi, np.pi)))
+            d.ctrl[:] = rng.uniform(0.0, 30.0, size=model.nu)
+            mujoco.mj_getState(model, d, out[i], spec)
+        return out
+
+    return sim, model, spec, states
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def worlds(rounds: int = 3) -> None:
+    import os
+
+    import mujoco
+    import numpy as np
+    from mujoco import batch as mjb
+    from mujoco import rollout
+
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    sim, model, spec, states = _blueboat()
+    print(f"BlueBoat: nq {model.nq}, nv {model.nv}, ngeom {model.ngeom}, dt {model.opt.timestep} s, "
+          f"integrator {mujoco.mjtIntegrator(model.opt.integrator).name}, plugin instances {model.nplugin}")
+    budget = 40_000  # world-steps per measurement
+    ns = (1, 4, 16, 64, 256, 1024, 4096)
+    best: dict = {}
+    d = mujoco.MjData(model)
+    batches = {(n, t): mjb.Batch(model, nsim=n, nthread=t) for n in ns for t in (1, 2)}
+    inits = {n: states(n) for n in ns}
+    for _ in range(rounds):
+        for n in ns:
+            k = max(10, budget // n)
+            s0 = inits[n]
+            ref = np.empty_like(s0)
+            t0 = time.perf_counter()
+            for i in range(n):  # the same worlds one after another on one MjData
+                mujoco.mj_setState(model, d, s0[i], spec)
+                mujoco.mj_step(model, d, nstep=k)
+                mujoco.mj_getState(model, d, ref[i], spec)
+            ts = time.perf_counter() - t0
+            best[("serial", n)] = min(best.get(("serial", n), 1e9), ts / (k * n))
+            for t in (1, 2):
+                b = batches[(n, t)]
+                b.state[:] = s0
+                t0 = time.perf_counter()
+                b.step(nstep=k)
+                tb = time.perf_counter() - t0
+                best[(t, n)] = min(best.get((t, n), 1e9), tb / (k * n))
+                if not np.array_equal(b.state, ref):
+                    raise SystemExit(f"the batch (N={n}, {t} threads) does not end where the serial loop does")
+    print("N worlds on mujoco.batch.Batch against the same N worlds stepped one after another on one MjData "
+          "(mj_step nstep, same model, same starts; every final state checked bitwise):")
+    print(f"{'N':>6} {'serial µs/step':>15} {'1 thr µs/step':>14} {'ratio':>6} {'2 thr µs/step':>14} {'ratio':>6} "
+          f"{'target 1.8':>10}")
+    for n in ns:
+        ser = best[("serial", n)]
+        r1, r2 = ser / best[(1, n)], ser / best[(2, n)]
+        print(f"{n:>6} {1e6 * ser:>15.2f} {1e6 * best[(1, n)]:>14.2f} {r1:>6.2f} {1e6 * best[(2, n)]:>14.2f} "
+              f"{r2:>6.2f} {'ok' if r2 >= 1.8 and r1 >= 0.9 else 'MISSED':>10}")
+    del batches
+
+    # rollout against Batch for the vector env's stepping: 1024 worlds, 10 steps
+    n, k = 1024, 10
+    s0 = states(n, 1)
+    nfull = mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    datas = [mujoco.MjData(model) for _ in range(2)]
+    b = mjb.Batch(model, nsim=n, nthread=2)
+    u = np.empty((n, model.nu))
+    tmp = mujoco.MjData(model)
+    for i in range(n):
+        mujoco.mj_setState(model, tmp, s0[i], spec)
+        u[i] = tmp.ctrl
+    envs = [mujoco.MjData(model) for _ in range(n)]
+    t_ro = t_b = 1e9
+    for _ in range(rounds):
+        for i in range(n):
+            mujoco.mj_setState(model, envs[i], s0[i], spec)
+        t0 = time.perf_counter()
+        full0 = np.empty((n, nfull))
+        for i in range(n):
+            mujoco.mj_getState(model, envs[i], full0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        ctrl = np.repeat(u[:, None, :], k, axis=1)
+        out, _ = rollout.rollout(model, datas, full0, ctrl, nstep=k)
+        for i in range(n):
+            mujoco.mj_setState(model, envs[i], out[i, -1], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        t_ro = min(t_ro, time.perf_counter() - t0)
+        ro_q = np.stack([e.qpos.copy() for e in envs])
+        b.state[:] = s0
+        t0 = time.perf_counter()
+        b.ctrl[:] = u
+        b.step(nstep=k)
+        for i in range(n):
+            mujoco.mj_setState(model, envs[i], b.state[i], spec)
+        t_b = min(t_b, time.perf_counter() - t0)
+        b_q = np.stack([e.qpos.copy() for e in envs])
+    print(f"vector-env stepping, {n} worlds x {k} steps on 2 threads, states copied back to each world's MjData: "
+          f"rollout {1e3 * t_ro:.1f} ms, Batch {1e3 * t_b:.1f} ms: Batch {t_ro / t_b:.2f} x rollout; "
+          f"same qpos: {np.array_equal(ro_q, b_q)}")
+    del b, envs
+
+    import gymnasium
+
+    import aurgen.gym  # noqa: F401
+
+    vec = gymnasium.make_vec("BlueBoatStationKeeping-v0", num_envs=n, vectorization_mode="vector_entry_point",
+                             threads=2)
+    vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    lo, hi = vec.single_action_space.low, vec.single_action_space.high
+    acts = rng.uniform(0.0, hi, size=(n,) + lo.shape)
+    vec.step(acts)
+    t_env = t_phys = 1e9
+    m = 20
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(m):
+            vec.step(acts)
+        t_env = min(t_env, (time.perf_counter() - t0) / m)
+        t0 = time.perf_counter()
+        for _ in range(m):
+            vec.batch.step(nstep=vec.frame_skip)
+        t_phys = min(t_phys, (time.perf_counter() - t0) / m)
+    rate = n / t_env
+    print(f"vector env BlueBoatStationKeeping-v0, {n} worlds, 2 threads: {rate:,.0f} env-steps/s "
+          f"(target >= 100,000: {'ok' if rate >= 100_000 else 'MISSED'}); its physics alone "
+          f"(Batch.step x {vec.frame_skip}) {n / t_phys:,.0f} env-steps/s = {t_phys / t_env:.0%} of a step")
+    vec.close()
+
+    # memory per world
+    d1 = mujoco.MjData(model)
+    per_data = d1.nbuffer + d1.narena
+    import gc
+
+    gc.collect()
+    r0 = _rss_kb()
+    keep = [mujoco.MjData(model) for _ in range(1024)]
+    for x in keep:
+        mujoco.mj_setState(model, x, s0[0], spec)
+        mujoco.mj_step(model, x)
+    r1 = _rss_kb()
+    rss = (r1 - r0) * 1024 / len(keep)
+    row = 8 * mujoco.mj_stateSize(model, spec)
+    print(f"memory per world: MjData nbuffer + narena {per_data / 1e6:.2f} MB allocated (nbuffer {d1.nbuffer} B, "
+          f"arena {d1.narena} B); resident growth over 1024 stepped MjData {rss / 1e6:.3f} MB each; a "
+          f"non-persistent Batch world (its state row) {row} B (target <= 1 MB: "
+          f"{'ok' if rss <= 1e6 else 'MISSED'} resident, {'ok' if per_data <= 1e6 else 'MISSED'} allocated)")
+    del keep
+    sim.close()
+
+
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 400)
+    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    only = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")), None)
+    if only in (None, "static"):
+        run(int(args[0]) if args else 400)
+    if only in (None, "worlds"):
+        worlds()
