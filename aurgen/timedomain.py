@@ -148,6 +148,16 @@ def compiled(xml: str, env: dict):
     return m
 
 
+def mjcf_of(vehicle) -> str:
+    """The vehicle's MJCF text as ``aurgen build`` renders it, without the header (a comment that
+    would need the equilibrium again; MuJoCo compiles the same model)."""
+    from . import emit
+    from .build import check_build
+
+    check_build(vehicle)
+    return emit.render("mjcf", vehicle, emit.context(vehicle))
+
+
 def draft_at(body, R) -> float:
     """Depth (m) of the base_link origin below the surface at which the body, at attitude ``R``
     (body -> world), displaces its weight (kernel boxes): Σ V(nb·x ≤ d) = m / ρ, nb = R[2, :]."""
@@ -264,7 +274,6 @@ def run_batch(model, qpos0: np.ndarray, settings: list[dict], draws: list[tuple]
 def run_variants(jobs: list[dict], seed: int, nthread: int = 1) -> dict:
     """{variant: td columns} of ``jobs`` ({variant, vehicle, eq, settings}), grouped by model (module doc).
     A variant that cannot run gets ``{"reason": ...}``."""
-    from .build import outputs
     from .stability import body_of
 
     groups: dict = {}
@@ -276,7 +285,7 @@ def run_variants(jobs: list[dict], seed: int, nthread: int = 1) -> dict:
             out[job["variant"]] = {c: None for c in COLUMNS}
             continue
         env = environment_of(float(body_of(v).rho), st["current"], st["wind"])
-        xml = outputs(v)[f"{v.name}.xml"]
+        xml = mjcf_of(v)
         key = (xml, json.dumps(env, sort_keys=True), st["duration"], st["control"], st["settle_band"],
                st["settle_window"])
         groups.setdefault(key, []).append((job["variant"], q0, st, env, xml))
