@@ -144,12 +144,19 @@ class _MarineEnv(gymnasium.Env):
 
     # -- kinematics of the free body
     def _R(self) -> np.ndarray:
-        """The body rotation from qpos (after mj_step, xmat is still the step's start)."""
-        q = self.data.qpos[3:7].copy()
-        mujoco.mju_normalize4(q)
-        R = np.empty(9)
-        mujoco.mju_quat2Mat(R, q)
-        return R.reshape(3, 3)
+        """The body rotation from qpos (after mj_step, xmat is still the step's start); kept for
+        the quaternion it was made from (an observation and its reward read it four times).
+        Read-only."""
+        key = self.data.qpos[3:7].tobytes()
+        if key != getattr(self, "_r_key", None):
+            q = self.data.qpos[3:7].copy()
+            mujoco.mju_normalize4(q)
+            R = np.empty(9)
+            mujoco.mju_quat2Mat(R, q)
+            self._r_val = R.reshape(3, 3)
+            self._r_val.flags.writeable = False
+            self._r_key = key
+        return self._r_val
 
     def _yaw(self) -> float:
         R = self._R()

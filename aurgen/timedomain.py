@@ -224,7 +224,7 @@ def run_batch(model, qpos0: np.ndarray, settings: list[dict], draws: list[tuple]
     nctrl = int(math.ceil(s0["duration"] / tc - 1e-9))
     root = int(model.jnt_bodyid[0])
     b = mjb.Batch(model, nsim=n, nthread=nthread)
-    b.reset()
+    b.reset(stage=0)  # mjSTAGE_NONE: the state is written next; the first mj_step runs forward
     qpos, qvel, xfrc = b.bind("qpos"), b.bind("qvel"), b.bind("xfrc_applied")
     qpos[:, 0:7] = qpos0
     qvel[:] = 0.0
