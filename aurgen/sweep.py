@@ -1043,7 +1043,8 @@ def _plt():
 def fig_distributions(sweep: Sweep, rows, tmp):
     plt = _plt()
     cols = [c for c in ("draft_m", "heel_deg", "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "reserve_buoyancy_kg",
-                        "max_gz_m", "avs_deg", "td_max_roll_deg", "td_settle_time_s") if any(r.get(c) is not None for r in rows)]
+                        "max_gz_m", "avs_deg", "td_max_roll_deg", "td_settle_time_s")
+            if any(r.get(c) is not None for r in rows)]
     n = max(len(cols), 1)
     ncol = 3
     nrow = (n + ncol - 1) // ncol

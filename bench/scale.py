@@ -21,8 +21,8 @@ the same N worlds stepped one after another on one MjData of the same model by
 interleaved, best of the rounds; the bench checks that every batch world ends bitwise
 where the serial loop does. Target (issue 13):
 batch steps/s >= 0.9 x threads x serial (0.9 x min(threads, N): one world runs on one
-thread). Then ``mujoco.rollout`` against ``Batch`` for the vector env's stepping (1024 worlds, 10 steps, the states copied in and out as the
-env does; final states compared), the vector env's env-steps/s with 1024 BlueBoats on
+thread). Then ``mujoco.rollout`` against ``Batch`` for the vector env's stepping (1024
+worlds, 10 steps, the states copied in and out as the env does; final states compared), the vector env's env-steps/s with 1024 BlueBoats on
 2 threads (target >= 100,000) with its physics share, and memory per world: MuJoCo's
 ``d.nbuffer + d.narena`` of one MjData (what a persistent world costs), the resident
 set growth over 1024 MjData, and a non-persistent Batch row (``nstate`` float64; the
