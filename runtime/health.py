@@ -247,12 +247,11 @@ class Monitor:
         self.tally = mjwarn.Tally()  # MuJoCo's messages during this run (the Simulation activates it)
 
     def reset(self, d):
-        """A new run (after mj_resetData, which resets the plugin's ledger)."""
+        """A new run from the current state (the ledger, its window and the reset tally cleared)."""
+        self.state[:] = 0.0
+        self.zbuf[:] = 0.0
         if self.plugin is not None:
             self.plugin.clear_resets()
-        else:
-            self.state[:] = 0.0
-            self.zbuf[:] = 0.0
         self.warn0 = [int(d.warning[i].number) for i in range(len(d.warning))]
         self.tally.clear(d)
         self.tally.activate()

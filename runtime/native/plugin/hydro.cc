@@ -167,6 +167,15 @@ bool FindNumeric(const mjModel* m, const std::string& kind, const std::string& b
 
 double Dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+// A settle_window config value: a finite positive number of seconds, nothing after it.
+bool ParseWindow(const char* v, double* w) {
+  char* end = nullptr;
+  double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !std::isfinite(x) || x <= 0) return false;
+  *w = x;
+  return true;
+}
+
 }  // namespace
 
 std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance) {
@@ -187,10 +196,8 @@ std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance
     }
   }
   if (const char* v = mj_getPluginConfig(m, instance, "settle_window"); v && *v) {
-    char* end = nullptr;
-    double w = std::strtod(v, &end);
-    double dt = m->opt.timestep;
-    if (end == v || *end != '\0' || !std::isfinite(w) || w <= 0 || (dt > 0 && w / dt > kMaxWindow)) {
+    double w = 0, dt = m->opt.timestep;
+    if (!ParseWindow(v, &w) || (dt > 0 && w / dt > kMaxWindow)) {
       mju_warning("%s instance %d: config key 'settle_window' is '%s'; expected a positive number "
                   "of seconds, at most %d timesteps", kPluginName, instance, v, kMaxWindow);
       return std::nullopt;
@@ -213,11 +220,8 @@ namespace {
 // The settle window (steps) of an instance: its settle_window config, else 1 s.
 int WindowOf(const mjModel* m, int instance) {
   double w = 1.0;
-  if (const char* v = mj_getPluginConfig(m, instance, "settle_window"); v && *v) {
-    char* end = nullptr;
-    double x = std::strtod(v, &end);
-    if (end != v && *end == '\0' && std::isfinite(x) && x > 0) w = x;  // else init reports it
-  }
+  if (const char* v = mj_getPluginConfig(m, instance, "settle_window"); v && *v && !ParseWindow(v, &w))
+    w = 1.0;  // init reports it
   return WindowSteps(w, m->opt.timestep);
 }
 
