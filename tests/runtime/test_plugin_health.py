@@ -323,3 +323,12 @@ def test_a_mesh_box_floats_at_its_closed_form_draft():
         sim.step(15000)
         assert sim.check().ok
         assert sim.data.qpos[2] == pytest.approx(0.0, abs=1e-4)  # centre at the surface: draft 0.08 m
+
+
+def test_a_reduced_mesh_hull_fails_compilation_with_the_reason():
+    """maxhullvert makes MuJoCo's hull a subset of the convex hull: the plugin refuses it (the
+    displaced volume would be too small) instead of simulating it."""
+    xml = _declared(_mesh_xml(_points(4))).replace('<mesh name="hull"', '<mesh name="hull" maxhullvert="6"')
+    with pytest.raises(Exception, match="outside its convex hull"):
+        mujoco.MjModel.from_xml_string(xml)
+    mujoco.MjModel.from_xml_string(_declared(_mesh_xml(_points(4))))  # the full hull is accepted

@@ -1,6 +1,7 @@
 // Mesh hulls from MuJoCo's convex hull; see hull.h.
 #include "hull.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "clip_poly.h"
@@ -60,6 +61,25 @@ std::string AppendHull(const float* vert, int64_t nvert, const int* graph, int64
         for (int a = 0; a < 3; ++a) pack->edges.push_back(P(t[(k + s) % 3], a));
   }
   pack->face_start.push_back(static_cast<int64_t>(pack->edges.size() / 6));
+  // every mesh vertex inside every face plane: else MuJoCo's hull is a reduced one (maxhullvert)
+  double scale = 0.0;
+  for (int64_t i = 0; i < nvert; ++i)
+    for (int a = 0; a < 3; ++a) scale = std::max(scale, std::fabs(P(static_cast<int>(i), a) - mid[a]));
+  for (int64_t f = 0; f < nf; ++f) {
+    const double* e = &pack->edges[6 * (pack->face_start[f0 + f])];  // the face's first two edges
+    const double* e2 = e + 6;
+    double u[3] = {e[3] - e[0], e[4] - e[1], e[5] - e[2]}, v[3] = {e2[3] - e[0], e2[4] - e[1], e2[5] - e[2]};
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    double nn = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(nn > 0)) continue;  // a degenerate triangle bounds nothing
+    for (int64_t i = 0; i < nvert; ++i) {
+      double h = 0.0;
+      for (int a = 0; a < 3; ++a) h += n[a] / nn * (P(static_cast<int>(i), a) - e[a]);
+      if (h > 1e-9 * scale)
+        return "a mesh vertex lies outside its convex hull in the model (a hull reduced by maxhullvert?): "
+               "the displacement needs the full hull";
+    }
+  }
   pack->vert_range.push_back(static_cast<int64_t>(pack->verts.size() / 3));
   pack->face_range.push_back(pack->face_range.back() + nf);
   double acc[kNAcc];
