@@ -60,8 +60,9 @@ class SimulationError(AurgenError):
 
 # --------------------------------------------------------------- the tests' reference engine
 # engine="callback" only (see the module doc). MuJoCo's passive callback is
-# process-global, and while a Python callback is installed MuJoCo cannot compile models (the bindings raise "Python exception
-# raised" for a model they have not wrapped yet). So the dispatcher is installed
+# process-global, and while a Python callback is installed MuJoCo cannot compile
+# models (the bindings raise "Python exception raised" for a model they have not
+# wrapped yet). So the dispatcher is installed
 # only for the duration of Simulation.step / forward / reset and the previous
 # callback restored on exit; it serves every live Simulation, keyed by MjModel.
 _REGISTRY: dict[int, "_Plan"] = {}
@@ -597,8 +598,7 @@ class Simulation:
     def _led(self):
         """The force stage's ledger of the latest recorded evaluation (NLED,)."""
         if self._plugin:
-            a = int(self.model.plugin_stateadr[0])
-            return self.data.plugin_state[a:a + fz.NLED]
+            return self.monitor.plugin.led
         return self._plan.led_rec
 
     def _find_track(self, name):
@@ -716,7 +716,8 @@ class Simulation:
     def _record_next(self):
         """The next evaluation records the ledger (the plugin records the first one after a step)."""
         if self._plugin:
-            self.data.plugin_state[int(self.model.plugin_stateadr[0]) + fz.NLED] = 1.0
+            led = self.monitor.plugin
+            self.data.plugin_state[led.adr + led.layout["record"]] = 1.0
 
     def _sync_kinematics(self):
         """Make the pose and velocity readouts those of the current ``qpos``/``qvel``.
