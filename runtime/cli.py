@@ -125,10 +125,10 @@ def _run(sim, args) -> int:
         print(file=sys.stderr)
     h = sim.check()
     names = [sim.body_state(b)["name"] for b in bodies]
-    tally = sim.monitor.tally
-    if tally.resets:  # MuJoCo restarted the state: the clock did not reach the duration asked
-        print(f"{sim.source}: {n} steps of {dt:g} s, but MuJoCo reset the state {tally.resets} times: "
-              f"the simulated time reached {tally.time_reached:g} s of the {args.duration:g} s asked")
+    resets = sim.monitor.resets()
+    if resets.count:  # MuJoCo restarted the state: the clock did not reach the duration asked
+        print(f"{sim.source}: {n} steps of {dt:g} s, but MuJoCo reset the state {resets.count} times: "
+              f"the simulated time reached {resets.time_reached:g} s of the {args.duration:g} s asked")
     else:
         print(f"{sim.source}: {args.duration:g} s in {n} steps of {dt:g} s")
     for b in bodies:
@@ -142,7 +142,7 @@ def _run(sim, args) -> int:
         if "draft" in s:
             print(f"    draft:     {s['draft']:.6f} m at the body origin (positive: below the surface)")
     print(f"  health:      {h}")
-    if not h.settled and not tally.resets:
+    if not h.settled and not resets.count:
         print(f"  height range over the last {sim.monitor.window:g} s: {sim.height_range():.3g} m "
               f"(settled below {sim.monitor.tol:g} m)")
     if args.out:

@@ -1,6 +1,12 @@
 """Health of a running world: ok, or invalid with a named reason; settled detection.
 
-Checks, per step (compiled: :func:`ledger_step`, C++ in runtime/native/core/ledger.cc):
+Checks, per step, kept by the engine plugin ``aurgen.hydrostatics`` in its
+``d.plugin_state`` (runtime/native/plugin/state.h; the step's account is
+:func:`ledger_step`, C++ in runtime/native/core/ledger.cc, called from the
+plugin's ``advance``): no Python runs per step, and any MuJoCo host that steps
+an aurgen world (``Simulation``, ``mujoco.batch.Batch``, ``mujoco.rollout``,
+the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
+``MjData``; :class:`Monitor` is a Simulation's reader.
 
 * **non-finite state**: any NaN/inf in qpos, qvel or qacc;
 * **energy gained with no work done**: the ledger ``E - E0 - W`` where
@@ -12,17 +18,26 @@ Checks, per step (compiled: :func:`ledger_step`, C++ in runtime/native/core/ledg
   ``ENERGY_RTOL * scale + ENERGY_ATOL``, ``scale`` being the largest kinetic
   energy, work or energy drop seen so far (a bounded integrator error stays a
   fraction of it; an instability grows without bound);
-* and, read when asked (:meth:`Monitor.health`), **MuJoCo warnings** (any
-  ``d.warning[i].number`` above its count at reset), heard through the
-  runtime's handler (aurgen.runtime.mjwarn: never printed, never written to a
-  ``MUJOCO_LOG.TXT``). A **state reset** (MuJoCo found NaN, inf or a huge value
+* and, read when asked, **MuJoCo warnings** (any ``d.warning[i].number`` above
+  its count at reset). A **state reset** (MuJoCo found NaN, inf or a huge value
   in qpos, qvel or qacc and restarted from the initial state) comes first: the
   run is invalid, with the number of resets and the simulated time reached, and
-  never settled (the ledger restarts with the state, so it cannot say).
+  never settled (the ledger restarts with the state, so it cannot say). The
+  plugin counts resets in its state after each step and re-arms MuJoCo's
+  counters (MuJoCo prints a kind only while its counter is 0), so every reset is
+  counted; a ``mj_resetData`` by the user starts a new run (the count clears).
+  The messages themselves go to the runtime's handler (aurgen.runtime.mjwarn:
+  never printed, never written to a ``MUJOCO_LOG.TXT``).
 
 Settled: the range (max - min) of the tracked body's height over the last
 ``window`` seconds is below ``tol`` (a floating body's speed never reaches
-exactly zero, its height range does).
+exactly zero, its height range does). The plugin's window is its
+``settle_window`` config (s, default 1) and the tracked body its ``track``
+config (default the first free body).
+
+Without the plugin (a model with no environment, or the ``callback`` engine the
+tests keep as the plugin's reference) a :class:`Monitor` keeps the same ledger in
+its own arrays, from the Simulation's step loop.
 """
 
 from __future__ import annotations
@@ -32,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import mjwarn
-from ._native import ledger_step  # noqa: F401  (st, E, ke, P, dt, t, qpos, qvel, qacc, z, zbuf)
+from ._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
 
 ENERGY_RTOL = 0.05
 ENERGY_ATOL = 1e-9
@@ -50,6 +65,11 @@ S_RESMAX = 8
 S_BADTIME = 9
 S_KEMAX = 10
 NSTATE = 12
+
+# the plugin's reset tally (runtime/native/plugin/state.h TallySlot)
+T_RESETS, T_QPOS, T_QVEL, T_QACC, T_FIRST_KIND, T_FIRST_TIME, T_REACHED, T_LAST, T_PENDING = range(9)
+NTALLY = len(TALLY)
+PLUGIN_INSTANCE = "hydrostatics"  # the instance name aurgen's worlds and Simulation give it
 
 
 @dataclass(frozen=True)
@@ -81,42 +101,177 @@ def _warning_name(i: int) -> str:
         return f"warning {i}"
 
 
-class Monitor:
-    """Per-run health bookkeeping (the ledger arrays and the warning baseline)."""
+@dataclass(frozen=True)
+class Resets:
+    """MuJoCo's state resets in a run: how many, of which kind, the first (kind, time s), the
+    largest simulated time reached before one (s)."""
 
-    def __init__(self, dt: float, window: float = 1.0, tol: float = 1e-4):
+    count: int = 0
+    kinds: tuple = ()  # ((mjtWarning name, count), ...), the first reset's kind first
+    first: tuple | None = None  # (mjtWarning name, time s)
+    time_reached: float = 0.0
+
+    def reason(self) -> str | None:
+        """Why the run is invalid, or None (no reset)."""
+        if not self.count:
+            return None
+        kind, t = self.first
+        what = {"mjWARN_BADQPOS": "qpos", "mjWARN_BADQVEL": "qvel", "mjWARN_BADQACC": "qacc"}[kind]
+        kinds = ", ".join(f"{k} {n}" for k, n in self.kinds)
+        return (f"non-finite state (NaN, inf or a huge value in {what}) at t = {t:.4f} s: "
+                f"MuJoCo reset the state to the initial one {self.count} time{'s' if self.count != 1 else ''} "
+                f"({kinds}); simulated time reached {self.time_reached:.4f} s")
+
+
+def find_instance(m) -> int:
+    """The aurgen.hydrostatics instance of model ``m``: the one named ``hydrostatics``, else
+    the only instance; ValueError naming what is there otherwise."""
+    import mujoco
+
+    names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) for i in range(m.nplugin)]
+    if PLUGIN_INSTANCE in names:
+        return names.index(PLUGIN_INSTANCE)
+    if m.nplugin == 1:
+        return 0
+    raise ValueError(f"no aurgen.hydrostatics instance named {PLUGIN_INSTANCE!r} among the model's "
+                     f"plugin instances {names} (pass instance=)")
+
+
+class PluginLedger:
+    """Views into one aurgen.hydrostatics instance's ``d.plugin_state`` (state.h layout):
+    ``led`` the force stage's ledger, ``state`` (NSTATE,) the health ledger, ``zbuf`` the
+    settle window, ``tally`` (NTALLY,) the reset tally; ``nz`` the window in steps and
+    ``track`` the tracked body. The views stay valid for the MjData's lifetime."""
+
+    def __init__(self, m, d, instance: int | None = None):
+        i = find_instance(m) if instance is None else int(instance)
+        if not 0 <= i < m.nplugin:
+            raise ValueError(f"instance {i}: the model has {m.nplugin} plugin instances")
+        a, n = int(m.plugin_stateadr[i]), int(m.plugin_statenum[i])
+        nz = n - plugin_state_layout(m.nv, 2)["zbuf"]
+        if nz < 2:
+            raise ValueError(f"plugin instance {i} keeps {n} numbers of state: not an aurgen.hydrostatics "
+                             "instance of this version")
+        L = plugin_state_layout(m.nv, nz)
+        ps = d.plugin_state
+        self.layout, self.adr, self.nz = L, a, nz
+        self.led = ps[a + L["led"]:a + L["led"] + L["record"]]
+        self.state = ps[a + L["ledger"]:a + L["ledger"] + NSTATE]
+        self.tally = ps[a + L["tally"]:a + L["tally"] + NTALLY]
+        self.zbuf = ps[a + L["zbuf"]:a + L["zbuf"] + nz]
+        self._ps = ps
+
+    @property
+    def track(self) -> int:
+        return int(self._ps[self.adr + self.layout["track"]])
+
+    def resets(self) -> Resets:
+        t = self.tally
+        if t[T_PENDING]:  # mj_resetData since the latest step: the run starts afresh
+            return Resets()
+        names = ("mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC")
+        counts = [int(t[T_QPOS + k]) for k in range(3)]
+        if not int(t[T_RESETS]):
+            return Resets()
+        first = int(t[T_FIRST_KIND]) - 1
+        order = [first] + [k for k in range(3) if k != first]
+        return Resets(int(t[T_RESETS]), tuple((names[k], counts[k]) for k in order if counts[k]),
+                      (names[first], float(t[T_FIRST_TIME])), float(t[T_REACHED]))
+
+    def clear_resets(self) -> None:
+        """Forget the reset tally (a new run)."""
+        self.tally[:] = 0.0
+
+
+def _verdict(st, zbuf, tol, resets: Resets, d, warn0) -> Health:
+    """The Health of ledger state ``st`` (NSTATE,), window ``zbuf``, resets and MuJoCo's
+    warnings in ``d`` above the counts ``warn0`` (None: not read)."""
+    reason = resets.reason()
+    if reason is not None:  # the ledger restarted with the state: its verdict means nothing now
+        return Health(False, reason, False, float(d.time), float(st[S_RES]), float(st[S_SCALE]))
+    bad = int(st[S_BAD])
+    if bad == 1:
+        reason = f"non-finite state (NaN or inf) at t = {st[S_BADTIME]:.4f} s"
+    elif bad == 2:
+        reason = (f"energy gained with no work done at t = {st[S_BADTIME]:.4f} s "
+                  f"(E - E0 - W = {st[S_RESMAX]:.6g} J, scale {st[S_SCALE]:.6g} J)")
+    if reason is None and warn0 is not None:
+        for i in range(len(d.warning)):
+            n = int(d.warning[i].number)
+            if n > warn0[i]:
+                name = _warning_name(i)
+                reason = f"MuJoCo warning: {name} ({n - warn0[i]} times)"
+                break
+    if reason is None:
+        for a in (d.qpos, d.qvel):
+            if not np.all(np.isfinite(a)):
+                reason = "non-finite state (NaN or inf)"
+                break
+    return Health(reason is None, reason, _settled(st, zbuf, tol), float(d.time),
+                  float(st[S_RES]), float(st[S_SCALE]))
+
+
+def _settled(st, zbuf, tol) -> bool:
+    n = int(st[S_N])
+    if n < zbuf.shape[0]:
+        return False
+    return float(zbuf.max() - zbuf.min()) < tol
+
+
+def health_of(m, d, tol: float = 1e-4, instance: int | None = None) -> Health:
+    """The Health of any MjData stepped with the aurgen.hydrostatics plugin (a Simulation's,
+    a ``mujoco.batch.Batch`` world's, a rollout's, a viewer's), read from its plugin state;
+    ``tol`` (m) the height range below which it is settled. MuJoCo warnings count from 0
+    (their count at ``mj_resetData``)."""
+    led = PluginLedger(m, d, instance)
+    return _verdict(led.state, led.zbuf, tol, led.resets(), d, [0] * len(d.warning))
+
+
+class Monitor:
+    """A Simulation's health bookkeeping: the plugin's ledger (``plugin``, a
+    :class:`PluginLedger`) or, without the plugin, its own ledger arrays filled by the
+    Simulation's step loop; the warning baseline; the thread's warning tally."""
+
+    def __init__(self, dt: float, window: float = 1.0, tol: float = 1e-4, plugin: PluginLedger | None = None):
         self.window = window
         self.tol = tol
         self.dt = dt
-        self.state = np.zeros(NSTATE)
-        self.zbuf = np.zeros(max(2, int(round(window / dt))))
+        self.plugin = plugin
+        if plugin is not None:
+            self.state, self.zbuf = plugin.state, plugin.zbuf
+        else:
+            self.state = np.zeros(NSTATE)
+            self.zbuf = np.zeros(window_steps(window, dt))
         self.warn0 = None
         mjwarn.install()
-        self.tally = mjwarn.Tally()  # MuJoCo's warnings during this run (the Simulation activates it)
+        self.tally = mjwarn.Tally()  # MuJoCo's messages during this run (the Simulation activates it)
 
     def reset(self, d):
+        """A new run from the current state (the ledger, its window and the reset tally cleared)."""
         self.state[:] = 0.0
         self.zbuf[:] = 0.0
+        if self.plugin is not None:
+            self.plugin.clear_resets()
         self.warn0 = [int(d.warning[i].number) for i in range(len(d.warning))]
         self.tally.clear(d)
         self.tally.activate()
 
-    def reset_reason(self) -> str | None:
-        """Why the run is invalid when MuJoCo reset its state, or None."""
+    def resets(self) -> Resets:
+        """MuJoCo's state resets in this run (the plugin's tally, else the messages heard)."""
+        if self.plugin is not None:
+            return self.plugin.resets()
         t = self.tally
         if not t.resets:
-            return None
-        kinds = ", ".join(f"{k} {n}" for k, n in t.reset_kinds.items())
-        what = {"mjWARN_BADQPOS": "qpos", "mjWARN_BADQVEL": "qvel", "mjWARN_BADQACC": "qacc"}[t.first_reset[0]]
-        return (f"non-finite state (NaN, inf or a huge value in {what}) at t = {t.first_reset[2]:.4f} s: "
-                f"MuJoCo reset the state to the initial one {t.resets} time{'s' if t.resets != 1 else ''} "
-                f"({kinds}); simulated time reached {t.time_reached:.4f} s")
+            return Resets()
+        return Resets(t.resets, tuple(t.reset_kinds.items()), (t.first_reset[0], t.first_reset[2]),
+                      t.time_reached)
+
+    def reset_reason(self) -> str | None:
+        """Why the run is invalid when MuJoCo reset its state, or None."""
+        return self.resets().reason()
 
     def settled(self) -> bool:
-        n = int(self.state[S_N])
-        if n < self.zbuf.shape[0]:
-            return False
-        return float(self.zbuf.max() - self.zbuf.min()) < self.tol
+        return _settled(self.state, self.zbuf, self.tol)
 
     def height_range(self) -> float:
         n = int(self.state[S_N])
@@ -124,27 +279,4 @@ class Monitor:
         return float(z.max() - z.min()) if len(z) else float("nan")
 
     def health(self, d) -> Health:
-        st = self.state
-        reason = self.reset_reason()
-        if reason is not None:  # the ledger restarted with the state: its verdict means nothing now
-            return Health(False, reason, False, float(d.time), float(st[S_RES]), float(st[S_SCALE]))
-        bad = int(st[S_BAD])
-        if bad == 1:
-            reason = f"non-finite state (NaN or inf) at t = {st[S_BADTIME]:.4f} s"
-        elif bad == 2:
-            reason = (f"energy gained with no work done at t = {st[S_BADTIME]:.4f} s "
-                      f"(E - E0 - W = {st[S_RESMAX]:.6g} J, scale {st[S_SCALE]:.6g} J)")
-        if reason is None and self.warn0 is not None:
-            for i in range(len(d.warning)):
-                n = int(d.warning[i].number)
-                if n > self.warn0[i]:
-                    name = _warning_name(i)
-                    reason = f"MuJoCo warning: {name} ({n - self.warn0[i]} times)"
-                    break
-        if reason is None:
-            for a in (d.qpos, d.qvel):
-                if not np.all(np.isfinite(a)):
-                    reason = "non-finite state (NaN or inf)"
-                    break
-        return Health(reason is None, reason, self.settled(), float(d.time),
-                      float(st[S_RES]), float(st[S_SCALE]))
+        return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0)

@@ -13,9 +13,13 @@ State resets: when qpos, qvel or qacc goes bad (NaN, inf or huge), MuJoCo warns
 (``mjWARN_BADQPOS``, ``mjWARN_BADQVEL``, ``mjWARN_BADQACC``) and resets the state
 to the model's initial one, time 0 included. It prints a kind only while that
 kind's counter in ``mjData.warning`` is zero, and the reset leaves it at 1, so a
-second reset of the same kind would be silent (and its counter stays 1): the
-step loops call :meth:`Tally.rearm` after any step in which a reset was heard,
-which zeroes those counters, so every reset is heard and counted.
+second reset of the same kind would be silent (and its counter stays 1). The
+engine plugin ``aurgen.hydrostatics`` re-arms those counters itself after every
+step (its ``advance``) and counts the resets in its state, which the health
+ledger reads (no Python per step); the Tally's own count and :meth:`Tally.rearm`
+serve the runs with no plugin (a model with no environment, the tests'
+``callback`` reference), whose Python step loops call it after a step in which
+a reset was heard.
 """
 
 from __future__ import annotations

@@ -14,11 +14,17 @@ Forces are computed inside MuJoCo's pipeline by the engine plugin
 ``aurgen.hydrostatics`` (runtime/native/plugin): a file that declares it runs
 as it is; otherwise the instance is attached through MjSpec (with the
 environment text, the options it takes over, and ``simple="false"`` on bodies
-that carry added mass) and the model recompiled. No Python runs per step but
-the health ledger (compiled, one call). Only where the plugin cannot serve (a
-mesh displacement geom, or an MjModel passed in without the plugin) do the
-same compiled forces run from the global ``mjcb_passive`` callback: one
-dispatcher serves those Simulations, keyed by their MjModel.
+that carry added mass) and the model recompiled. Mesh displacement geoms are
+served too (the plugin takes their convex hulls from MuJoCo's, mesh_graph).
+The plugin also keeps the health ledger in its state (aurgen.runtime.health),
+so ``step(n)`` is one ``mj_step(m, d, nstep=n)``: no Python runs per step.
+
+``engine="callback"`` is the tests' reference, not a user path: the same
+compiled force stage (``_native.ForceStage``, arrays built here by ``_Plan``)
+run from MuJoCo's global ``mjcb_passive`` callback, installed only while such a
+Simulation steps, with the ledger kept by a Python step loop. A model without
+an environment steps as plain MuJoCo, with the state checks and the settle
+window kept by that loop too (there is no plugin to keep them).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from . import forces as fz
 from . import plugin as hplugin
 from ._native import ForceStage, Ledger
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
-from .health import Monitor
+from .health import Monitor, PluginLedger, window_steps
 from .kernel import full_local
 
 MARK_DISPLACEMENT = 1
@@ -52,10 +58,11 @@ class SimulationError(AurgenError):
     """A model the runtime cannot simulate (message says why)."""
 
 
-# --------------------------------------------------------------- the dispatcher
-# MuJoCo's passive callback is process-global, and while a Python callback is
-# installed MuJoCo cannot compile models (the bindings raise "Python exception
-# raised" for a model they have not wrapped yet). So the dispatcher is installed
+# --------------------------------------------------------------- the tests' reference engine
+# engine="callback" only (see the module doc). MuJoCo's passive callback is
+# process-global, and while a Python callback is installed MuJoCo cannot compile
+# models (the bindings raise "Python exception raised" for a model they have not
+# wrapped yet). So the dispatcher is installed
 # only for the duration of Simulation.step / forward / reset and the previous
 # callback restored on exit; it serves every live Simulation, keyed by MjModel.
 _REGISTRY: dict[int, "_Plan"] = {}
@@ -299,7 +306,8 @@ class _Plan:
         self.cents = np.zeros((ng, nc, 3))
         self.areas = np.zeros((ng, nc))
         self.wfrac = np.zeros(len(welds))
-        self.led = np.zeros(fz.NLED)
+        self.led = np.zeros(fz.NLED)  # every evaluation's (an unrecorded one zeroes it)
+        self.led_rec = np.zeros(fz.NLED)  # the recorded evaluation's, as the plugin keeps it
         self.qmine = np.zeros(m.nv)
         self._static = (fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, self.hulls, cpl, cnp, cf, gf,
                         bch, bnd, broot, m.body_mass, m.body_inertia, di, df, ai, af, wvol, Mmap)
@@ -334,8 +342,14 @@ class _Plan:
         self.fl[fz.F_RECORD] = 1 if self.stage == 0 else 0
         self.stage += 1
         self.native.run()
+        self.keep_record()
         if self.has_added:
             mujoco.mj_factorM(m, d)
+
+    def keep_record(self):
+        """After an evaluation: keep the ledger of a recorded one (RK4's later stages overwrite led)."""
+        if self.fl[fz.F_RECORD]:
+            np.copyto(self.led_rec, self.led)
 
     # -- helpers for the pressure / potential references
     @staticmethod
@@ -411,13 +425,15 @@ class _Plan:
 class Simulation:
     """A model stepped with the runtime's environment forces (see module doc).
 
-    Parameters: ``model`` a path to an MJCF file, an MJCF string, or an MjModel;
+    Parameters: ``model`` a path to an MJCF file, an MJCF string, or an MjModel
+    that declares the aurgen.hydrostatics instance;
     ``environment`` overrides the file's; ``water`` (density, kg/m^3) gives open
     water at z = 0 to a file that declares none; ``drag``, ``added_mass``,
     ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
-    ``settle_tol`` (m) define "settled"; ``engine`` "plugin" (default, see the
-    module doc) or "callback" (the same compiled forces from ``mjcb_passive``,
-    the fallback; the tests use it as the plugin's reference).
+    ``settle_tol`` (m) define "settled" (the window and ``track``, the body whose
+    height fills it, go into the plugin's config); ``engine`` "plugin" (the
+    default and the only user path) or "callback" (the tests' reference: the same
+    compiled forces from ``mjcb_passive``, see the module doc).
     """
 
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
@@ -456,7 +472,7 @@ class Simulation:
             self._plugin = engine == "plugin" and self._plugin_mode(m, src, plan)
             if self._plugin:
                 if src is not None:
-                    m = self._attach(src, env, plan, drag, added_mass, buoyancy)
+                    m = self._attach(src, env, plan, drag, added_mass, buoyancy, settle_window, track)
                     d = mujoco.MjData(m)
                     plan = _Plan(m, d, env, drag, added_mass, buoyancy)
                     self._finish(m, env, plan)
@@ -475,7 +491,14 @@ class Simulation:
         else:
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
-        self.monitor = Monitor(self.model.opt.timestep, settle_window, settle_tol)
+        ledger = None
+        if self._plugin:
+            ledger = PluginLedger(self.model, self.data)
+            if ledger.nz != window_steps(settle_window, self.model.opt.timestep) or ledger.track != self._track:
+                raise SimulationError("this MjModel's aurgen.hydrostatics instance keeps another settle window "
+                                      "or tracked body: pass the file, or settle_window and track as its config "
+                                      "(settle_window, track) says")
+        self.monitor = Monitor(self.model.opt.timestep, settle_window, settle_tol, plugin=ledger)
         self._q0 = np.zeros(self.model.nv)
         self._ledger_obj = None
         self._closed = False
@@ -504,26 +527,30 @@ class Simulation:
 
     @staticmethod
     def _plugin_mode(m, src, plan) -> bool:
-        """Whether the plugin applies the forces (else the callback fallback)."""
-        if src is None:  # an MjModel: only if it carries the instance already
-            return Simulation._declares_plugin(m)
-        if len(plan.hulls[5]) > 0:  # mesh displacement geoms: not in the plugin yet
-            return False
+        """The plugin applies the forces (there is no other engine for users); a clear error
+        where it can't: its library does not load, or an MjModel without its instance."""
         try:
             hplugin.load()
-        except ImportError:
-            return False
+        except ImportError as exc:
+            raise SimulationError(f"the runtime's MuJoCo plugin does not load: {exc}") from None
+        if src is None and not Simulation._declares_plugin(m):
+            raise SimulationError("this MjModel has no aurgen.hydrostatics instance and an MjModel cannot be "
+                                  "recompiled with one: pass the MJCF path or string instead, or declare "
+                                  "the plugin in it (docs/runtime.md)")
         return True
 
     @staticmethod
-    def _attach(src, env, plan, drag, added_mass, buoyancy):
-        """The model recompiled through MjSpec with the plugin instance, the environment
-        text, the options the plugin takes over, and full mass-matrix rows where added
-        mass needs them."""
+    def _attach(src, env, plan, drag, added_mass, buoyancy, settle_window=1.0, track=None):
+        """The model recompiled through MjSpec with the plugin instance (its config: the
+        force switches, and the health ledger's settle window and tracked body), the
+        environment text, the options the plugin takes over, and full mass-matrix rows
+        where added mass needs them."""
         kind, s = src
         spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
         config = {"drag": str(bool(drag)).lower(), "added_mass": str(bool(added_mass)).lower(),
-                  "buoyancy": str(bool(buoyancy)).lower()}
+                  "buoyancy": str(bool(buoyancy)).lower(), "settle_window": repr(float(settle_window))}
+        if track is not None:
+            config["track"] = str(track)
         ours = [p for p in spec.plugins if p.plugin_name == hplugin.NAME]
         if ours:
             ours[0].config = config
@@ -571,9 +598,8 @@ class Simulation:
     def _led(self):
         """The force stage's ledger of the latest recorded evaluation (NLED,)."""
         if self._plugin:
-            a = int(self.model.plugin_stateadr[0])
-            return self.data.plugin_state[a:a + fz.NLED]
-        return self._plan.led
+            return self.monitor.plugin.led
+        return self._plan.led_rec
 
     def _find_track(self, name):
         m = self.model
@@ -600,14 +626,12 @@ class Simulation:
     def step(self, n: int = 1):
         """Advance n steps (mj_step with the runtime's forces), keeping the health ledger."""
         m, d = self.model, self.data
-        plan = self._plan
-        st, zb = self.monitor.state, self.monitor.zbuf
-        dt = m.opt.timestep
-        tb = self._track
-        ledger = self._ledger()
-        tally = self.monitor.tally  # MuJoCo's warnings (aurgen.runtime.mjwarn): a reset is counted
-        tally.activate()
-        if plan is None:
+        self.monitor.tally.activate()  # MuJoCo's messages in this thread go to this run's tally
+        if self._plugin:  # the plugin keeps the ledger and counts MuJoCo's resets: no Python per step
+            mujoco.mj_step(m, d, nstep=n)
+            return
+        ledger, dt, tb, tally = self._ledger(), m.opt.timestep, self._track, self.monitor.tally
+        if self._plan is None:  # no environment, no plugin: the state checks and the height only
             plain = ledger.plain
             for _ in range(n):
                 mujoco.mj_step(m, d)
@@ -615,33 +639,17 @@ class Simulation:
                     tally.rearm()
                 plain(dt, d.time, tb)
             return
-        if self._plugin:
-            # the first evaluation of each step records the ledger (as after any state edit)
-            flags, k = d.plugin_state, int(m.plugin_stateadr[0]) + fz.NLED
-            qvel, q0, step, copy, account = d.qvel, self._q0, mujoco.mj_step, np.copyto, ledger.account
-            for _ in range(n):
-                copy(q0, qvel)
-                flags[k] = 1.0
-                step(m, d)
-                if tally.pending:
-                    tally.rearm()
-                account(dt, d.time, tb)
-            return
         with _installed():
-            self._step_loop(n, m, d, plan, dt, tb, ledger.account)
+            self._step_loop(n, m, d, self._plan, dt, tb, ledger.account)
 
     def _ledger(self):
-        """The compiled ledger bound to this run's arrays (views into mjData are
-        stable for its lifetime; the monitor's arrays for the Simulation's)."""
+        """Without the plugin: the compiled ledger bound to this run's arrays (views into
+        mjData are stable for its lifetime; the monitor's arrays for the Simulation's)."""
         st, zb = self.monitor.state, self.monitor.zbuf
         if self._ledger_obj is None or self._ledger_obj[0] is not st or self._ledger_obj[1] is not zb:
             d, plan = self.data, self._plan
-            led = plan.led if plan is not None else np.zeros(fz.NLED)
+            led = plan.led_rec if plan is not None else np.zeros(fz.NLED)
             mine = plan.qmine if plan is not None else np.zeros(self.model.nv)
-            if self._plugin:  # views of the plugin's state: ledger, record flag, generalized force
-                a = int(self.model.plugin_stateadr[0])
-                led = d.plugin_state[a:a + fz.NLED]
-                mine = d.plugin_state[a + fz.NLED + 1:a + fz.NLED + 1 + self.model.nv]
             broot = np.ascontiguousarray(self.model.body_rootid, dtype=np.int64)
             arrays = (st, zb, led, self._q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
                       d.qfrc_passive, mine, d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, broot,
@@ -708,7 +716,8 @@ class Simulation:
     def _record_next(self):
         """The next evaluation records the ledger (the plugin records the first one after a step)."""
         if self._plugin:
-            self.data.plugin_state[int(self.model.plugin_stateadr[0]) + fz.NLED] = 1.0
+            led = self.monitor.plugin
+            self.data.plugin_state[led.adr + led.layout["record"]] = 1.0
 
     def _sync_kinematics(self):
         """Make the pose and velocity readouts those of the current ``qpos``/``qvel``.

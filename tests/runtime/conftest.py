@@ -67,6 +67,7 @@ def _forces_run(where):
         q0, M0 = d.qfrc_passive.copy(), d.M.copy()
         outs = lambda: (d.qfrc_passive, d.M, self.led, self.qmine, self.vols, self.cents, self.areas, self.wfrac)
         self.native.run()
+        self.keep_record()
         got = [a.copy() for a in outs()]
         d.qfrc_passive[:] = q0
         d.M[:] = M0

@@ -22,7 +22,9 @@
 #include "clip_poly.h"
 #include "forces.h"
 #include "kernel.h"
+#include "hull.h"
 #include "ledger.h"
+#include "state.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -30,6 +32,7 @@ using namespace nb::literals;
 namespace {
 
 namespace core = aurgen::core;
+namespace hydro = aurgen::hydro;
 
 template <typename T, typename... Extra>
 using In = nb::ndarray<const T, nb::numpy, nb::c_contig, nb::device::cpu, Extra...>;
@@ -440,11 +443,26 @@ class PyLedger {
   }
   void Account(double dt, double t, int64_t tb) {
     Check(tb);
-    double P = led_[core::kLPDrag] + core::Power(q0_, qa_, qap_, qc_, qp_, qmine_, nv_, xfrc_, cvel_,
-                                                 xipos_, scom_, broot_, nb_);
-    double E = led_[core::kLKE] + led_[core::kLUGrav] + led_[core::kLUBuoy];
-    core::LedgerStep(st_, E, led_[core::kLKE], P, dt, t, qpos_, nq_, qvel_, qacc_, nv_,
-                     xipos_[3 * tb + 2], zbuf_, nz_);
+    core::StepArrays a;
+    a.led = led_;
+    a.q0 = q0_;
+    a.qa = qa_;
+    a.qap = qap_;
+    a.qc = qc_;
+    a.qp = qp_;
+    a.qmine = qmine_;
+    a.xfrc = xfrc_;
+    a.cvel = cvel_;
+    a.xipos = xipos_;
+    a.scom = scom_;
+    a.qpos = qpos_;
+    a.qvel = qvel_;
+    a.qacc = qacc_;
+    a.broot = broot_;
+    a.nv = nv_;
+    a.nq = nq_;
+    a.nb = nb_;
+    core::Account(st_, a, dt, t, tb, zbuf_, nz_);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
@@ -515,6 +533,61 @@ NB_MODULE(_native, m) {
            "After a runtime step: energy from the force stage's ledger, power of the other forces.")
       .def("plain", &PyLedger::Plain, "dt"_a, "t"_a, "tb"_a,
            "After a step of a model with no environment: only the state checks and the height.");
+  m.def(
+      "hull_from_graph",
+      [](In<float, nb::shape<-1, 3>> vert, In<int, nb::ndim<1>> graph) {
+        core::HullPack pack;
+        std::string why = core::AppendHull(vert.data(), static_cast<int64_t>(vert.shape(0)), graph.data(),
+                                           static_cast<int64_t>(graph.shape(0)), &pack);
+        if (!why.empty()) Fail("hull_from_graph: " + why);
+        auto D = [](const std::vector<double>& v, int64_t cols) {
+          auto* p = new std::vector<double>(v);
+          nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<double>*>(q); });
+          size_t rows = cols > 0 ? v.size() / cols : v.size();
+          if (cols > 0)
+            return nb::ndarray<nb::numpy, double>(p->data(), {rows, static_cast<size_t>(cols)}, owner);
+          return nb::ndarray<nb::numpy, double>(p->data(), {rows}, owner);
+        };
+        auto I = [](const std::vector<int64_t>& v) {
+          auto* p = new std::vector<int64_t>(v);
+          nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<int64_t>*>(q); });
+          return nb::ndarray<nb::numpy, int64_t>(p->data(), {p->size()}, owner);
+        };
+        return nb::make_tuple(D(pack.verts, 3), I(pack.vert_range), D(pack.edges, 6), I(pack.face_start),
+                              I(pack.face_range), D(pack.volume, 0), D(pack.centre, 3));
+      },
+      "vert"_a, "graph"_a,
+      "The convex hull the plugin builds for a mesh displacement geom, packed as\n"
+      "runtime/geoms.py pack_hulls packs one: vert = mjModel.mesh_vert rows of the mesh (float32,\n"
+      "geom frame), graph = mjModel.mesh_graph from the mesh's mesh_graphadr (MuJoCo's hull).");
+  m.def(
+      "plugin_state_layout",
+      [](int64_t nv, int64_t nz) {
+        if (nv < 0 || nv > (1 << 24) || nz < 2 || nz > hydro::kMaxWindow)
+          Fail("plugin_state_layout: expected 0 <= nv and 2 <= nz <= " + std::to_string(hydro::kMaxWindow));
+        hydro::StateLayout L = hydro::Layout(static_cast<int>(nv), static_cast<int>(nz));
+        nb::dict out;
+        out["led"] = L.led;
+        out["record"] = L.record;
+        out["mine"] = L.mine;
+        out["q0"] = L.q0;
+        out["trec"] = L.trec;
+        out["track"] = L.track;
+        out["ledger"] = L.ledger;
+        out["tally"] = L.tally;
+        out["zbuf"] = L.zbuf;
+        out["nz"] = L.nz;
+        out["size"] = L.size;
+        return out;
+      },
+      "nv"_a, "nz"_a,
+      "Offsets into one aurgen.hydrostatics instance's plugin_state for a model with nv dofs\n"
+      "and a settle window of nz steps (runtime/native/plugin/state.h): led, record, mine, q0,\n"
+      "trec, track, ledger, tally, zbuf, and nz, size.");
+  m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
+        "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
+  m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",
+                                   "reached", "last", "pending");
   m.def("soup_integrate", &SoupIntegratePy, "E"_a, "fs"_a, "nF"_a, "nx"_a, "ny"_a, "nz"_a, "t"_a,
         "acc"_a.noconvert(),
         "Clip the edge soup (E (m, 6), fs (nF+1,)) by n.x <= t (t = inf: no clip) and integrate:\n"

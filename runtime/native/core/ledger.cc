@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "forces.h"
+
 namespace aurgen::core {
 
 void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
@@ -74,6 +76,15 @@ double Power(const double* q0, const double* qa, const double* qap, const double
     P += f[0] * v0 + f[1] * v1 + f[2] * v2 + f[3] * w0 + f[4] * w1 + f[5] * w2;
   }
   return P;
+}
+
+void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
+             int64_t nz) {
+  double P = a.led[kLPDrag] + Power(a.q0, a.qa, a.qap, a.qc, a.qp, a.qmine, a.nv, a.xfrc, a.cvel,
+                                    a.xipos, a.scom, a.broot, a.nb);
+  double E = a.led[kLKE] + a.led[kLUGrav] + a.led[kLUBuoy];
+  LedgerStep(st, E, a.led[kLKE], P, dt, t, a.qpos, a.nq, a.qvel, a.qacc, a.nv, a.xipos[3 * tb + 2],
+             zbuf, nz);
 }
 
 }  // namespace aurgen::core

@@ -33,6 +33,26 @@ double Power(const double* q0, const double* qa, const double* qap, const double
              const double* cvel, const double* xipos, const double* scom, const int64_t* broot,
              int64_t nb);
 
+// What one step's account reads, in MuJoCo's mjData layout (nv dofs, nq
+// coordinates, nb bodies): the force stage's ledger led (core::kNLed, of the
+// evaluation at the step's start), qvel at the step's start q0, the generalized
+// forces of Power, the body arrays of Power, and the state after the step.
+struct StepArrays {
+  const double *led = nullptr, *q0 = nullptr, *qa = nullptr, *qap = nullptr, *qc = nullptr,
+               *qp = nullptr, *qmine = nullptr, *xfrc = nullptr, *cvel = nullptr,
+               *xipos = nullptr, *scom = nullptr, *qpos = nullptr, *qvel = nullptr,
+               *qacc = nullptr;
+  const int64_t* broot = nullptr;
+  int64_t nv = 0, nq = 0, nb = 0;
+};
+
+// Account one runtime step: E = kinetic + gravity + buoyancy potential from led,
+// P = led's drag power + Power(...), then LedgerStep with the height (m) of body
+// tb (xipos, world z).  The one implementation behind the plugin's advance and
+// the Python binding Ledger.account.
+void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
+             int64_t nz);
+
 }  // namespace aurgen::core
 
 #endif  // AURGEN_CORE_LEDGER_H_

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <string>
 
+#include "hull.h"
 #include "json.h"
 
 namespace aurgen::hydro {
@@ -18,7 +20,8 @@ namespace {
 
 constexpr char kEnvText[] = "aurgen:environment";
 constexpr char kPluginName[] = "aurgen.hydrostatics";
-constexpr const char* kAttributes[] = {"drag", "added_mass", "buoyancy"};
+constexpr const char* kAttributes[] = {"drag", "added_mass", "buoyancy", "settle_window", "track"};
+constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMarkDisplacement = 1, kMarkWindage = 2, kMarkAddedOnly = 3;
 
@@ -164,12 +167,21 @@ bool FindNumeric(const mjModel* m, const std::string& kind, const std::string& b
 
 double Dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+// A settle_window config value: a finite positive number of seconds, nothing after it.
+bool ParseWindow(const char* v, double* w) {
+  char* end = nullptr;
+  double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !std::isfinite(x) || x <= 0) return false;
+  *w = x;
+  return true;
+}
+
 }  // namespace
 
 std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance) {
   HydroConfig c;
   bool* fields[] = {&c.drag, &c.added_mass, &c.buoyancy};
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNBoolAttributes; ++i) {
     const char* v = mj_getPluginConfig(m, instance, kAttributes[i]);
     if (!v || !*v) continue;
     std::string s(v);
@@ -183,8 +195,47 @@ std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance
       return std::nullopt;
     }
   }
+  if (const char* v = mj_getPluginConfig(m, instance, "settle_window"); v && *v) {
+    double w = 0, dt = m->opt.timestep;
+    if (!ParseWindow(v, &w) || (dt > 0 && w / dt > kMaxWindow)) {
+      mju_warning("%s instance %d: config key 'settle_window' is '%s'; expected a positive number "
+                  "of seconds, at most %d timesteps", kPluginName, instance, v, kMaxWindow);
+      return std::nullopt;
+    }
+    c.settle_window = w;
+  }
+  if (const char* v = mj_getPluginConfig(m, instance, "track"); v && *v) {
+    if (mj_name2id(m, mjOBJ_BODY, v) < 0) {
+      mju_warning("%s instance %d: config key 'track' is '%s'; expected the name of a body", kPluginName,
+                  instance, v);
+      return std::nullopt;
+    }
+    c.track = v;
+  }
   return c;
 }
+
+namespace {
+
+// The settle window (steps) of an instance: its settle_window config, else 1 s.
+int WindowOf(const mjModel* m, int instance) {
+  double w = 1.0;
+  if (const char* v = mj_getPluginConfig(m, instance, "settle_window"); v && *v && !ParseWindow(v, &w))
+    w = 1.0;  // init reports it
+  return WindowSteps(w, m->opt.timestep);
+}
+
+// The tracked body: the config's, else the first body with a free joint, else body 1 (0 if none).
+int TrackOf(const mjModel* m, const HydroConfig& c) {
+  if (!c.track.empty()) return mj_name2id(m, mjOBJ_BODY, c.track.c_str());
+  for (int j = 0; j < m->njnt; ++j)
+    if (m->jnt_type[j] == mjJNT_FREE) return m->jnt_bodyid[j];
+  return m->nbody > 1 ? 1 : 0;
+}
+
+}  // namespace
+
+int StateSize(const mjModel* m, int instance) { return Layout(m->nv, WindowOf(m, instance)).size; }
 
 std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) {
   std::optional<HydroConfig> cfg = HydroConfig::FromModel(m, instance);
@@ -196,6 +247,8 @@ std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) 
     return nullptr;
   }
   (void)d;
+  h->L_ = Layout(m->nv, WindowOf(m, instance));
+  h->track_ = TrackOf(m, *cfg);
   return h;
 }
 
@@ -225,28 +278,32 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     for (int k = 0; k < ng; ++k) {
       int g = geoms[k].first, typ = m->geom_type[g];
       const char* nm = m->names + m->name_geomadr[g];
-      if (typ == mjGEOM_MESH)
-        throw Fail(std::string("geom '") + nm + "': mesh displacement geoms are not supported by the plugin yet (use the Python runtime, aurgen.runtime.Simulation)");
       if (!core::IsKernelType(typ))
-        throw Fail(std::string("geom '") + nm + "': this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, box)");
+        throw Fail(std::string("geom '") + nm + "': this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, box or mesh)");
       gi_[4 * k] = g;
       gi_[4 * k + 1] = m->geom_bodyid[g];
       gi_[4 * k + 2] = typ;
       gi_[4 * k + 3] = geoms[k].second;
       for (int a = 0; a < 3; ++a) gsz_[3 * k + a] = m->geom_size[3 * g + a];
+      if (typ == mjGEOM_MESH) {  // its convex hull, from MuJoCo's (as runtime/sim.py _Plan, from trimesh)
+        int mid = m->geom_dataid[g];
+        if (mid < 0 || mid >= m->nmesh) throw Fail(std::string("geom '") + nm + "': no mesh");
+        int ga = m->mesh_graphadr[mid];
+        std::string why = ga < 0 ? "the mesh has no convex hull in the model (mesh_graph)"
+                                 : core::AppendHull(m->mesh_vert + 3 * static_cast<int64_t>(m->mesh_vertadr[mid]),
+                                                    m->mesh_vertnum[mid], m->mesh_graph + ga, m->nmeshgraph - ga,
+                                                    &hulls_);
+        if (!why.empty()) throw Fail(std::string("geom '") + nm + "' (mesh displacement): " + why);
+        mesh_ids_[k] = static_cast<int64_t>(hulls_.volume.size()) - 1;
+        for (int a = 0; a < 3; ++a) gsz_[3 * k + a] = m->geom_aabb[6 * g + 3 + a];  // half-extents
+      }
     }
-    hull_vr_.assign(1, 0);
-    hull_fs_.assign(1, 0);
-    hull_fr_.assign(1, 0);
-    core::HullSet hs;
-    hs.vert_range = hull_vr_.data();
-    hs.face_start = hull_fs_.data();
-    hs.face_range = hull_fr_.data();
+    core::HullSet hs = hulls_.View();
     gvol_.assign(ng, 0.0);
     gcl_.assign(3 * ng, 0.0);
     for (int k = 0; k < ng; ++k) {
       double full[4];
-      core::FullLocal(static_cast<int>(gi_[4 * k + 2]), &gsz_[3 * k], hs, 0, full);
+      core::FullLocal(static_cast<int>(gi_[4 * k + 2]), &gsz_[3 * k], hs, mesh_ids_[k], full);
       gvol_[k] = full[0];
       for (int a = 0; a < 3; ++a) gcl_[3 * k + a] = full[1 + a];
     }
@@ -549,20 +606,81 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   fd.cvel = d->cvel;
   fd.qfrc_passive = d->qfrc_passive;
   fd.M = d->M;
-  bool record = st[kStateRecord] != 0;
+  // every evaluation records but Runge-Kutta's inner stages (see Compute in hydro.h)
+  bool record = st[L_.record] != 0 || m->opt.integrator != mjINT_RK4 || d->time == st[L_.trec];
   fl_[core::kFRecord] = record ? 1 : 0;
   stage_->SetBodyArrays(m->body_mass, m->body_inertia);  // live: users edit them between steps
   stage_->Passive(fd);
   if (record) {
-    for (int i = 0; i < core::kNLed; ++i) st[kStateLedger + i] = led_[i];
-    st[kStateRecord] = 0;
+    for (int i = 0; i < core::kNLed; ++i) st[L_.led + i] = led_[i];
+    st[L_.record] = 0;
+    for (int i = 0; i < m->nv; ++i) st[L_.q0 + i] = d->qvel[i];
+    st[L_.trec] = d->time;
   }
-  for (int i = 0; i < m->nv; ++i) st[kStateMine + i] = qmine_[i];
+  for (int i = 0; i < m->nv; ++i) st[L_.mine + i] = qmine_[i];
   if (has_added_) mj_factorM(m, d);
 }
 
 void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
-  d->plugin_state[m->plugin_stateadr[instance] + kStateRecord] = 1;
+  mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
+  // MuJoCo's state resets in this step: counted, their counters re-armed
+  double* ty = st + L_.tally;
+  constexpr int kinds[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
+  int resets = 0;
+  for (int k = 0; k < 3; ++k) {
+    int n = d->warning[kinds[k]].number;
+    if (n <= 0) continue;
+    resets += n;
+    ty[kTQpos + k] += n;
+    if (ty[kTFirstKind] == 0) {
+      ty[kTFirstKind] = 1 + k;
+      ty[kTFirstTime] = ty[kTLast];
+    }
+    d->warning[kinds[k]].number = 0;
+  }
+  if (resets > 0) {
+    ty[kTResets] += resets;
+    ty[kTReached] = std::max(ty[kTReached], ty[kTLast]);
+  } else if (ty[kTPending] != 0) {  // mj_resetData by the user: a new run
+    for (int i = 0; i < kNTally; ++i) ty[i] = 0.0;
+  }
+  ty[kTPending] = 0;
+  ty[kTLast] = d->time;
+  // the step's account: the evaluation recorded at its start, the state after it
+  int tb = static_cast<int>(st[L_.track]);
+  if (tb < 0 || tb >= m->nbody) tb = track_;
+  core::StepArrays a;
+  a.led = st + L_.led;
+  a.q0 = st + L_.q0;
+  a.qa = d->qfrc_actuator;
+  a.qap = d->qfrc_applied;
+  a.qc = d->qfrc_constraint;
+  a.qp = d->qfrc_passive;
+  a.qmine = st + L_.mine;
+  a.xfrc = d->xfrc_applied;
+  a.cvel = d->cvel;
+  a.xipos = d->xipos;
+  a.scom = d->subtree_com;
+  a.qpos = d->qpos;
+  a.qvel = d->qvel;
+  a.qacc = d->qacc;
+  a.broot = broot_.data();
+  a.nv = m->nv;
+  a.nq = m->nq;
+  a.nb = m->nbody;
+  core::Account(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
+  st[L_.record] = 1;
+}
+
+void Hydro::Reset(const mjModel* m, mjtNum* state) const {
+  (void)m;
+  double tally[kNTally];
+  std::copy(state + L_.tally, state + L_.tally + kNTally, tally);
+  std::fill(state, state + L_.size, 0.0);
+  std::copy(tally, tally + kNTally, state + L_.tally);
+  state[L_.tally + kTPending] = 1;
+  state[L_.record] = 1;
+  state[L_.track] = track_;
 }
 
 void Hydro::RegisterPlugin() {
@@ -572,10 +690,12 @@ void Hydro::RegisterPlugin() {
   p.capabilityflags |= mjPLUGIN_PASSIVE;
   p.nattribute = sizeof(kAttributes) / sizeof(kAttributes[0]);
   p.attributes = kAttributes;
-  p.nstate = +[](const mjModel* m, int) { return StateSize(m); };
+  p.nstate = +[](const mjModel* m, int instance) { return StateSize(m, instance); };
   p.init = +[](const mjModel* m, mjData* d, int instance) {
     std::unique_ptr<Hydro> h = Hydro::Create(m, d, instance);
     if (!h) return -1;
+    // a new mjData: no reset tally yet (mj_resetData, next, keeps it)
+    std::fill_n(d->plugin_state + m->plugin_stateadr[instance], m->plugin_statenum[instance], 0.0);
     d->plugin_data[instance] = reinterpret_cast<uintptr_t>(h.release());
     return 0;
   };
@@ -591,9 +711,13 @@ void Hydro::RegisterPlugin() {
     std::unique_ptr<Hydro> h = Hydro::Create(m, dest, instance);
     dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(h.release());
   };
-  p.reset = +[](const mjModel* m, mjtNum* state, void*, int) {
-    for (int i = 0; i < StateSize(m); ++i) state[i] = 0.0;
-    state[kStateRecord] = 1;
+  p.reset = +[](const mjModel* m, mjtNum* state, void* data, int instance) {
+    if (data) {
+      static_cast<const Hydro*>(data)->Reset(m, state);
+    } else {
+      std::fill_n(state, StateSize(m, instance), 0.0);
+      state[Layout(m->nv, 2).record] = 1;
+    }
   };
   p.compute = +[](const mjModel* m, mjData* d, int instance, int) {
     auto* h = reinterpret_cast<Hydro*>(d->plugin_data[instance]);

@@ -7,12 +7,17 @@
 //     <instance name="hydrostatics"><config key="drag" value="true"/></instance>
 //   </plugin></extension>
 //
+// Config keys: drag, added_mass, buoyancy (true/false, default true);
+// settle_window (s, default 1) and track (a body name, default the first body
+// with a free joint) for the health ledger's "settled" window.
+//
 // At init it reads the world's <custom><text name="aurgen:environment"> (the
 // JSON of docs/formats.md) and scans the model once into flat arrays; compute
 // allocates nothing.  Per-instance state: the instance object in
-// d->plugin_data (one per mjData, so threads never share it), and the energy
-// ledger of the latest recorded evaluation in d->plugin_state (kStateSize
-// numbers: see StateSlot), which mj_resetData and mj_copyData carry.
+// d->plugin_data (one per mjData, so threads never share it), and the health
+// ledger in d->plugin_state (state.h), advanced once per step by advance, which
+// mj_resetData, mj_copyData and mj_get/setState carry: any host (Simulation,
+// mujoco.batch, mujoco.rollout, the viewer) keeps health with no Python per step.
 #ifndef AURGEN_PLUGIN_HYDRO_H_
 #define AURGEN_PLUGIN_HYDRO_H_
 
@@ -24,20 +29,21 @@
 #include <vector>
 
 #include "forces.h"
+#include "hull.h"
 #include "kernel.h"
+#include "state.h"
 
 namespace aurgen::hydro {
 
-// plugin_state layout (StateSize(m) numbers): the force stage's ledger of the
-// latest recorded evaluation (core::kNLed numbers: buoyancy potential J, drag
-// power W, gravity potential J, kinetic energy J, submerged volume m^3, ...),
-// the record flag (1: the next evaluation records; set by reset and advance),
-// then the generalized force the latest evaluation added (nv, N or N m).
-enum StateSlot { kStateLedger = 0, kStateRecord = core::kNLed, kStateMine = core::kNLed + 1 };
-inline int StateSize(const mjModel* m) { return kStateMine + static_cast<int>(m->nv); }
+// plugin_state: see state.h (the force stage's ledger, the record flag, the
+// generalized force added, and the health ledger with its reset tally and
+// settle window).  StateSize reads the instance's settle_window.
+int StateSize(const mjModel* m, int instance);
 
 struct HydroConfig {
   bool drag = true, added_mass = true, buoyancy = true;
+  double settle_window = 1.0;  // s, the height window for "settled"
+  std::string track;           // body whose height fills it; "": the first free body
   // Reads the instance's config; on a bad value, mju_warning naming the key and nullopt.
   static std::optional<HydroConfig> FromModel(const mjModel* m, int instance);
 };
@@ -47,10 +53,19 @@ class Hydro {
   // Scans the model and the environment; nullptr after mju_warning (naming the
   // instance and what is wrong) if they can't be used.
   static std::unique_ptr<Hydro> Create(const mjModel* m, mjData* d, int instance);
-  // One evaluation for the current stage: qfrc_passive += forces, M += added mass (refactored).
+  // One evaluation for the current stage: qfrc_passive += forces, M += added mass
+  // (refactored).  It records (the force stage's ledger, q0 = qvel, trec = time)
+  // unless it is an inner Runge-Kutta stage (RK4, not the step's first
+  // evaluation, and at another time than the recorded one).
   void Compute(const mjModel* m, mjData* d, int instance);
-  // Once per step, after integration: the next evaluation records the ledger.
+  // Once per step, after MuJoCo integrated qpos, qvel and time (mj_advance; the
+  // other arrays are still those of the step's last evaluation): count and re-arm
+  // MuJoCo's state resets, account the step in the health ledger, and arm the
+  // next evaluation to record.
   void Advance(const mjModel* m, mjData* d, int instance);
+  // mj_resetData: zero the state but the reset tally (kTPending set), record next.
+  void Reset(const mjModel* m, mjtNum* state) const;
+  const StateLayout& layout() const { return L_; }
   static void RegisterPlugin();
 
  private:
@@ -59,12 +74,12 @@ class Hydro {
   // model arrays (see core/forces.h ForceModel for the shapes)
   std::vector<int64_t> fl_, gi_, gt_, gw_, mesh_ids_, cnp_, bch_, bnd_, broot_, di_, ai_, Mmap_;
   std::vector<double> gcl_, gsz_, gvol_, cpl_, cf_, gf_, bmass_, binert_, df_, af_, wvol_;
-  std::vector<int64_t> hull_vr_, hull_fs_, hull_fr_;
-  std::vector<double> hull_v_, hull_e_, hull_vol_, hull_cen_;
+  core::HullPack hulls_;  // mesh displacement geoms' convex hulls (core/hull.h)
   // outputs and scratch (ForceOut)
   std::vector<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
   bool has_added_ = false;
-  int ng_ = 0;
+  int ng_ = 0, track_ = 0;
+  StateLayout L_{};
   std::unique_ptr<core::ForceStage> stage_;
 };
 

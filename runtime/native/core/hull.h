@@ -1,0 +1,37 @@
+// Convex hulls of mesh geoms as the kernel reads them (HullSet), built from
+// MuJoCo's own convex hull of each mesh (mjModel mesh_graph, computed by the
+// compiler with qhull), so the plugin serves mesh displacement geoms without
+// trimesh or scipy.  MuJoCo-free: it takes the arrays, not the model.
+#ifndef AURGEN_CORE_HULL_H_
+#define AURGEN_CORE_HULL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+
+namespace aurgen::core {
+
+// Hulls packed as runtime/geoms.py pack_hulls packs them: verts (V x 3),
+// vert_range (M+1), edges (E x 6; three directed edges per triangle,
+// counter-clockwise seen from outside), face_start (F+1, global rows of edges),
+// face_range (M+1), volume (M, m^3), centre (M x 3, geom frame).
+struct HullPack {
+  std::vector<double> verts, edges, volume, centre;
+  std::vector<int64_t> vert_range{0}, face_start{0}, face_range{0};
+  HullSet View() const;  // pointers into this pack (valid while it lives unchanged)
+};
+
+// Append the hull of one mesh: vert (nvert x 3, float as mjModel stores it, geom
+// frame), graph = mjModel mesh_graph + mesh_graphadr[mesh] (ngraph numbers left in
+// the array): numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],
+// edge_localid[numvert + 3 numface], face_globalid[3 numface].  Faces are
+// oriented outward here (against the hull's vertex mean); volume and centre by
+// SoupIntegrate.  Returns "" or what is wrong (indices out of range, a flat hull).
+std::string AppendHull(const float* vert, int64_t nvert, const int* graph, int64_t ngraph,
+                       HullPack* pack);
+
+}  // namespace aurgen::core
+
+#endif  // AURGEN_CORE_HULL_H_

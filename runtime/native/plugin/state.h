@@ -1,0 +1,80 @@
+// The layout of one aurgen.hydrostatics instance's d->plugin_state (MuJoCo-free,
+// so the Python module exports it too: aurgen.runtime._native.plugin_state_layout,
+// read by runtime/health.py).  Everything the health ledger keeps lives here, per
+// mjData: mj_resetData resets it (keeping the reset tally, see below),
+// mj_copyData / mj_getState / mj_setState carry it, threads never share it.
+//
+//   [led      , +kNLed)  the force stage's ledger of the latest recorded
+//                        evaluation (core::kLUBuoy J, kLPDrag W, kLUGrav J, kLKE J,
+//                        kLVSub m^3, ...)
+//   [record]             1: the next evaluation records (set by reset and advance)
+//   [mine     , +nv)     the generalized force the latest evaluation added (N, N m)
+//   [q0       , +nv)     qvel at the recorded evaluation (the step's start)
+//   [trec]               d->time of the recorded evaluation (s)
+//   [track]              the body whose height (xipos z) fills the settle window
+//   [ledger   , +kNState) the health ledger's state (core/ledger.h slots)
+//   [tally    , +kNTally) MuJoCo's state resets, counted by advance (TallySlot)
+//   [zbuf     , +nz)     ring buffer of the tracked body's height (m), one per step
+#ifndef AURGEN_PLUGIN_STATE_H_
+#define AURGEN_PLUGIN_STATE_H_
+
+#include <algorithm>
+#include <cmath>
+
+#include "forces.h"
+#include "ledger.h"
+
+namespace aurgen::hydro {
+
+// The reset tally: MuJoCo resets the state when qpos, qvel or qacc goes bad and
+// counts it in d->warning; advance reads those three counters after every step,
+// adds them here and zeroes them (so MuJoCo prints, to the warning handler, and
+// counts every reset, not only the first of a kind).  mj_resetData keeps these
+// slots (MuJoCo's own resets go through it) and sets kTPending; the next advance
+// that sees no reset clears them (the user reset the run).
+enum TallySlot {
+  kTResets = 0,     // resets counted
+  kTQpos = 1,       // of which mjWARN_BADQPOS, BADQVEL, BADQACC
+  kTQvel = 2,
+  kTQacc = 3,
+  kTFirstKind = 4,  // 0 none, 1 + index into (QPOS, QVEL, QACC) of the first reset
+  kTFirstTime = 5,  // s, the time the first reset happened at (the step's start)
+  kTReached = 6,    // s, the largest time reached before a reset
+  kTLast = 7,       // s, d->time after the latest advance
+  kTPending = 8,    // 1: mj_resetData ran since the latest advance
+  kNTally = 9
+};
+
+struct StateLayout {
+  int led, record, mine, q0, trec, track, ledger, tally, zbuf, nz, size;
+};
+
+// nv: the model's dofs; nz (>= 2): the settle window in steps.
+inline StateLayout Layout(int nv, int nz) {
+  StateLayout L;
+  L.led = 0;
+  L.record = core::kNLed;
+  L.mine = L.record + 1;
+  L.q0 = L.mine + nv;
+  L.trec = L.q0 + nv;
+  L.track = L.trec + 1;
+  L.ledger = L.track + 1;
+  L.tally = L.ledger + core::kNState;
+  L.zbuf = L.tally + kNTally;
+  L.nz = nz;
+  L.size = L.zbuf + nz;
+  return L;
+}
+
+// The settle window in steps for a window (s) and timestep (s): max(2, round(window / dt)),
+// rounding half to even as Python's round (runtime/health.py Monitor); at most kMaxWindow.
+inline constexpr int kMaxWindow = 1000000;
+inline int WindowSteps(double window, double dt) {
+  double n = dt > 0 ? std::nearbyint(window / dt) : 2.0;
+  if (!(n >= 2.0)) return 2;
+  return n > kMaxWindow ? kMaxWindow : static_cast<int>(n);
+}
+
+}  // namespace aurgen::hydro
+
+#endif  // AURGEN_PLUGIN_STATE_H_
