@@ -127,11 +127,12 @@ class _Arm:
     """GZ(φ) (m) of a body about its heel axis as a function with known breaks (rad).
 
     Floating: the kernel's :class:`RightingArm` (free trim on a followed
-    pitch-stable branch).  Submerged: the closed form ``-(b_y cos φ - b_z sin φ)``,
+    pitch-stable branch, or with ``free_trim`` False the trim held at the
+    equilibrium's).  Submerged: the closed form ``-(b_y cos φ - b_z sin φ)``,
     b = B − G, smooth everywhere.
     """
 
-    def __init__(self, body: Body, submerged: bool):
+    def __init__(self, body: Body, submerged: bool, free_trim: bool = True):
         self.submerged = submerged
         if submerged:
             V, B = full_volume(body)
@@ -140,7 +141,7 @@ class _Arm:
         else:
             from .runtime.equilibrium import RightingArm
 
-            self.kernel = RightingArm(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho)
+            self.kernel = RightingArm(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho, free_trim)
 
     def __call__(self, phi) -> np.ndarray:
         phi = np.atleast_1d(np.asarray(phi, float))
@@ -229,6 +230,18 @@ class GZCurve:
     ``trims``: the free angle (rad) at each sample (the followed branch);
     ``notes``: the branches (when more than one pitch-stable trim exists) and
     anything unusual.
+
+    ``fold`` (rad): where the pitch-stable branch of the free angle that is
+    continuous with upright ends (a fold), when the free-trim curve falls
+    through zero past its maximum only across a jump of the free angle; else
+    None.  Past a fold no nearby trim balances the body in pitch; the free-trim
+    curve jumps to a far trim (often pitched right over), and a "vanishing
+    angle" at such a jump is not a loss of roll stability.  So the whole curve
+    and its figures are then computed with the free angle held at the
+    equilibrium's (``free_trim`` False), the static counterpart of a roll much
+    faster than the pitch (what a release at rest in the time domain shows);
+    ``notes`` say so.  Jumps with GZ of one sign on both sides leave the
+    free-trim curve in place (``notes`` list them).
     """
 
     axis: str  # 'heel' or 'trim'
@@ -246,6 +259,8 @@ class GZCurve:
     trims: np.ndarray | None = None
     breaks: list = field(default_factory=list)
     arm: object = field(default=None, repr=False)
+    fold: float | None = None
+    free_trim: bool = True
 
 
 def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=None) -> GZCurve:
@@ -263,20 +278,21 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
     submerged = not floats(body)
     n = int(round(180.0 / step_deg)) + 1
     angles = np.radians(np.linspace(0.0, 180.0, n))
-    arm = _Arm(b, submerged)
     notes = []
     trims = None
+    fold = None
     if submerged:
+        arm = _Arm(b, submerged)
         gz = arm(angles)
         if progress:
             progress(n, n)
         V, B = full_volume(b)
         gm = float(B[2] - b.com[2])
     else:
-        states = arm.kernel.sweep(angles, progress)
+        arm, states, fold, branch_notes = _floating_arm(b, angles, axis, progress)
         gz = np.array([s.gz for s in states])
         trims = np.array([s.trim for s in states])
-        notes += _branch_notes(arm.kernel, states, axis)
+        notes += branch_notes
         gm = _equilibrium_gm(body, axis, notes)
     r30, r40 = math.radians(30.0), math.radians(40.0)
     pw = Piecewise(arm, 0.0, r40, extra=(r30,))
@@ -315,7 +331,54 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
     a30 = pw.area(0.0, r30)
     a40 = pw.area(0.0, r40)
     return GZCurve(axis, angles, gz, gm, slope0, g_max, a_max, avs, a30, a40, submerged, notes, trims,
-                   pw.breaks, arm)
+                   pw.breaks, arm, fold=fold, free_trim=fold is None)
+
+
+def _vanishes_at_a_jump(ra, angles, gz):
+    """The first jump (heel rad, trim before, trim after) of ``ra``'s followed branch on the positive side if the
+    sampled free-trim curve (``gz`` m at ``angles`` rad, ascending from 0) first falls through zero past its
+    maximum across a jump, i.e. its "vanishing angle" would be a branch jump rather than a zero of GZ; else None."""
+    jumps = sorted(j for j in ra.jumps if j[0] > 0)
+    if not jumps:
+        return None
+    a, g = np.asarray(angles), np.asarray(gz)
+    i = int(np.argmax(g))
+    for k in range(i, len(a) - 1):
+        if g[k] > 0 and g[k + 1] <= 0:
+            return jumps[0] if any(a[k] < j[0] <= a[k + 1] for j in jumps) else None
+    return None
+
+
+def _floating_arm(b: Body, angles, axis: str = "heel", progress=None):
+    """(arm, states, fold rad or None, notes) of a floating body's curve at ``angles`` (rad, ascending from 0).
+
+    Free trim on the pitch-stable branch continuous with upright; if that curve falls through zero only at a jump
+    of its trim (:func:`_vanishes_at_a_jump`), the trim held at the equilibrium's instead (see :class:`GZCurve`)."""
+    arm = _Arm(b, False)
+    states = arm.kernel.sweep(angles, progress)
+    jump = _vanishes_at_a_jump(arm.kernel, angles, [s.gz for s in states])
+    if jump is None:
+        return arm, states, None, _branch_notes(arm.kernel, states, axis)
+    free = "trim" if axis == "heel" else "heel"
+    pj, t0, t1 = jump
+    held = _Arm(b, False, free_trim=False)
+    note = (f"the pitch-stable {free} branch continuous with upright ends at {axis} {math.degrees(pj):.2f}° "
+            f"({free} {math.degrees(t0):.2f}°; held there the body turns to {free} {math.degrees(t1):.2f}°), and "
+            f"the free-{free} curve falls through zero only where its {free} jumps, "
+            f"not by a loss of {axis} stability; so the curve and its figures are with the {free} held at the "
+            f"equilibrium's ({math.degrees(held.kernel.trim_held):.2f}°), as a motion in {axis} much faster than "
+            f"in {free} sees it")
+    return held, held.kernel.sweep(angles), float(pj), [note]
+
+
+def sampled_arms(body: Body, angles) -> tuple[np.ndarray, float | None]:
+    """GZ (m) at heel ``angles`` (rad, ascending from 0) on :func:`gz_curve`'s basis, and its ``fold`` (rad or None):
+    free trim, or the trim held at the equilibrium's where the free-trim curve falls through zero only at a jump."""
+    angles = np.asarray(angles, float)
+    if not floats(body):
+        return righting_arms(body, angles, submerged=True), None
+    _, states, fold, _ = _floating_arm(body, angles)
+    return np.array([s.gz for s in states]), fold
 
 
 def _branch_notes(ra, states, axis) -> list:
@@ -339,7 +402,8 @@ def _branch_notes(ra, states, axis) -> list:
                    f"{math.degrees(unstable[0].heel):.0f}°); GZ there is at an unstable {free}")
     for pj, t0, t1 in ra.jumps:
         out.append(f"the followed {free} branch ends at {word} {math.degrees(pj):.4f}° ({free} {math.degrees(t0):.2f}°); "
-                   f"the curve continues on the nearest stable {free} ({math.degrees(t1):.2f}°), GZ jumps there")
+                   f"the curve continues on the stable {free} the moment turns the body to "
+                   f"({math.degrees(t1):.2f}°), GZ jumps there")
     return out
 
 

@@ -60,7 +60,8 @@ _UNITS = {"mass": "kg", "net_buoyancy": "kg", "xyz": "m", "com": "m", "cob_offse
 #: the figure columns, in table order (after ``variant`` and the swept keys)
 FIGURES = ("composed", "reason", "equilibrium_status", "capsized", "safe", "total_mass_kg", "added_mass_kg",
            "com_x_m", "com_y_m", "com_z_m", "displaced_volume_m3", "reserve_buoyancy_kg", "draft_m", "heel_deg",
-           "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "max_gz_m", "angle_max_gz_deg", "avs_deg")
+           "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "max_gz_m", "angle_max_gz_deg", "avs_deg",
+           "gz_fold_deg")
 
 
 class SweepError(AurgenError):
@@ -680,19 +681,22 @@ def figures_of(sweep: Sweep, vehicle) -> dict:
 
 
 def _gz(sweep: Sweep, body) -> dict:
-    """max GZ, its angle and the AVS: ``exact`` from :func:`aurgen.stability.gz_curve` (the report's
-    figures, GZ sampled every ``gz_step_deg``, then refined); ``samples`` read off the kernel's GZ
-    at every ``gz_step_deg`` (:func:`aurgen.stability.righting_arms`): the largest sample, and the AVS
-    interpolated linearly between the samples around the first fall through zero after it."""
+    """max GZ, its angle, the AVS and the free-trim fold: ``exact`` from :func:`aurgen.stability.gz_curve`
+    (the report's figures, GZ sampled every ``gz_step_deg``, then refined); ``samples`` read off the kernel's GZ
+    at every ``gz_step_deg`` on the same basis (:func:`aurgen.stability.sampled_arms`): the largest sample, and
+    the AVS interpolated linearly between the samples around the first fall through zero after it.
+    ``gz_fold_deg``: where the pitch-stable trim branch continuous with upright ends before the curve vanishes;
+    when set, the figures are with the trim held at the equilibrium's (:class:`aurgen.stability.GZCurve`)."""
     from . import stability as stb
 
     if sweep.gz == "exact":
         c = stb.gz_curve(body, "heel", sweep.gz_step_deg)
         return {"max_gz_m": _num(c.max_gz), "angle_max_gz_deg": _num(math.degrees(c.angle_max_gz)),
-                "avs_deg": _num(math.degrees(c.avs)) if c.avs is not None else None}
+                "avs_deg": _num(math.degrees(c.avs)) if c.avs is not None else None,
+                "gz_fold_deg": _num(math.degrees(c.fold)) if c.fold is not None else None}
     n = int(round(180.0 / sweep.gz_step_deg)) + 1
     ang = np.radians(np.linspace(0.0, 180.0, n))
-    gz = stb.righting_arms(body, ang)
+    gz, fold = stb.sampled_arms(body, ang)
     i = int(np.nanargmax(gz))
     avs = None
     for k in range(i, n - 1):
@@ -700,7 +704,8 @@ def _gz(sweep: Sweep, body) -> dict:
             avs = math.degrees(ang[k] + (ang[k + 1] - ang[k]) * gz[k] / (gz[k] - gz[k + 1]))
             break
     return {"max_gz_m": _num(gz[i]), "angle_max_gz_deg": _num(math.degrees(ang[i])),
-            "avs_deg": _num(avs) if avs is not None else None}
+            "avs_deg": _num(avs) if avs is not None else None,
+            "gz_fold_deg": _num(math.degrees(fold)) if fold is not None else None}
 
 
 def row_of(sweep: Sweep, i: int) -> dict:

@@ -395,7 +395,7 @@ class HeelState:
     the other pitch-stable trims at this heel (rad; None when no full-range
     scan was made); ``jump``: the followed branch ended (a fold) between the
     previous sample of the sweep and this one, and the trim jumped to the
-    nearest stable one.
+    stable one the pitch moment turns the body to (:func:`_downhill`).
     """
 
     heel: float
@@ -454,6 +454,17 @@ def _newton_trim(f, t0, tol, h=1e-6):
             return t, abs(ft) <= tol
         t, ft = tn, fn
     return t, abs(ft) <= tol
+
+
+def _downhill(f, t0, stable):
+    """The pitch-stable trim (rad) a body at trim ``t0`` reaches when its pitch moment turns it: the first of
+    ``stable`` met going from t0 the way the moment acts (bow up, i.e. trim decreasing, while B is forward of
+    G, f(t0) > 0), around the circle; the nearest one if f(t0) = 0."""
+    f0 = f(t0)
+    if f0 == 0.0:
+        return min(stable, key=lambda c: abs(_wrap(c - t0)))
+    s = -1.0 if f0 > 0 else 1.0
+    return min(stable, key=lambda c: (s * (c - t0)) % (2 * np.pi))
 
 
 def _pitch_slope(f, t, h=1e-6):
@@ -561,7 +572,9 @@ class RightingArm:
     :meth:`sweep` scans the full ±π trim range at every sample and follows the
     branch continuous with upright (at zero heel, the stable trim nearest 0),
     from 0 outwards on each side; where that branch ends (a fold) it jumps to
-    the nearest stable trim and records where (:attr:`jumps`).  Without
+    the stable trim the pitch moment turns the body to (the first one met
+    going from the old trim the way the moment acts, :func:`_downhill`) and
+    records where (:attr:`jumps`).  Without
     ``free_trim`` the trim is held at the upright equilibrium's.
 
     The curve is smooth (analytic) except where the waterplane meets a vertex
@@ -642,6 +655,8 @@ class RightingArm:
         jump = prev is not None and not (newton_ok and abs(_wrap(t - tn)) <= 1e-9)
         if newton_ok and abs(_wrap(t - tn)) <= 1e-9:
             t = tn
+        elif jump and stable:
+            t = _downhill(f, t_prev, stable)
         others = tuple(c for c in stable if abs(_wrap(c - t)) > 1e-7)
         st = self._make(phi, t, f, others, jump)
         if jump:

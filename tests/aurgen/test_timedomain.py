@@ -182,9 +182,10 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
     sweep = prepare(_write(tmp_path, sweep_text, "avs.yaml"), time_domain=True)
     v = compose_variant(sweep, values_of(sweep, 0), 0)
     # the static righting arm every 0.25 degrees at the equilibrium's trim; the vanishing angle is
-    # its first fall through zero past its maximum. (The free-trim arm of this variant jumps from
-    # +0.09 m at 24 deg to -0.48 m at 26 deg, onto a branch pitched far over, and gz_curve raises
-    # "GZ does not resolve" there; released at rest the boat keeps its trim within 3 deg.)
+    # its first fall through zero past its maximum. (The free-trim arm of this variant only falls
+    # through zero where its trim jumps past a fold, onto a branch pitched far over, so
+    # stb.gz_curve and the sweep give this held-trim curve and the fold, 20.04 deg:
+    # tests/runtime/test_trim_branches.py; released at rest the boat keeps its trim within 3 deg.)
     ang = np.radians(np.arange(0.0, 90.0, 0.25))
     gz = stb.righting_arms(stb.body_of(v), ang, free_trim=False)
     k = int(np.argmax(gz))
