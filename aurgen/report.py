@@ -497,6 +497,18 @@ def _deg(a) -> str:
     return "—" if a is None or not math.isfinite(a) else f"{math.degrees(a):.2f}°"
 
 
+def _basis(c) -> str:
+    """'free trim' (heel curve) / 'free heel' (trim curve), or 'trim held' / 'heel held' past a fold."""
+    other = "trim" if c.axis == "heel" else "heel"
+    return f"free {other}" if c.free_trim else f"{other} held"
+
+
+def _fold(c) -> str:
+    """' (<other> held: its free branch folds at X°)' when the curve is held past a fold, else ''."""
+    other = "trim" if c.axis == "heel" else "heel"
+    return "" if c.fold is None else f" ({other} held: the free-{other} branch folds at {_deg(c.fold)})"
+
+
 def headline(rep: Report) -> list[tuple[str, str]]:
     """The headline rows printed by the CLI and opening report.md."""
     v, c = rep.vehicle, rep.heel
@@ -505,16 +517,16 @@ def headline(rep: Report) -> list[tuple[str, str]]:
     if rep.eq is not None:
         rows.append(("draft", f"{rep.eq.draft:.4f} m, heel {_deg(rep.eq.heel)}, trim {_deg(rep.eq.trim)}"))
     gm_name = "BG_z (submerged GM_T)" if c.submerged else "GM_T"
-    rows += [(gm_name, f"{c.gm:.5f} m (dGZ/dheel at 0° heel, free trim: {c.slope0:.5f} m/rad)"),
+    rows += [(gm_name, f"{c.gm:.5f} m (dGZ/dheel at 0° heel, {_basis(c)}: {c.slope0:.5f} m/rad)"),
              ("max GZ", f"{c.max_gz:.5f} m at {_deg(c.angle_max_gz)}"),
-             ("vanishing stability", _deg(c.avs) if c.avs is not None else "none up to 180°"),
+             ("vanishing stability", (_deg(c.avs) if c.avs is not None else "none up to 180°") + _fold(c)),
              ("area to 30°", f"{c.area_30:.6f} m·rad"), ("area to 40°", f"{c.area_40:.6f} m·rad")]
     if rep.trim is not None:
         t = rep.trim
         rows += [("GM_L" if not t.submerged else "BG_z (pitch)",
-                  f"{t.gm:.5f} m (dGZ/dtrim at 0° trim, free heel: {t.slope0:.5f} m/rad)"),
+                  f"{t.gm:.5f} m (dGZ/dtrim at 0° trim, {_basis(t)}: {t.slope0:.5f} m/rad)"),
                  ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}"),
-                 ("vanishing stability (trim)", _deg(t.avs) if t.avs is not None else "none up to 180°")]
+                 ("vanishing stability (trim)", (_deg(t.avs) if t.avs is not None else "none up to 180°") + _fold(t))]
     L = rep.load
     at = f"({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m"
     if rep.balance is None:
@@ -597,14 +609,18 @@ def markdown(rep: Report, figures: dict) -> str:
             out.append("Wholly submerged: the arm is the horizontal offset of the centre of buoyancy from the "
                        "centre of mass, GZ(φ) = BG sin φ for a CoB straight above the CoM.")
         else:
-            out.append("Free-floating at constant displacement, the other angle free. GZ > 0 rights.")
+            out.append("Free-floating at constant displacement, the other angle free. GZ > 0 rights." if c.free_trim
+                       else "Free-floating at constant displacement, the other angle held at the equilibrium's: "
+                       f"its pitch-stable branch followed from upright folds at {_deg(c.fold)} and the free curve "
+                       "falls through zero only where it jumps (see the note). GZ > 0 rights.")
         gname = "BG_z" if c.submerged else ("GM_T" if c.axis == "heel" else "GM_L")
         nbrk = len([x for x in c.breaks if x < math.radians(40.0) and abs(x - math.radians(30.0)) > 1e-12])
         free = "trim" if c.axis == "heel" else "heel"
         out += ["", f"- {gname} = {c.gm:.6f} m (the kernel's, at the equilibrium); the curve's slope at 0° "
-                f"{c.axis} with {free} free: {c.slope0:.6f} m/rad",
+                f"{c.axis} with {free} {'free' if c.free_trim else 'held'}: {c.slope0:.6f} m/rad",
                 f"- maximum GZ {c.max_gz:.6f} m at {_deg(c.angle_max_gz)}",
-                f"- angle of vanishing stability: {_deg(c.avs) if c.avs is not None else 'none up to 180°'}",
+                f"- angle of vanishing stability: {_deg(c.avs) if c.avs is not None else 'none up to 180°'}"
+                + _fold(c),
                 f"- area under GZ to 30°: {c.area_30:.6f} m·rad; to 40°: {c.area_40:.6f} m·rad"
                 + (f" (integrated piecewise between the {nbrk} angles below 40° where a displacement-box corner "
                    "meets the water: GZ has a kink at each)" if nbrk else ""), ""]
