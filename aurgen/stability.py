@@ -362,8 +362,10 @@ def _floating_arm(b: Body, angles, axis: str = "heel", progress=None):
     free = "trim" if axis == "heel" else "heel"
     pj, t0, t1 = jump
     held = _Arm(b, False, free_trim=False)
+    nxt = min((s.heel for s in states if s.heel > pj), default=pj)  # the sample where the jump was taken
     note = (f"the pitch-stable {free} branch continuous with upright ends at {axis} {math.degrees(pj):.2f}° "
-            f"({free} {math.degrees(t0):.2f}°; held there the body turns to {free} {math.degrees(t1):.2f}°), and "
+            f"({free} {math.degrees(t0):.2f}°; held at {axis} {math.degrees(nxt):.2f}° the body turns to {free} "
+            f"{math.degrees(t1):.2f}°), and "
             f"the free-{free} curve falls through zero only where its {free} jumps, "
             f"not by a loss of {axis} stability; so the curve and its figures are with the {free} held at the "
             f"equilibrium's ({math.degrees(held.kernel.trim_held):.2f}°), as a motion in {axis} much faster than "
