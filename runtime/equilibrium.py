@@ -655,16 +655,24 @@ class RightingArm:
         jump = prev is not None and not (newton_ok and abs(_wrap(t - tn)) <= 1e-9)
         if newton_ok and abs(_wrap(t - tn)) <= 1e-9:
             t = tn
-        elif jump and stable:
-            t = _downhill(f, t_prev, stable)
+        elif jump:
+            # Newton from the last trim can fail on a long step while the branch goes on: follow it in
+            # bisected steps; only if it ends before phi is this a jump
+            pj, t_lo = self._locate_fold(prev, phi)
+            tc, okc = _newton_trim(f, t_lo, self.tol)
+            if phi - pj <= 1e-12 and okc and _pitch_slope(f, tc) > 0 and abs(_wrap(tc - t_lo)) < 0.2:
+                t, jump = tc, False
+            elif stable:
+                t = _downhill(f, t_prev, stable)
         others = tuple(c for c in stable if abs(_wrap(c - t)) > 1e-7)
         st = self._make(phi, t, f, others, jump)
         if jump:
-            self.jumps.append((self._locate_fold(prev, phi), prev.trim, st.trim))
+            self.jumps.append((pj, prev.trim, st.trim))
         return st
 
     def _locate_fold(self, prev, phi):
-        """Heel (rad) between prev.heel and phi where the branch through ``prev`` stops being followable."""
+        """(heel, trim) rad: where between prev.heel and phi the branch through ``prev`` stops being followable
+        (phi less ~1e-13 if it is followable all the way), and the branch's last trim found before it."""
         lo, t_lo, hi = prev.heel, prev.trim, phi
         for _ in range(60):
             if abs(hi - lo) <= 1e-13:
@@ -676,7 +684,7 @@ class RightingArm:
                 lo, t_lo = mid, t
             else:
                 hi = mid
-        return 0.5 * (lo + hi)
+        return 0.5 * (lo + hi), t_lo
 
     def sweep(self, angles, progress=None) -> list:
         """States at each heel in ``angles`` (rad), continued from upright outwards on each side."""

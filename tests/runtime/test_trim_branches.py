@@ -65,11 +65,11 @@ def _submerged(R, z0):
 _LAST = [0.0]  # the last draft found: a narrow first bracket for the next
 
 
-def ref_state(heel, trim):
+def ref_state(heel, trim, mass=MASS, com=COM):
     """(U = z_G - z_B, B - G world) at constant displacement (m)."""
     R = _rot(heel, trim)
     zs = np.concatenate([(m.vertices @ R.T)[:, 2] for m in _MESHES])
-    V0 = MASS / RHO
+    V0 = mass / RHO
 
     def f(z):
         return _submerged(R, z)[0] - V0
@@ -79,7 +79,7 @@ def ref_state(heel, trim):
         lo, hi = -zs.max(), -zs.min()
     z0 = _LAST[0] = brentq(f, lo, hi, xtol=1e-13)
     _, B = _submerged(R, z0)
-    G = R @ COM + [0.0, 0.0, z0]
+    G = R @ np.asarray(com) + [0.0, 0.0, z0]
     return G[2] - B[2], B - G
 
 
@@ -172,3 +172,24 @@ def test_held_trim_vanishing_angle_against_the_reference():
     assert fold == pytest.approx(c.fold, abs=1e-9)
     for k in (2, 4, 5):
         assert gz[k] == pytest.approx(-ref_state(ang[k], trim_e)[1][1], abs=1e-9)
+
+
+def test_a_long_step_on_a_continuous_branch_is_not_a_jump():
+    """20 kg 0.2 m above the deck (the boat's own 17.3 kg at the CoM below): from 20 to 30 deg of heel the
+    pitch-stable trim moves 14 deg, more than one Newton run from the last trim follows; sampled every 10 deg the
+    branch is still followed (no jump), to the trim where the reference's minimum, tracked in 1 deg steps, is."""
+    m0, c0 = MASS - 10.0, (MASS * COM - 10.0 * np.array([0.0, 0.0, 1.0])) / (MASS - 10.0)  # the boat alone
+    mass = m0 + 20.0
+    com = (m0 * c0 + 20.0 * np.array([0.0, 0.0, 0.2])) / mass
+    ra = RightingArm(geoms(), mass, com, RHO)
+    sts = ra.sweep(np.radians([10.0, 20.0, 30.0]))
+    assert ra.jumps == [] and not sts[2].jump
+    t = sts[1].trim
+    for hd in range(21, 31):  # the reference branch: the potential's minimum followed from the 20 deg trim
+        r = minimize_scalar(lambda x: ref_state(math.radians(hd), x, mass, com)[0],
+                            bounds=(t - math.radians(3), t + math.radians(3)), method="bounded",
+                            options={"xatol": 1e-10})
+        assert abs(r.x - t) < math.radians(2.5)  # an interior minimum near the last: the same branch
+        t = r.x
+    assert math.degrees(sts[2].trim - sts[1].trim) < -10.0
+    assert sts[2].trim == pytest.approx(t, abs=1e-7)
