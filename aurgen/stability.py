@@ -270,7 +270,9 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
     and vanishing angle are refined from the samples by Brent's method on the
     kernel's GZ (the maximum on each smooth piece between breaks, and at the
     breaks); the areas to 30° and 40° by :class:`Piecewise`.  A dip of GZ below
-    zero and back between two samples is not seen by the AVS search.
+    zero and back between two samples is not seen by the AVS search.  Where the
+    free-trim curve falls through zero only across a jump of its trim past a
+    fold, the curve is the held-trim one and ``fold`` says where (:class:`GZCurve`).
     """
     from scipy.optimize import brentq, minimize_scalar
 
