@@ -32,12 +32,12 @@ inline void Corner(int i, const double L[3], double u[3]) {
 }
 
 // Where the plane crosses the box edge from corner lo (submerged) to corner
-// hi = lo + one bit (dry).  Computed from lo whichever face asks, so the two
-// faces sharing an edge get bitwise the same point.
-inline void Crossing(int lo, int hi, const double d[8], const double L[3], double u[3]) {
+// hi = lo + one bit (dry), from the table xc of BoxClip1 (each crossing is
+// computed once, so the two faces sharing an edge get the same point).
+inline void Crossing(int lo, int hi, const double xc[8][3], const double L[3], double u[3]) {
   int k = (hi ^ lo) == 1 ? 0 : ((hi ^ lo) == 2 ? 1 : 2);
   Corner(lo, L, u);
-  u[k] = L[k] * (d[lo] / (d[lo] - d[hi]));  // d[lo] >= 0 > d[hi]
+  u[k] = xc[lo][k];
 }
 
 }  // namespace
@@ -63,6 +63,20 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
     for (int i = 1; i < kNAcc; ++i) acc[i] = 0.0;
     return;
   }
+  // the crossings of the cut edges: xc[lo][k] = u_k where the plane crosses
+  // the edge from corner lo along +u_k (d[lo] >= 0 > d[hi]); other entries
+  // are never read
+  double xc[8][3];
+  for (int lo = 0; lo < 8; ++lo)
+    for (int k = 0; k < 3; ++k) {
+      int hi = lo | (1 << k);
+      if (hi != lo && d[lo] >= 0.0 && d[hi] < 0.0) xc[lo][k] = L[k] * (d[lo] / (d[lo] - d[hi]));
+    }
+  // the cap's normal is m: twice a fan triangle's area is its cross product's
+  // component along m's largest axis K over m_K (>= 1/sqrt(3))
+  const int K = m[0] >= m[1] ? (m[0] >= m[2] ? 0 : 2) : (m[1] >= m[2] ? 1 : 2);
+  const int K1 = (K + 1) % 3, K2 = (K + 2) % 3;
+  const double inv_mK = 1.0 / m[K];
   double vsum = 0.0, msum[3] = {0.0, 0.0, 0.0};  // sum L_k A_k, sum L_k ∫_face u dA
   bool has_q = false;
   double q[3] = {0.0, 0.0, 0.0};  // fan apex of the cap: its first vertex
@@ -78,14 +92,14 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
     const bool wet1 = d[c1] >= 0.0, wet3 = d[c3] >= 0.0;
     double ex[3], ent[3];  // leaving the water along the loop, entering it
     if (wet1) {
-      Crossing(c1, c2, d, L, ex);
+      Crossing(c1, c2, xc, L, ex);
     } else {
-      Crossing(c0, c1, d, L, ex);
+      Crossing(c0, c1, xc, L, ex);
     }
     if (wet3) {
-      Crossing(c3, c2, d, L, ent);
+      Crossing(c3, c2, xc, L, ent);
     } else {
-      Crossing(c0, c3, d, L, ent);
+      Crossing(c0, c3, xc, L, ent);
     }
     if (far) {
       // shoelace from c0 (the origin of the face's in-plane axes (p, r),
@@ -126,8 +140,7 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
     }
     double w1[3] = {ent[0] - q[0], ent[1] - q[1], ent[2] - q[2]};
     double w2[3] = {ex[0] - q[0], ex[1] - q[1], ex[2] - q[2]};
-    double a2 = m[0] * (w1[1] * w2[2] - w1[2] * w2[1]) + m[1] * (w1[2] * w2[0] - w1[0] * w2[2]) +
-                m[2] * (w1[0] * w2[1] - w1[1] * w2[0]);
+    double a2 = (w1[K1] * w2[K2] - w1[K2] * w2[K1]) * inv_mK;
     A2 += a2;
     double s[3] = {w1[0] + w2[0], w1[1] + w2[1], w1[2] + w2[2]};
     C1[0] += a2 * s[0];
