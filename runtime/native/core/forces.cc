@@ -299,6 +299,9 @@ void ForceStage::Passive(const ForceData& d) {
     int64_t typ = m_.gi[4 * k + 2];
     double Vg = m_.gvol[k];
     const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
+    // the body's angular velocity and its norm: the same for all the geom's pieces
+    const double w0 = d.cvel[6 * b], w1 = d.cvel[6 * b + 1], w2 = d.cvel[6 * b + 2];
+    const double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
     for (int c = 0; c < nc; ++c) {
       double V = o_.vols[k * nc + c];
       if (V <= 0.0) continue;
@@ -346,9 +349,6 @@ void ForceStage::Passive(const ForceData& d) {
           double coef = (3.0 * kPi * mu * deq + 0.5 * rho * kCD * Ap * sp) * f;
           for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
         }
-        const double* cv = d.cvel + 6 * b;
-        double w0 = cv[0], w1 = cv[1], w2 = cv[2];
-        double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
         double ct = (kPi * mu * deq3 + rho * kCD * deq5 / 64.0 * wn) * f;
         Td[0] = -ct * w0;
         Td[1] = -ct * w1;
