@@ -290,7 +290,8 @@ void ForceStage::Passive(const ForceData& d) {
   }
 
   // ---- per geom, per cell: buoyancy, drag, surface damping
-  double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0, up_h = 0.0;
+  double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
+         up_h = 0.0;  // up_h: sqrt(|g| h)
   int up_k = -1;
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
@@ -355,9 +356,9 @@ void ForceStage::Passive(const ForceData& d) {
         Td[2] = -ct * w2;
         double A = o_.areas[k * nc + c];
         if (mark == 1 && A == A && A > 0.0) {
-          // the up direction n = -g/|g| and the geom's height along it: the same
-          // bits of g (a uniform field: every piece) give the same values, so
-          // they are recomputed only when g's bits change or the geom does
+          // the up direction n = -g/|g| and sqrt(|g| x the geom's height along
+          // n): the same bits of g (a uniform field: every piece) give the same
+          // values, so they are recomputed only when g's bits or the geom change
           if (std::memcmp(g, up_g, sizeof up_g) != 0) {
             std::memcpy(up_g, g, sizeof up_g);
             up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
@@ -378,10 +379,10 @@ void ForceStage::Passive(const ForceData& d) {
               double hmax, hmin;
               SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
                            &hmin);
-              up_h = hmax - hmin;
+              up_h = std::sqrt(gn * (hmax - hmin));
               up_k = k;
             }
-            double B = kCS * rho * A * std::sqrt(gn * up_h);
+            double B = kCS * rho * A * up_h;
             double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
             Fd[0] -= B * vn * n0;
             Fd[1] -= B * vn * n1;
