@@ -54,9 +54,24 @@ def _agree_with_generic(sizes, pos, mats, plane):
     return worst
 
 
+def _prism(sizes, pos, mats, plane):
+    """Per box: does the plane cross all four edges along one box axis (the tier's closed-form
+    prism case) rather than cutting off a corner or a wedge (its general face/cap case)?"""
+    n, d = plane[:3], plane[3]
+    corners = np.array(list(itertools.product((-1, 1), repeat=3)))  # (8, 3) sign patterns
+    x = pos[:, None, :] + np.einsum("nij,ncj->nci", mats, corners * sizes[:, None, :])
+    wet = x @ n <= d  # (n, 8)
+    out = np.zeros(len(sizes), dtype=bool)
+    for k in range(3):
+        lo = corners[:, k] < 0
+        out |= wet[:, lo].all(axis=1) & ~wet[:, ~lo].any(axis=1)
+        out |= ~wet[:, lo].any(axis=1) & wet[:, ~lo].all(axis=1)
+    return out
+
+
 def test_random_poses_agree_with_the_generic_path():
     rng = np.random.default_rng(11)
-    worst, cut = 0.0, 0
+    worst, cut, prism = 0.0, 0, 0
     for trial in range(40):
         n = 256
         sizes = rng.uniform(0.02, 1.5, (n, 3))
@@ -68,9 +83,12 @@ def test_random_poses_agree_with_the_generic_path():
         out = _clip(sizes, pos, mats, plane[None], False)
         if trial == 0:  # the switch does select another implementation
             assert not np.array_equal(out, _clip(sizes, pos, mats, plane[None], False, box_tier=False))
-        cut += int(np.count_nonzero((out[:, 0] > 0) & (out[:, 0] < 8 * sizes.prod(axis=1))))
-    print(f"{40 * 256} boxes, {cut} cut, max rel diff {worst:.3g}")
-    assert cut > 5000
+        part = (out[:, 0] > 0) & (out[:, 0] < 8 * sizes.prod(axis=1))
+        cut += int(np.count_nonzero(part))
+        prism += int(np.count_nonzero(part & _prism(sizes, pos, mats, plane)))
+    print(f"{40 * 256} boxes, {cut} cut ({prism} of them through four parallel edges), "
+          f"max rel diff {worst:.3g}")
+    assert cut > 5000 and 1000 < prism < cut - 1000  # both of the tier's cases, many times
     assert worst <= TOL
 
 

@@ -40,6 +40,51 @@ inline void Crossing(int lo, int hi, const double xc[8][3], const double L[3], d
   u[k] = xc[lo][k];
 }
 
+// The prism case of BoxClip1: the plane crosses the four edges along axis k
+// at heights z (u_k) over the corners (0, 0), (Lp, 0), (0, Lr), (Lp, Lr) of
+// the cross-section in its axes p = k + 1, r = k + 2 (mod 3).  z is linear:
+// z = zm + dp (u_p/Lp - 1/2) + dr (u_r/Lr - 1/2), so with S = Lp Lr
+//   V = S zm,  ∫(u_p - h_p) dV = S Lp dp / 12,  ∫(u_k - h_k) dV = S (zm (zm - Lk)/2 + (dp² + dr²)/24),
+// and the cap (the graph of z, area S / m_k) has its centroid over the middle
+// of the cross-section at height zm, with central second moments
+// A (Lp²/12, Lr²/12, (dp² + dr²)/12) and A Lp dp/12 (p, k), A Lr dr/12 (r, k).
+void Prism(int k, const double d[8], const double L[3], const double h[3], const double sg[3],
+           const double m[3], bool want_wp, double* acc) {
+  const int p = (k + 1) % 3, r = (k + 2) % 3;
+  const int bk = 1 << k, lo[4] = {0, 1 << p, 1 << r, (1 << p) | (1 << r)};
+  double z[4];
+  for (int i = 0; i < 4; ++i)  // as xc[lo][k] in BoxClip1
+    z[i] = L[k] * (d[lo[i]] / (d[lo[i]] - d[lo[i] | bk]));
+  const double S = L[p] * L[r];
+  const double zm = 0.25 * ((z[0] + z[1]) + (z[2] + z[3]));
+  const double dp = 0.5 * ((z[1] + z[3]) - (z[0] + z[2]));
+  const double dr = 0.5 * ((z[2] + z[3]) - (z[0] + z[1]));
+  const double q2 = dp * dp + dr * dr;
+  const double A = S / m[k];
+  acc[0] = S * zm;
+  acc[1 + p] = sg[p] * (S * (L[p] * dp / 12.0));
+  acc[1 + r] = sg[r] * (S * (L[r] * dr / 12.0));
+  acc[1 + k] = sg[k] * (S * (0.5 * zm * (zm - L[k]) + q2 / 24.0));
+  acc[4] = A;
+  const double ck = zm - h[k];  // the cap's centroid, centred frame: (0, 0, ck) in (p, r, k)
+  acc[5 + p] = 0.0;
+  acc[5 + r] = 0.0;
+  acc[5 + k] = sg[k] * (A * ck);
+  if (!want_wp) {
+    for (int e = 8; e < kNAcc; ++e) acc[e] = 0.0;
+    return;
+  }
+  double J[3][3];  // about the origin, reflected frame
+  J[p][p] = A * (L[p] * L[p]) / 12.0;
+  J[r][r] = A * (L[r] * L[r]) / 12.0;
+  J[k][k] = A * q2 / 12.0 + A * ck * ck;
+  J[p][r] = J[r][p] = 0.0;
+  J[p][k] = J[k][p] = A * (L[p] * dp) / 12.0;
+  J[r][k] = J[k][r] = A * (L[r] * dr) / 12.0;
+  static constexpr int kI[6] = {0, 1, 2, 0, 0, 1}, kJ[6] = {0, 1, 2, 1, 2, 2};
+  for (int e = 0; e < 6; ++e) acc[8 + e] = sg[kI[e]] * sg[kJ[e]] * J[kI[e]][kJ[e]];
+}
+
 }  // namespace
 
 void BoxClip1(double a, double b, double c, double nx, double ny, double nz, double t,
@@ -62,6 +107,16 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
     acc[0] = d[0] < 0.0 ? 0.0 : 8.0 * a * b * c;
     for (int i = 1; i < kNAcc; ++i) acc[i] = 0.0;
     return;
+  }
+  // the plane crosses the four edges along one axis k (the face u_k = 0 wet,
+  // the face u_k = L_k dry; a level pontoon at the waterline): a prism under a
+  // plane, in closed form
+  for (int k = 0; k < 3; ++k) {
+    const int bk = 1 << k;
+    if (d[7 ^ bk] >= 0.0 && d[bk] < 0.0) {
+      Prism(k, d, L, h, sg, m, want_wp, acc);
+      return;
+    }
   }
   // the crossings of the cut edges: xc[lo][k] = u_k where the plane crosses
   // the edge from corner lo along +u_k (d[lo] >= 0 > d[hi]); other entries

@@ -9,7 +9,10 @@
 //   ∫(x-v0)dV = 1/4 (sum of L_k ∫_face (x-v0) dA + tau ∫_cap (x-v0) dA)
 // with L_k the box's edge lengths, tau the depth of v0 below the plane, A_k
 // the clipped face areas (exact polygons, <= 5 vertices) and the cap a fan of
-// triangles (<= 6).  Boxes cut by several planes stay on the generic
+// triangles (<= 6).  When the plane crosses the four edges along one axis
+// (the common case: a level pontoon at the waterline) the wet part is a prism
+// under a plane and everything is in closed form from the four crossing
+// heights (no faces, no fan).  Boxes cut by several planes stay on the generic
 // polyhedral path (clip_poly.h), which is also this tier's test reference.
 // Units: metres; geom frame (the box centred at the origin, axis-aligned).
 #ifndef AURGEN_CORE_CLIP_BOX_H_
