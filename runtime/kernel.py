@@ -23,6 +23,10 @@ place::
                           (world) and [8:14] its second moments of area about
                           that centroid, world axes (xx, yy, zz, xy, xz, yz)
 
+``box_tier=False`` (keyword) clips a box cut by one plane with the generic
+polyhedral path instead of the box tier: the tier's test reference, the same
+results to rounding.
+
 Inputs are checked (shapes, type codes, mesh ids, hull indices: ValueError on
 a mismatch); ``out`` must be a writable C-contiguous float64 array.  Tiers,
 algorithms and error bounds: ``docs/kernel.md``.

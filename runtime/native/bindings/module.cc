@@ -139,8 +139,9 @@ int64_t CheckBatch(const Types& types, const V3& sizes, const V3& pos, const M33
 
 void ClipRows(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
               const Types& mesh_ids, const core::HullSet& hs, const double* planes, int P,
-              double* out, int W, bool want_wp, int64_t N) {
+              double* out, int W, bool want_wp, int64_t N, bool box_tier = true) {
   core::Scratch& s = ThreadScratch();
+  s.box_generic = !box_tier;
   int64_t emax = 1, fmax = 1;
   for (int64_t i = 0; i < N; ++i) {
     int64_t e, f;
@@ -159,7 +160,7 @@ void ClipRows(const Types& types, const V3& sizes, const V3& pos, const M33& mat
 
 void ClipInto(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
               const Types& mesh_ids, nb::handle hulls, const Planes& planes, OutF out,
-              bool want_wp) {
+              bool want_wp, bool box_tier) {
   Hulls h;
   LoadHulls(hulls, h);
   int64_t N = CheckBatch(types, sizes, pos, mats, mesh_ids, h.set);
@@ -169,7 +170,7 @@ void ClipInto(const Types& types, const V3& sizes, const V3& pos, const M33& mat
   int W = static_cast<int>(out.shape(1));
   nb::gil_scoped_release release;
   ClipRows(types, sizes, pos, mats, mesh_ids, h.set, planes.data(), P, out.data(), W, want_wp,
-           N);
+           N, box_tier);
 }
 
 void ClipCellsInto(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
@@ -495,13 +496,15 @@ NB_MODULE(_native, m) {
   m.attr("NLAT") = core::kNLat;
 
   m.def("clip_into", &ClipInto, "types"_a, "sizes"_a, "pos"_a, "mats"_a, "mesh_ids"_a, "hulls"_a,
-        "planes"_a, "out"_a.noconvert(), "want_wp"_a,
+        "planes"_a, "out"_a.noconvert(), "want_wp"_a, "box_tier"_a = true,
         "Clip N geoms by the convex set planes (P, 4) rows (nx, ny, nz, d), n.x <= d, and write\n"
         "out (N, >= 5) in place: [V, cx, cy, cz, A] (m^3, world m, m^2); with want_wp and 14\n"
         "columns also [5:8] the section centroid and [8:14] its second moments (xx, yy, zz, xy,\n"
         "xz, yz) about it, world axes.  types: MuJoCo mjtGeom codes (N,); sizes (N, 3); pos\n"
         "(N, 3) world; mats (N, 3, 3) geom -> world; mesh_ids (N,) rows of hulls (a pack_hulls\n"
-        "tuple).  Deterministic: the same inputs give bitwise the same outputs, whatever N.");
+        "tuple).  Deterministic: the same inputs give bitwise the same outputs, whatever N.\n"
+        "box_tier=False clips boxes cut by one plane with the generic polyhedral path instead of\n"
+        "the box tier (the tier's test reference; same results to rounding).");
   m.def("clip_cells_into", &ClipCellsInto, "types"_a, "sizes"_a, "pos"_a, "mats"_a, "mesh_ids"_a,
         "hulls"_a, "cell_planes"_a, "cell_start"_a, "out"_a.noconvert(),
         "out[c, i, :] = the clip_into row of geom i in cell c; cell c is the rows\n"

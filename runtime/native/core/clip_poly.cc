@@ -27,6 +27,52 @@ inline void Emit(double* E, int64_t k, double ax, double ay, double az, double b
   r[5] = bz;
 }
 
+struct Pt3 {
+  double x, y, z;
+};
+
+// Walk the edges [e0, e1) of one face of E clipped by n.x <= t, in order:
+//   keep(a, b)              an edge wholly inside, or the inside part a -> c
+//                           of an edge leaving (c its crossing, the exit);
+//   enter(c, b, closes, p)  the inside part c -> b of an edge entering (c the
+//                           entry); closes: an exit p is pending, and the
+//                           closing edge p -> c on the plane belongs here;
+//   close(p, f)             at the end, the closing edge from the last exit p
+//                           to the face's first entry f (when it was deferred).
+// Crossings: c = a + (b - a) sa / (sa - sb), sa and sb the ends' n.x - t.
+template <class Keep, class Enter, class Close>
+inline void ClipFace(const double* E, int64_t e0, int64_t e1, double nx, double ny, double nz,
+                     double t, Keep&& keep, Enter&& enter, Close&& close) {
+  bool has_first = false, has_pend = false;
+  Pt3 f{0.0, 0.0, 0.0}, p{0.0, 0.0, 0.0};
+  for (int64_t e = e0; e < e1; ++e) {
+    const double* r = E + 6 * e;
+    const Pt3 a{r[0], r[1], r[2]}, b{r[3], r[4], r[5]};
+    double sa = nx * a.x + ny * a.y + nz * a.z - t;
+    double sb = nx * b.x + ny * b.y + nz * b.z - t;
+    if (sa <= 0.0 && sb <= 0.0) {
+      keep(a, b);
+    } else if (sa <= 0.0 || sb <= 0.0) {
+      double lam = sa / (sa - sb);
+      const Pt3 c{a.x + (b.x - a.x) * lam, a.y + (b.y - a.y) * lam, a.z + (b.z - a.z) * lam};
+      if (sa <= 0.0) {
+        keep(a, c);
+        has_pend = true;
+        p = c;
+      } else {
+        enter(c, b, has_pend, p);
+        if (has_pend) {
+          has_pend = false;
+        } else if (!has_first) {
+          has_first = true;
+          f = c;
+        }
+      }
+    }
+  }
+  if (has_pend && has_first) close(p, f);
+}
+
 // 6 x volume of the tetrahedron (0, q, a, b) and 24 x its first moment.
 struct Tet {
   double v, m1, m2, m3;
@@ -81,49 +127,27 @@ int SoupClip(const double* Ein, const int64_t* fsin, int nF, double nx, double n
   int64_t k = 0;
   int fo = 0;
   int64_t nc = 0;
+  auto emit = [&](double* dst, int64_t& i, const Pt3& u, const Pt3& v) {
+    Emit(dst, i++, u.x, u.y, u.z, v.x, v.y, v.z);
+  };
   for (int f = 0; f < nF; ++f) {
     int64_t k0 = k;
-    bool has_first = false, has_pend = false;
-    double fx = 0, fy = 0, fz = 0, px = 0, py = 0, pz = 0;
     // at most one edge out per edge in, plus one closing edge
     if (k + (fsin[f + 1] - fsin[f]) + 1 > e_cap) return -1;
-    for (int64_t e = fsin[f]; e < fsin[f + 1]; ++e) {
-      const double* r = Ein + 6 * e;
-      double ax = r[0], ay = r[1], az = r[2], bx = r[3], by = r[4], bz = r[5];
-      double sa = nx * ax + ny * ay + nz * az - t;
-      double sb = nx * bx + ny * by + nz * bz - t;
-      if (sa <= 0.0) {
-        if (sb <= 0.0) {
-          Emit(Eout, k++, ax, ay, az, bx, by, bz);
-        } else {
-          double lam = sa / (sa - sb);
-          double cx = ax + (bx - ax) * lam, cy = ay + (by - ay) * lam, cz = az + (bz - az) * lam;
-          Emit(Eout, k++, ax, ay, az, cx, cy, cz);
-          has_pend = true;
-          px = cx;
-          py = cy;
-          pz = cz;
-        }
-      } else if (sb <= 0.0) {
-        double lam = sa / (sa - sb);
-        double cx = ax + (bx - ax) * lam, cy = ay + (by - ay) * lam, cz = az + (bz - az) * lam;
-        Emit(Eout, k++, cx, cy, cz, bx, by, bz);
-        if (has_pend) {
-          Emit(Eout, k++, px, py, pz, cx, cy, cz);
-          Emit(cap, nc++, cx, cy, cz, px, py, pz);
-          has_pend = false;
-        } else if (!has_first) {
-          has_first = true;
-          fx = cx;
-          fy = cy;
-          fz = cz;
-        }
-      }
-    }
-    if (has_pend && has_first) {
-      Emit(Eout, k++, px, py, pz, fx, fy, fz);
-      Emit(cap, nc++, fx, fy, fz, px, py, pz);
-    }
+    ClipFace(
+        Ein, fsin[f], fsin[f + 1], nx, ny, nz, t,
+        [&](const Pt3& a, const Pt3& b) { emit(Eout, k, a, b); },
+        [&](const Pt3& c, const Pt3& b, bool closes, const Pt3& p) {
+          emit(Eout, k, c, b);
+          if (closes) {
+            emit(Eout, k, p, c);
+            emit(cap, nc, c, p);
+          }
+        },
+        [&](const Pt3& p, const Pt3& c) {
+          emit(Eout, k, p, c);
+          emit(cap, nc, c, p);
+        });
     if (k > k0) {
       if (fo >= f_cap) return -1;
       fsout[fo++] = k0;
@@ -149,63 +173,36 @@ void SoupIntegrate(const double* E, const int64_t* fs, int nF, double nx, double
   for (int f = 0; f < nF; ++f) {
     int64_t e0 = fs[f];
     double qx = E[6 * e0], qy = E[6 * e0 + 1], qz = E[6 * e0 + 2];
-    bool has_first = false, has_pend = false;
-    double fx = 0, fy = 0, fz = 0, px = 0, py = 0, pz = 0;
-    for (int64_t e = e0; e < fs[f + 1]; ++e) {
-      const double* r = E + 6 * e;
-      double ax = r[0], ay = r[1], az = r[2], bx = r[3], by = r[4], bz = r[5];
-      double sa = nx * ax + ny * ay + nz * az - t;
-      double sb = nx * bx + ny * by + nz * bz - t;
-      Tet m;
-      if (sa <= 0.0) {
-        if (sb <= 0.0) {
-          m = MakeTet(qx, qy, qz, ax, ay, az, bx, by, bz);
-        } else {
-          double lam = sa / (sa - sb);
-          double cx = ax + (bx - ax) * lam, cy = ay + (by - ay) * lam, cz = az + (bz - az) * lam;
-          m = MakeTet(qx, qy, qz, ax, ay, az, cx, cy, cz);
-          has_pend = true;
-          px = cx;
-          py = cy;
-          pz = cz;
-        }
-      } else if (sb <= 0.0) {
-        double lam = sa / (sa - sb);
-        double cx = ax + (bx - ax) * lam, cy = ay + (by - ay) * lam, cz = az + (bz - az) * lam;
-        m = MakeTet(qx, qy, qz, cx, cy, cz, bx, by, bz);
-        if (has_pend) {
-          // closing edge exit -> entry on this face; the cap gets entry -> exit
-          Tet n = MakeTet(qx, qy, qz, px, py, pz, cx, cy, cz);
-          Tet c = MakeTet(qcx, qcy, qcz, cx, cy, cz, px, py, pz);
-          m.v += n.v + c.v;
-          m.m1 += n.m1 + c.m1;
-          m.m2 += n.m2 + c.m2;
-          m.m3 += n.m3 + c.m3;
-          AccCap(acc, nx, ny, nz, qcx, qcy, qcz, cx, cy, cz, px, py, pz);
-          has_pend = false;
-        } else if (!has_first) {
-          has_first = true;
-          fx = cx;
-          fy = cy;
-          fz = cz;
-        }
-      } else {
-        continue;
-      }
+    auto add = [&](const Tet& m) {
       V6 += m.v;
       MX += m.m1;
       MY += m.m2;
       MZ += m.m3;
-    }
-    if (has_pend && has_first) {
-      Tet n = MakeTet(qx, qy, qz, px, py, pz, fx, fy, fz);
-      Tet c = MakeTet(qcx, qcy, qcz, fx, fy, fz, px, py, pz);
-      V6 += n.v + c.v;
-      MX += n.m1 + c.m1;
-      MY += n.m2 + c.m2;
-      MZ += n.m3 + c.m3;
-      AccCap(acc, nx, ny, nz, qcx, qcy, qcz, fx, fy, fz, px, py, pz);
-    }
+    };
+    // closing edge exit p -> entry c on this face (tet m: its sum with the
+    // face's edge is kept in the reference's order); the cap gets c -> p
+    auto closing = [&](Tet& m, const Pt3& p, const Pt3& c) {
+      Tet n = MakeTet(qx, qy, qz, p.x, p.y, p.z, c.x, c.y, c.z);
+      Tet k = MakeTet(qcx, qcy, qcz, c.x, c.y, c.z, p.x, p.y, p.z);
+      m.v += n.v + k.v;
+      m.m1 += n.m1 + k.m1;
+      m.m2 += n.m2 + k.m2;
+      m.m3 += n.m3 + k.m3;
+      AccCap(acc, nx, ny, nz, qcx, qcy, qcz, c.x, c.y, c.z, p.x, p.y, p.z);
+    };
+    ClipFace(
+        E, e0, fs[f + 1], nx, ny, nz, t,
+        [&](const Pt3& a, const Pt3& b) { add(MakeTet(qx, qy, qz, a.x, a.y, a.z, b.x, b.y, b.z)); },
+        [&](const Pt3& c, const Pt3& b, bool closes, const Pt3& p) {
+          Tet m = MakeTet(qx, qy, qz, c.x, c.y, c.z, b.x, b.y, b.z);
+          if (closes) closing(m, p, c);
+          add(m);
+        },
+        [&](const Pt3& p, const Pt3& c) {
+          Tet m{0.0, 0.0, 0.0, 0.0};
+          closing(m, p, c);
+          add(m);
+        });
   }
   acc[0] = V6 / 6.0;
   acc[1] = MX / 24.0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace aurgen::core {
@@ -13,6 +14,7 @@ namespace {
 constexpr double kPi = 3.141592653589793;
 constexpr double kCD = 1.0;         // form drag coefficient
 constexpr double kCS = 0.3;         // surface (radiation stand-in) damping coefficient
+constexpr double kNanD = std::numeric_limits<double>::quiet_NaN();
 
 // Gravity at x into g (3).  gk: 0/3 uniform, 1 central, 2 linear.
 inline void GravAt(int64_t gk, const double* gf, const double* x, double* g) {
@@ -77,6 +79,23 @@ double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz
                 size[0] * size[1] * std::fabs(uz));
 }
 
+// The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
+// or -1 when none does.
+inline int CellAt(const double* cpl, const int64_t* cnp, int nc, int kmax, const double* x) {
+  for (int cc = 0; cc < nc; ++cc) {
+    bool inside = true;
+    for (int64_t j = 0; j < cnp[cc]; ++j) {
+      const double* pl = cpl + 4 * (cc * kmax + j);
+      if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
+        inside = false;
+        break;
+      }
+    }
+    if (inside) return cc;
+  }
+  return -1;
+}
+
 }  // namespace
 
 ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model), o_(out) {
@@ -88,6 +107,14 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     fmax = std::max(fmax, f);
   }
   scratch_.Reserve(emax, fmax, std::max(m_.kmax, 1));
+  // equivalent-sphere diameter per geom and its cube and fifth power (drag)
+  deq_.assign(3 * std::max(m_.ng, 1), 0.0);
+  for (int k = 0; k < m_.ng; ++k) {
+    double deq = std::pow(6.0 * m_.gvol[k] / kPi, 1.0 / 3.0);
+    deq_[3 * k] = deq;
+    deq_[3 * k + 1] = Pow3(deq);
+    deq_[3 * k + 2] = Pow5(deq);
+  }
   one_.assign(std::max(m_.nc, 1), -1);
   onesg_.assign(std::max(m_.nc, 1), 0.0);
   J_.assign(6 * std::max(m_.maxd, 1), 0.0);
@@ -263,13 +290,19 @@ void ForceStage::Passive(const ForceData& d) {
   }
 
   // ---- per geom, per cell: buoyancy, drag, surface damping
+  double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
+         up_h = 0.0;  // up_h: sqrt(|g| h)
+  int up_k = -1;
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
     if (mark != 1 && mark != 2) continue;
     int64_t typ = m_.gi[4 * k + 2];
     double Vg = m_.gvol[k];
-    double deq = std::pow(6.0 * Vg / kPi, 1.0 / 3.0);
+    const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
+    // the body's angular velocity and its norm: the same for all the geom's pieces
+    const double w0 = d.cvel[6 * b], w1 = d.cvel[6 * b + 1], w2 = d.cvel[6 * b + 2];
+    const double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
     for (int c = 0; c < nc; ++c) {
       double V = o_.vols[k * nc + c];
       if (V <= 0.0) continue;
@@ -317,28 +350,39 @@ void ForceStage::Passive(const ForceData& d) {
           double coef = (3.0 * kPi * mu * deq + 0.5 * rho * kCD * Ap * sp) * f;
           for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
         }
-        const double* cv = d.cvel + 6 * b;
-        double w0 = cv[0], w1 = cv[1], w2 = cv[2];
-        double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
-        double ct = (kPi * mu * Pow3(deq) + rho * kCD * Pow5(deq) / 64.0 * wn) * f;
+        double ct = (kPi * mu * deq3 + rho * kCD * deq5 / 64.0 * wn) * f;
         Td[0] = -ct * w0;
         Td[1] = -ct * w1;
         Td[2] = -ct * w2;
         double A = o_.areas[k * nc + c];
         if (mark == 1 && A == A && A > 0.0) {
-          double gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+          // the up direction n = -g/|g| and sqrt(|g| x the geom's height along
+          // n): the same bits of g (a uniform field: every piece) give the same
+          // values, so they are recomputed only when g's bits or the geom change
+          if (std::memcmp(g, up_g, sizeof up_g) != 0) {
+            std::memcpy(up_g, g, sizeof up_g);
+            up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+            up_n[0] = -g[0] / up_gn;
+            up_n[1] = -g[1] / up_gn;
+            up_n[2] = -g[2] / up_gn;
+            up_k = -1;
+          }
+          const double gn = up_gn, n0 = up_n[0], n1 = up_n[1], n2 = up_n[2];
           if (gn > 0.0) {
-            double n0 = -g[0] / gn, n1 = -g[1] / gn, n2 = -g[2] / gn;
-            double lx = R[0] * n0 + R[3] * n1 + R[6] * n2;
-            double ly = R[1] * n0 + R[4] * n1 + R[7] * n2;
-            double lz = R[2] * n0 + R[5] * n1 + R[8] * n2;
-            bool mesh = typ == kMesh;
-            int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-            int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
-            double hmax, hmin;
-            SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
-                         &hmin);
-            double B = kCS * rho * A * std::sqrt(gn * (hmax - hmin));
+            if (up_k != k) {
+              double lx = R[0] * n0 + R[3] * n1 + R[6] * n2;
+              double ly = R[1] * n0 + R[4] * n1 + R[7] * n2;
+              double lz = R[2] * n0 + R[5] * n1 + R[8] * n2;
+              bool mesh = typ == kMesh;
+              int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+              int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+              double hmax, hmin;
+              SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
+                           &hmin);
+              up_h = std::sqrt(gn * (hmax - hmin));
+              up_k = k;
+            }
+            double B = kCS * rho * A * up_h;
             double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
             Fd[0] -= B * vn * n0;
             Fd[1] -= B * vn * n1;
@@ -370,18 +414,7 @@ void ForceStage::Passive(const ForceData& d) {
       if (mass <= 0.0 || m_.bnd[b] == 0) continue;
       for (int a = 0; a < 3; ++a) x[a] = d.xipos[3 * b + a];
       if (gk == 3) {
-        int c = -1;
-        for (int cc = 0; cc < nc && c < 0; ++cc) {
-          bool inside = true;
-          for (int64_t j = 0; j < m_.cnp[cc]; ++j) {
-            const double* pl = m_.cpl + 4 * (cc * kmax + j);
-            if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
-              inside = false;
-              break;
-            }
-          }
-          if (inside) c = cc;
-        }
+        int c = CellAt(m_.cpl, m_.cnp, nc, kmax, x);
         double K;
         if (c >= 0 && !IsNan(cf[c * kNCF + kCG])) {
           for (int a = 0; a < 3; ++a) g[a] = cf[c * kNCF + kCG + a];
@@ -445,18 +478,7 @@ void ForceStage::Passive(const ForceData& d) {
       if (s <= 0.0) continue;
       for (int a = 0; a < 3; ++a) x[a] = d.xpos[3 * b + a];
       AURGEN_POINTVEL(b, x, v);
-      int c = -1;
-      for (int cc = 0; cc < nc && c < 0; ++cc) {
-        bool inside = true;
-        for (int64_t j = 0; j < m_.cnp[cc]; ++j) {
-          const double* pl = m_.cpl + 4 * (cc * kmax + j);
-          if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
-            inside = false;
-            break;
-          }
-        }
-        if (inside) c = cc;
-      }
+      int c = CellAt(m_.cpl, m_.cnp, nc, kmax, x);
       double vab0 = v[0], vab1 = v[1], vab2 = v[2];
       if (c >= 0)
         for (int a = 0; a < 3; ++a) v[a] -= cf[c * kNCF + kCFlow + a];

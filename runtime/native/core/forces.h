@@ -112,6 +112,7 @@ class ForceStage {
   std::vector<int64_t> one_;     // (nc)
   std::vector<double> onesg_;    // (nc)
   std::vector<double> J_, AJ_;   // (6 x maxd)
+  std::vector<double> deq_;      // (ng x 3) equivalent-sphere diameter d (m), d^3, d^5
 };
 
 }  // namespace aurgen::core

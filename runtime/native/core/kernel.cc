@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "clip_box.h"
 #include "clip_smooth.h"
 
 namespace aurgen::core {
@@ -401,7 +402,9 @@ int ClipGeom(int type, const double size[3], const double pos[3], const double R
   } else if (nact == 1) {
     double nx = act[0], ny = act[1], nz = act[2], t = act[3];
     if (type == kBox || type == kMesh) {
-      if (type == kBox) {
+      if (type == kBox && !s.box_generic) {
+        BoxClip1(size[0], size[1], size[2], nx, ny, nz, t, wp, acc);
+      } else if (type == kBox) {
         if (s.e_cap < 24 || s.f_cap < 6) {
           for (int c = 0; c < out_w; ++c) row[c] = kNan;
           return -1;

@@ -12,7 +12,8 @@
 //
 // Tiers per geom and plane: support test (wholly inside: plane ignored; wholly
 // outside: V = 0); one cutting plane: closed forms / exact quadrature for smooth
-// shapes, polyhedral clipping for boxes and hulls; several cutting planes:
+// shapes, the box tier (clip_box.h) for boxes, polyhedral clipping for hulls;
+// several cutting planes:
 // polyhedra clip in sequence (exact); an ellipsoid or sphere cut by exactly two
 // planes is exact (Ball2); other smooth cases use a volume-matched polyhedral
 // model (kNLon longitudes x kNLat latitude bands) whose error the tests measure.
@@ -67,6 +68,9 @@ struct Scratch {
   std::vector<double> acc, res, tmp;  // kNAcc, kNAcc, 8
   int64_t e_cap = 0, f_cap = 0;
   int p_cap = 0;
+  // Reference switch: clip a box cut by one plane with the generic edge soup
+  // (BoxSoup + SoupIntegrate) instead of the box tier; for the tier's tests.
+  bool box_generic = false;
   // Grow to hold soups of e edges / f faces and P planes (never shrinks).
   void Reserve(int64_t e, int64_t f, int P);
 };
