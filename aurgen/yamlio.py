@@ -228,6 +228,10 @@ def parse(text: str, path: Path, loader=None):
             ld.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
+        if "maximum nesting depth" in str(exc.problem):  # libyaml's own limit (PyYAML >= 6.0.4), beyond ours
+            raise ConfigError(path, None, f"nested deeper than {limits.MAX_DEPTH} levels",
+                              "a config is a few levels of mappings and lists",
+                              line=mark.line + 1 if mark else None) from None
         raise ConfigError(path, None, f"YAML syntax error: {exc.problem}",
                           "fix the syntax at that line",
                           line=mark.line + 1 if mark else None) from None

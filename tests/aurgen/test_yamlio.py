@@ -62,6 +62,10 @@ ERRORS = [
     ("syntax", "a: [1, 2\nb: 3\n", None, "YAML syntax error"),
     ("tab indent", "a:\n\tb: 1\n", 2, "YAML syntax error"),
     ("deep", "a: " + "[" * 40 + "]" * 40 + "\n", 1, "nested deeper than"),
+    # deeper than libyaml's own limit (1000 in PyYAML >= 6.0.4's libyaml): the same error
+    ("very deep", "a: " + "[" * 100000 + "]" * 100000 + "\n", 1, "nested deeper than"),
+    ("very deep block", "".join("  " * i + f"k{i}:\n" for i in range(1200)) + "  " * 1200 + "x: 1\n", None,
+     "nested deeper than"),
     ("alias cycle", "a: &x [*x]\n", 1, "an alias refers to the node that contains it"),
     ("alias bomb", "a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
