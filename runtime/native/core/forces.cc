@@ -140,6 +140,20 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     }                                                                                     \
   } while (0)
 
+// Flush the wrench (moment m about body b's root subtree com, force F) summed in
+// the piece loop: qfrc (and qmine) += its projection on b's ancestor dofs.
+#define AURGEN_FLUSH(b, m, F)                                                             \
+  do {                                                                                    \
+    for (int64_t k_ = 0; k_ < m_.bnd[b]; ++k_) {                                          \
+      int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
+      const double* cd_ = d.cdof + 6 * j_;                                                \
+      double q_ = (cd_[0] * m[0] + cd_[1] * m[1] + cd_[2] * m[2] + cd_[3] * F[0] +        \
+                   cd_[4] * F[1] + cd_[5] * F[2]);                                        \
+      d.qfrc_passive[j_] += q_;                                                           \
+      o_.qmine[j_] += q_;                                                                 \
+    }                                                                                     \
+  } while (0)
+
 // Linear velocity (world) of the point x fixed to body b into v.
 #define AURGEN_POINTVEL(b, x, v)                                                          \
   do {                                                                                    \
@@ -293,10 +307,22 @@ void ForceStage::Passive(const ForceData& d) {
   double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
          up_h = 0.0;  // up_h: sqrt(|g| h)
   int up_k = -1;
+  // the pieces' wrenches are summed per body (moment about the root's subtree
+  // com, world) while consecutive geoms share it, then projected on its dofs once
+  int64_t sb = -1;
+  double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
     if (mark != 1 && mark != 2) continue;
+    if (b != sb) {
+      if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+      sb = b;
+      for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
+    }
+    const int64_t rb = m_.broot[b];
+    const double sc0 = d.subtree_com[3 * rb], sc1 = d.subtree_com[3 * rb + 1],
+                 sc2 = d.subtree_com[3 * rb + 2];
     int64_t typ = m_.gi[4 * k + 2];
     double Vg = m_.gvol[k];
     const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
@@ -402,9 +428,16 @@ void ForceStage::Passive(const ForceData& d) {
           T[a] += Td[a];
         }
       }
-      AURGEN_APPLY(b, F, T, x);
+      const double dx = x[0] - sc0, dy = x[1] - sc1, dz = x[2] - sc2;
+      sm[0] += T[0] + dy * F[2] - dz * F[1];
+      sm[1] += T[1] + dz * F[0] - dx * F[2];
+      sm[2] += T[2] + dx * F[1] - dy * F[0];
+      sF[0] += F[0];
+      sF[1] += F[1];
+      sF[2] += F[2];
     }
   }
+  if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
 
   // ---- gravity fields over each body's mass distribution (second order)
   if (gk != 0) {
@@ -660,5 +693,6 @@ void ForceStage::AddedMass(const ForceData& d) {
 
 #undef AURGEN_APPLY
 #undef AURGEN_POINTVEL
+#undef AURGEN_FLUSH
 
 }  // namespace aurgen::core
