@@ -60,23 +60,29 @@ inline double Pow5(double x) {
   return x * (x2 * x2);
 }
 
-// Projected area of the whole geom across the unit direction u (geom frame).
-double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
-  if (typ == kSphere) return kPi * size[0] * size[0];
+// The projected area of a box (a mesh: its bounding half-sizes) or an ellipsoid
+// across w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjArea(u)
+// |v| for w = v, u = v / |v| without normalising (m^2 x the unit of w).
+inline double ProjAreaV(int64_t typ, const double* size, double wx, double wy, double wz) {
   if (typ == kEllipsoid) {
     double a = size[0], b = size[1], c = size[2];
-    double p = b * c * ux, q = a * c * uy, s = a * b * uz;
+    double p = b * c * wx, q = a * c * wy, s = a * b * wz;
     return kPi * std::sqrt(p * p + q * q + s * s);
   }
+  return 4.0 * (size[1] * size[2] * std::fabs(wx) + size[0] * size[2] * std::fabs(wy) +
+                size[0] * size[1] * std::fabs(wz));
+}
+
+// Projected area (m^2) of the whole geom across the unit direction u (geom frame).
+double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
+  if (typ == kSphere) return kPi * size[0] * size[0];
   if (typ == kCylinder || typ == kCapsule) {
     double r = size[0], h = size[1];
     double lat = std::sqrt(std::max(0.0, 1.0 - uz * uz));
     double extra = typ == kCapsule ? kPi * r * r * lat : 0.0;
     return 4.0 * r * h * lat + kPi * r * r * std::fabs(uz) + extra;
   }
-  // box (and mesh through its bounding half-sizes)
-  return 4.0 * (size[1] * size[2] * std::fabs(ux) + size[0] * size[2] * std::fabs(uy) +
-                size[0] * size[1] * std::fabs(uz));
+  return ProjAreaV(typ, size, ux, uy, uz);  // box, mesh, ellipsoid
 }
 
 // The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
@@ -311,6 +317,8 @@ void ForceStage::Passive(const ForceData& d) {
   // com, world) while consecutive geoms share it, then projected on its dofs once
   int64_t sb = -1;
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
+  // the ledger's buoyancy energy and drag power, summed in registers (same order)
+  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
@@ -353,7 +361,7 @@ void ForceStage::Passive(const ForceData& d) {
         if (record) {
           // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
           double ph = cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-          led[kLUBuoy] += V * (-rho * ph + cc[kCP]);
+          l_ubuoy += V * (-rho * ph + cc[kCP]);
         }
       }
       if (m_.fl[kFDrag] != 0) {
@@ -361,19 +369,27 @@ void ForceStage::Passive(const ForceData& d) {
         AURGEN_POINTVEL(b, x, v);
         double vab0 = v[0], vab1 = v[1], vab2 = v[2];
         for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
-        double sp = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
         double mu = cc[kCMu];
         for (int a = 0; a < 3; ++a) {
           Fd[a] = 0.0;
           Td[a] = 0.0;
         }
         const double* R = mats + 9 * k;
-        if (sp > 0.0) {
-          double ux = (R[0] * v[0] + R[3] * v[1] + R[6] * v[2]) / sp;
-          double uy = (R[1] * v[0] + R[4] * v[1] + R[7] * v[2]) / sp;
-          double uz = (R[2] * v[0] + R[5] * v[1] + R[8] * v[2]) / sp;
-          double Ap = ProjArea(typ, m_.gsz + 3 * k, ux, uy, uz);
-          double coef = (3.0 * kPi * mu * deq + 0.5 * rho * kCD * Ap * sp) * f;
+        if (sp2 > 0.0) {
+          // the relative velocity in the geom frame
+          double lx = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+          double ly = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+          double lz = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+          double dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
+          if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
+            dq = 0.5 * rho * kCD * ProjAreaV(typ, m_.gsz + 3 * k, lx, ly, lz);
+          } else {
+            double sp = std::sqrt(sp2);
+            double Ap = ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp);
+            dq = 0.5 * rho * kCD * Ap * sp;
+          }
+          double coef = (3.0 * kPi * mu * deq + dq) * f;
           for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
         }
         double ct = (kPi * mu * deq3 + rho * kCD * deq5 / 64.0 * wn) * f;
@@ -421,8 +437,8 @@ void ForceStage::Passive(const ForceData& d) {
           }
         }
         if (record)
-          led[kLPDrag] += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
-                           Td[2] * w2);
+          l_pdrag += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
+                      Td[2] * w2);
         for (int a = 0; a < 3; ++a) {
           F[a] += Fd[a];
           T[a] += Td[a];
@@ -438,6 +454,8 @@ void ForceStage::Passive(const ForceData& d) {
     }
   }
   if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+  led[kLUBuoy] = l_ubuoy;
+  led[kLPDrag] = l_pdrag;
 
   // ---- gravity fields over each body's mass distribution (second order)
   if (gk != 0) {
