@@ -319,6 +319,10 @@ void ForceStage::Passive(const ForceData& d) {
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
   // the ledger's buoyancy energy and drag power, summed in registers (same order)
   double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
+  // per body: its root's subtree com (world), its spatial velocity (rot, lin) at
+  // that point and the angular speed |w|: the same for all the body's pieces
+  double sc0 = 0.0, sc1 = 0.0, sc2 = 0.0, w0 = 0.0, w1 = 0.0, w2 = 0.0, c3 = 0.0, c4 = 0.0,
+         c5 = 0.0, wn = 0.0;
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
@@ -327,16 +331,22 @@ void ForceStage::Passive(const ForceData& d) {
       if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
       sb = b;
       for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
+      const int64_t rb = m_.broot[b];
+      sc0 = d.subtree_com[3 * rb];
+      sc1 = d.subtree_com[3 * rb + 1];
+      sc2 = d.subtree_com[3 * rb + 2];
+      const double* cv = d.cvel + 6 * b;
+      w0 = cv[0];
+      w1 = cv[1];
+      w2 = cv[2];
+      c3 = cv[3];
+      c4 = cv[4];
+      c5 = cv[5];
+      wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
     }
-    const int64_t rb = m_.broot[b];
-    const double sc0 = d.subtree_com[3 * rb], sc1 = d.subtree_com[3 * rb + 1],
-                 sc2 = d.subtree_com[3 * rb + 2];
     int64_t typ = m_.gi[4 * k + 2];
     double Vg = m_.gvol[k];
     const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
-    // the body's angular velocity and its norm: the same for all the geom's pieces
-    const double w0 = d.cvel[6 * b], w1 = d.cvel[6 * b + 1], w2 = d.cvel[6 * b + 2];
-    const double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
     for (int c = 0; c < nc; ++c) {
       double V = o_.vols[k * nc + c];
       if (V <= 0.0) continue;
@@ -348,6 +358,7 @@ void ForceStage::Passive(const ForceData& d) {
         F[a] = 0.0;
         T[a] = 0.0;
       }
+      const double dx = x[0] - sc0, dy = x[1] - sc1, dz = x[2] - sc2;  // from the root's com
       bool cellg = gk == 3 && !IsNan(cc[kCG]);
       if (cellg) {
         g[0] = cc[kCG];
@@ -366,7 +377,9 @@ void ForceStage::Passive(const ForceData& d) {
       }
       if (m_.fl[kFDrag] != 0) {
         double f = V / Vg;
-        AURGEN_POINTVEL(b, x, v);
+        v[0] = c3 + w1 * dz - w2 * dy;  // the piece centroid's velocity (AURGEN_POINTVEL)
+        v[1] = c4 + w2 * dx - w0 * dz;
+        v[2] = c5 + w0 * dy - w1 * dx;
         double vab0 = v[0], vab1 = v[1], vab2 = v[2];
         for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
         double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
@@ -444,7 +457,6 @@ void ForceStage::Passive(const ForceData& d) {
           T[a] += Td[a];
         }
       }
-      const double dx = x[0] - sc0, dy = x[1] - sc1, dz = x[2] - sc2;
       sm[0] += T[0] + dy * F[2] - dz * F[1];
       sm[1] += T[1] + dz * F[0] - dx * F[2];
       sm[2] += T[2] + dx * F[1] - dy * F[0];
