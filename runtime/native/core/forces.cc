@@ -1,6 +1,9 @@
 // The force stage; see forces.h.  A port of the numba reference implementation
-// (tests/runtime/numba_oracle/forces.py, kept as the test oracle) with every operation in
-// the same order, so the two agree to rounding.
+// (tests/runtime/numba_oracle/forces.py, kept as the test oracle), mostly operation for
+// operation, so the two agree to rounding.  Where they differ in order: the piece loop
+// sums each body's piece wrenches before projecting them on its dofs (the oracle
+// projects each piece), and the drag of boxes, meshes and ellipsoids takes A_p |v|
+// from the unnormalised velocity (the oracle: A_p(v / |v|) |v|).
 #include "forces.h"
 
 #include <algorithm>
