@@ -1,6 +1,9 @@
 // The force stage; see forces.h.  A port of the numba reference implementation
-// (tests/runtime/numba_oracle/forces.py, kept as the test oracle) with every operation in
-// the same order, so the two agree to rounding.
+// (tests/runtime/numba_oracle/forces.py, kept as the test oracle), mostly operation for
+// operation, so the two agree to rounding.  Where they differ in order: the piece loop
+// sums each body's piece wrenches before projecting them on its dofs (the oracle
+// projects each piece), and the drag of boxes, meshes and ellipsoids takes A_p |v|
+// from the unnormalised velocity (the oracle: A_p(v / |v|) |v|).
 #include "forces.h"
 
 #include <algorithm>
@@ -60,23 +63,29 @@ inline double Pow5(double x) {
   return x * (x2 * x2);
 }
 
-// Projected area of the whole geom across the unit direction u (geom frame).
-double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
-  if (typ == kSphere) return kPi * size[0] * size[0];
+// The projected area of a box (a mesh: its bounding half-sizes) or an ellipsoid
+// across w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjArea(u)
+// |v| for w = v, u = v / |v| without normalising (m^2 x the unit of w).
+inline double ProjAreaV(int64_t typ, const double* size, double wx, double wy, double wz) {
   if (typ == kEllipsoid) {
     double a = size[0], b = size[1], c = size[2];
-    double p = b * c * ux, q = a * c * uy, s = a * b * uz;
+    double p = b * c * wx, q = a * c * wy, s = a * b * wz;
     return kPi * std::sqrt(p * p + q * q + s * s);
   }
+  return 4.0 * (size[1] * size[2] * std::fabs(wx) + size[0] * size[2] * std::fabs(wy) +
+                size[0] * size[1] * std::fabs(wz));
+}
+
+// Projected area (m^2) of the whole geom across the unit direction u (geom frame).
+double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
+  if (typ == kSphere) return kPi * size[0] * size[0];
   if (typ == kCylinder || typ == kCapsule) {
     double r = size[0], h = size[1];
     double lat = std::sqrt(std::max(0.0, 1.0 - uz * uz));
     double extra = typ == kCapsule ? kPi * r * r * lat : 0.0;
     return 4.0 * r * h * lat + kPi * r * r * std::fabs(uz) + extra;
   }
-  // box (and mesh through its bounding half-sizes)
-  return 4.0 * (size[1] * size[2] * std::fabs(ux) + size[0] * size[2] * std::fabs(uy) +
-                size[0] * size[1] * std::fabs(uz));
+  return ProjAreaV(typ, size, ux, uy, uz);  // box, mesh, ellipsoid
 }
 
 // The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
@@ -134,6 +143,20 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
       int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
       const double* cd_ = d.cdof + 6 * j_;                                                \
       double q_ = (cd_[0] * mx_ + cd_[1] * my_ + cd_[2] * mz_ + cd_[3] * F[0] +           \
+                   cd_[4] * F[1] + cd_[5] * F[2]);                                        \
+      d.qfrc_passive[j_] += q_;                                                           \
+      o_.qmine[j_] += q_;                                                                 \
+    }                                                                                     \
+  } while (0)
+
+// Flush the wrench (moment m about body b's root subtree com, force F) summed in
+// the piece loop: qfrc (and qmine) += its projection on b's ancestor dofs.
+#define AURGEN_FLUSH(b, m, F)                                                             \
+  do {                                                                                    \
+    for (int64_t k_ = 0; k_ < m_.bnd[b]; ++k_) {                                          \
+      int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
+      const double* cd_ = d.cdof + 6 * j_;                                                \
+      double q_ = (cd_[0] * m[0] + cd_[1] * m[1] + cd_[2] * m[2] + cd_[3] * F[0] +        \
                    cd_[4] * F[1] + cd_[5] * F[2]);                                        \
       d.qfrc_passive[j_] += q_;                                                           \
       o_.qmine[j_] += q_;                                                                 \
@@ -293,16 +316,40 @@ void ForceStage::Passive(const ForceData& d) {
   double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
          up_h = 0.0;  // up_h: sqrt(|g| h)
   int up_k = -1;
+  // the pieces' wrenches are summed per body (moment about the root's subtree
+  // com, world) while consecutive geoms share it, then projected on its dofs once
+  int64_t sb = -1;
+  double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
+  // the ledger's buoyancy energy and drag power, summed in registers (same order)
+  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
+  // per body: its root's subtree com (world), its spatial velocity (rot, lin) at
+  // that point and the angular speed |w|: the same for all the body's pieces
+  double sc0 = 0.0, sc1 = 0.0, sc2 = 0.0, w0 = 0.0, w1 = 0.0, w2 = 0.0, c3 = 0.0, c4 = 0.0,
+         c5 = 0.0, wn = 0.0;
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
     if (mark != 1 && mark != 2) continue;
+    if (b != sb) {
+      if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+      sb = b;
+      for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
+      const int64_t rb = m_.broot[b];
+      sc0 = d.subtree_com[3 * rb];
+      sc1 = d.subtree_com[3 * rb + 1];
+      sc2 = d.subtree_com[3 * rb + 2];
+      const double* cv = d.cvel + 6 * b;
+      w0 = cv[0];
+      w1 = cv[1];
+      w2 = cv[2];
+      c3 = cv[3];
+      c4 = cv[4];
+      c5 = cv[5];
+      wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
+    }
     int64_t typ = m_.gi[4 * k + 2];
     double Vg = m_.gvol[k];
     const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
-    // the body's angular velocity and its norm: the same for all the geom's pieces
-    const double w0 = d.cvel[6 * b], w1 = d.cvel[6 * b + 1], w2 = d.cvel[6 * b + 2];
-    const double wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
     for (int c = 0; c < nc; ++c) {
       double V = o_.vols[k * nc + c];
       if (V <= 0.0) continue;
@@ -314,6 +361,7 @@ void ForceStage::Passive(const ForceData& d) {
         F[a] = 0.0;
         T[a] = 0.0;
       }
+      const double dx = x[0] - sc0, dy = x[1] - sc1, dz = x[2] - sc2;  // from the root's com
       bool cellg = gk == 3 && !IsNan(cc[kCG]);
       if (cellg) {
         g[0] = cc[kCG];
@@ -327,27 +375,37 @@ void ForceStage::Passive(const ForceData& d) {
         if (record) {
           // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
           double ph = cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-          led[kLUBuoy] += V * (-rho * ph + cc[kCP]);
+          l_ubuoy += V * (-rho * ph + cc[kCP]);
         }
       }
       if (m_.fl[kFDrag] != 0) {
         double f = V / Vg;
-        AURGEN_POINTVEL(b, x, v);
+        v[0] = c3 + w1 * dz - w2 * dy;  // the piece centroid's velocity (AURGEN_POINTVEL)
+        v[1] = c4 + w2 * dx - w0 * dz;
+        v[2] = c5 + w0 * dy - w1 * dx;
         double vab0 = v[0], vab1 = v[1], vab2 = v[2];
         for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
-        double sp = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
         double mu = cc[kCMu];
         for (int a = 0; a < 3; ++a) {
           Fd[a] = 0.0;
           Td[a] = 0.0;
         }
         const double* R = mats + 9 * k;
-        if (sp > 0.0) {
-          double ux = (R[0] * v[0] + R[3] * v[1] + R[6] * v[2]) / sp;
-          double uy = (R[1] * v[0] + R[4] * v[1] + R[7] * v[2]) / sp;
-          double uz = (R[2] * v[0] + R[5] * v[1] + R[8] * v[2]) / sp;
-          double Ap = ProjArea(typ, m_.gsz + 3 * k, ux, uy, uz);
-          double coef = (3.0 * kPi * mu * deq + 0.5 * rho * kCD * Ap * sp) * f;
+        if (sp2 > 0.0) {
+          // the relative velocity in the geom frame
+          double lx = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+          double ly = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+          double lz = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+          double dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
+          if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
+            dq = 0.5 * rho * kCD * ProjAreaV(typ, m_.gsz + 3 * k, lx, ly, lz);
+          } else {
+            double sp = std::sqrt(sp2);
+            double Ap = ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp);
+            dq = 0.5 * rho * kCD * Ap * sp;
+          }
+          double coef = (3.0 * kPi * mu * deq + dq) * f;
           for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
         }
         double ct = (kPi * mu * deq3 + rho * kCD * deq5 / 64.0 * wn) * f;
@@ -395,16 +453,24 @@ void ForceStage::Passive(const ForceData& d) {
           }
         }
         if (record)
-          led[kLPDrag] += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
-                           Td[2] * w2);
+          l_pdrag += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
+                      Td[2] * w2);
         for (int a = 0; a < 3; ++a) {
           F[a] += Fd[a];
           T[a] += Td[a];
         }
       }
-      AURGEN_APPLY(b, F, T, x);
+      sm[0] += T[0] + dy * F[2] - dz * F[1];
+      sm[1] += T[1] + dz * F[0] - dx * F[2];
+      sm[2] += T[2] + dx * F[1] - dy * F[0];
+      sF[0] += F[0];
+      sF[1] += F[1];
+      sF[2] += F[2];
     }
   }
+  if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+  led[kLUBuoy] = l_ubuoy;
+  led[kLPDrag] = l_pdrag;
 
   // ---- gravity fields over each body's mass distribution (second order)
   if (gk != 0) {
@@ -660,5 +726,6 @@ void ForceStage::AddedMass(const ForceData& d) {
 
 #undef AURGEN_APPLY
 #undef AURGEN_POINTVEL
+#undef AURGEN_FLUSH
 
 }  // namespace aurgen::core
