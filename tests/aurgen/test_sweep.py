@@ -8,7 +8,6 @@ the config loaders' own refusal of an invalid combination.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -21,6 +20,8 @@ from aurgen import stability as stb
 from aurgen.cli import main
 from aurgen.compose import resolve
 from aurgen.sweep import load_sweep, parse_key, prepare, values_of
+
+from sweeptables import num, table, write
 
 PAYLOAD_PART = """\
 parts:
@@ -36,27 +37,12 @@ def _payload_at():
     return [float(c) for c in stb.default_payload_point(v)]
 
 
-def _write(tmp_path, text, name="sweep.yaml") -> Path:
-    p = tmp_path / name
-    p.write_text(text)
-    return p
-
-
-def _table(folder: Path) -> list[dict]:
-    with open(folder / "sweep.csv", newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _f(text):
-    return float(text) if text != "" else None
-
-
 @pytest.fixture(scope="module")
 def payload_sweep(tmp_path_factory):
     """200 payload masses 0..30 kg at the BlueBoat's payload slot, through the CLI."""
     tmp = tmp_path_factory.mktemp("payload")
     at = _payload_at()
-    path = _write(tmp, f"""vehicle: blueboat.yaml
+    path = write(tmp, f"""vehicle: blueboat.yaml
 {PAYLOAD_PART}add:
   - {{type: payload, name: payload, parent: base_link, xyz: {json.dumps(at)}}}
 grid:
@@ -64,7 +50,7 @@ grid:
 """)
     out = tmp / "out"
     assert main(["sweep", str(path), "-o", str(out), "--quiet"]) == 0
-    return path, out, _table(out)
+    return path, out, table(out)
 
 
 def test_payload_sweep_boundary_agrees_with_the_load_line(payload_sweep):
@@ -75,7 +61,7 @@ def test_payload_sweep_boundary_agrees_with_the_load_line(payload_sweep):
     assert ll.zero_freeboard is not None and 0 < ll.zero_freeboard < 30
     # the sweep's boundary: the first grid interval where the deck goes under, freeboard's linear zero
     m = [float(r["payload_kg"]) for r in rows]
-    fb = [_f(r["freeboard_m"]) for r in rows]
+    fb = [num(r["freeboard_m"]) for r in rows]
     k = next(i for i in range(199) if fb[i] is not None and fb[i] > 0 and (fb[i + 1] is None or fb[i + 1] <= 0))
     assert m[k] < ll.zero_freeboard <= m[k + 1]
     zero = m[k] + (m[k + 1] - m[k]) * fb[k] / (fb[k] - fb[k + 1])
@@ -87,7 +73,7 @@ def test_payload_sweep_boundary_agrees_with_the_load_line(payload_sweep):
     # draft against the load line's samples (linear interpolation of the sweep's 200 points)
     import numpy as np
 
-    dr = np.interp(ll.payload[ll.converged], m, [_f(r["draft_m"]) or np.nan for r in rows])
+    dr = np.interp(ll.payload[ll.converged], m, [num(r["draft_m"]) or np.nan for r in rows])
     ok = ll.payload[ll.converged] < m[k]
     assert np.nanmax(np.abs(dr[ok] - ll.draft[ll.converged][ok])) < 1e-4
     for fig in ("distributions.png", "gm_t_payload.png", "capsize_boundary.png"):
@@ -136,24 +122,24 @@ def _random(seed) -> str:
 
 
 def test_same_seed_same_bytes(tmp_path):
-    p = _write(tmp_path, _random(7))
+    p = write(tmp_path, _random(7))
     for name in ("a", "b"):
         assert main(["sweep", str(p), "-o", str(tmp_path / name), "--quiet", "--no-figures", "--chunk", "5"]) == 0
     a = (tmp_path / "a" / "sweep.csv").read_bytes()
     assert a == (tmp_path / "b" / "sweep.csv").read_bytes()
-    rows = _table(tmp_path / "a")
+    rows = table(tmp_path / "a")
     assert len(rows) == 12 and [int(r["variant"]) for r in rows] == list(range(12))
     assert {r["payload_y_m"] for r in rows} == {"0.0", "0.2"}
     assert len({r["payload_kg"] for r in rows}) == 12  # one draw per variant
     assert {r["slot_port_fwd"] for r in rows} <= {"none", "br_liion_18ah", "br_lipo_10ah"}
     # another seed, another table
-    p2 = _write(tmp_path, _random(8), "other.yaml")
+    p2 = write(tmp_path, _random(8), "other.yaml")
     assert main(["sweep", str(p2), "-o", str(tmp_path / "c"), "--quiet", "--no-figures"]) == 0
     assert (tmp_path / "c" / "sweep.csv").read_bytes() != a
 
 
 def test_values_of_is_a_function_of_the_index(tmp_path):
-    sw = load_sweep(_write(tmp_path, _random(3)))
+    sw = load_sweep(write(tmp_path, _random(3)))
     assert sw.n == 12
     forward = [values_of(sw, i) for i in range(sw.n)]
     backward = [values_of(sw, i) for i in reversed(range(sw.n))][::-1]
@@ -163,7 +149,7 @@ def test_values_of_is_a_function_of_the_index(tmp_path):
 
 
 def test_resume_after_an_interruption(tmp_path, capsys):
-    p = _write(tmp_path, _random(11))
+    p = write(tmp_path, _random(11))
     assert main(["sweep", str(p), "-o", str(tmp_path / "full"), "--quiet", "--no-figures"]) == 0
     whole = (tmp_path / "full" / "sweep.csv").read_bytes()
     out = tmp_path / "cut"
@@ -187,7 +173,7 @@ def test_resume_after_an_interruption(tmp_path, capsys):
 
 
 def test_resume_refuses_another_sweep(tmp_path, capsys):
-    p = _write(tmp_path, _random(1))
+    p = write(tmp_path, _random(1))
     out = tmp_path / "o"
     assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
     p.write_text(_random(2))
@@ -198,7 +184,7 @@ def test_resume_refuses_another_sweep(tmp_path, capsys):
 
 
 def test_bad_keys_reported_up_front(tmp_path, capsys):
-    p = _write(tmp_path, f"""vehicle: blueboat.yaml
+    p = write(tmp_path, f"""vehicle: blueboat.yaml
 {PAYLOAD_PART}add:
   - {{type: payload, name: payload, parent: base_link, xyz: [0.3, 0.0, 0.15]}}
 grid:
@@ -227,14 +213,14 @@ grid:
 
 def test_a_variant_that_does_not_compose_is_a_row(tmp_path):
     # each value is valid alone; width 0.6 with the pontoons at y = 0.25 overlaps them
-    p = _write(tmp_path, """vehicle: blueboat.yaml
+    p = write(tmp_path, """vehicle: blueboat.yaml
 grid:
   hull_displacement.width: [0.18, 0.6]
   hull_displacement.y: [0.361, 0.25]
 """)
     out = tmp_path / "o"
     assert main(["sweep", str(p), "-o", str(out), "--quiet"]) == 0
-    rows = _table(out)
+    rows = table(out)
     assert [(r["hull_displacement_width_m"], r["hull_displacement_y_m"], r["composed"]) for r in rows] == [
         ("0.18", "0.361", "true"), ("0.18", "0.25", "true"), ("0.6", "0.361", "true"), ("0.6", "0.25", "false")]
     bad = rows[3]
@@ -244,7 +230,7 @@ grid:
 
 
 def test_check_and_emit(tmp_path, capsys):
-    p = _write(tmp_path, f"""vehicle: blueboat.yaml
+    p = write(tmp_path, f"""vehicle: blueboat.yaml
 {PAYLOAD_PART}add:
   - {{type: payload, name: payload, parent: base_link, xyz: [0.2, 0.1, 0.15]}}
 grid:
@@ -257,7 +243,7 @@ grid:
     assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
     assert not (out / "variants").exists()  # files only with --emit
     assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures", "--emit"]) == 0
-    rows = _table(out)
+    rows = table(out)
     v3 = out / "variants" / "v000003"
     assert sorted(x.name for x in v3.iterdir() if not x.name.startswith(".")) == [
         "blueboat.urdf", "blueboat.xml", "config", "model.config", "model.sdf"]
@@ -298,7 +284,7 @@ def test_parse_key():
 
 def test_uuv_buoyancy_sweep(tmp_path):
     """A BlueROV2 net-buoyancy sweep: the reserve buoyancy column is the declared net buoyancy."""
-    p = _write(tmp_path, """vehicle: bluerov2.yaml
+    p = write(tmp_path, """vehicle: bluerov2.yaml
 grid:
   buoyancy.net_buoyancy: [-0.5, 0.0, 0.5]
 """)
@@ -306,7 +292,7 @@ grid:
     assert sw.n == 3
     out = tmp_path / "o"
     assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
-    rows = _table(out)
+    rows = table(out)
     assert [r["equilibrium_status"] for r in rows] == ["sinks", "neutral", "floating"]
     for r, nb in zip(rows, (-0.5, 0.0, 0.5)):
         assert abs(float(r["reserve_buoyancy_kg"]) - nb) < 1e-9
@@ -332,7 +318,7 @@ def test_ray_local_two_workers_same_table(tmp_path, monkeypatch):
     # Ray puts the driver's working directory first on every worker's sys.path: from a
     # checkout, workers would import the source tree instead of the installed aurgen
     monkeypatch.chdir(tmp_path)
-    p = _write(tmp_path, _random(5))
+    p = write(tmp_path, _random(5))
     assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
     try:
         assert main(["sweep", str(p), "-o", str(tmp_path / "ray"), "--quiet", "--no-figures", "--ray", "local",
@@ -351,9 +337,9 @@ def test_gz_figures_are_the_reports(tmp_path):
     ref = stb.gz_curve(body, "heel", step_deg=3.0)
     rows = {}
     for mode in ("exact", "samples"):
-        p = _write(tmp_path, f"vehicle: blueboat.yaml\nfigures: {{gz: {mode}}}\n", f"{mode}.yaml")
+        p = write(tmp_path, f"vehicle: blueboat.yaml\nfigures: {{gz: {mode}}}\n", f"{mode}.yaml")
         assert main(["sweep", str(p), "-o", str(tmp_path / mode), "--quiet", "--no-figures"]) == 0
-        (rows[mode],) = _table(tmp_path / mode)
+        (rows[mode],) = table(tmp_path / mode)
     ex, sa = rows["exact"], rows["samples"]
     assert abs(float(ex["max_gz_m"]) - ref.max_gz) < 1e-9
     assert abs(float(ex["angle_max_gz_deg"]) - math.degrees(ref.angle_max_gz)) < 1e-4
@@ -365,10 +351,10 @@ def test_gz_figures_are_the_reports(tmp_path):
 
 def test_parquet_is_the_csv(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed (pip install 'aurgen[scale]')")
-    p = _write(tmp_path, _random(4))
+    p = write(tmp_path, _random(4))
     out = tmp_path / "o"
     assert main(["sweep", str(p), "-o", str(out), "--quiet", "--no-figures"]) == 0
-    rows = _table(out)
+    rows = table(out)
     t = pq.read_table(out / "sweep.parquet").to_pylist()
     assert len(t) == len(rows) == 12
     for a, b in zip(rows, t):
@@ -388,7 +374,7 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
-    p = _write(tmp_path, "vehicle: blueboat.yaml\n")
+    p = write(tmp_path, "vehicle: blueboat.yaml\n")
     assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "local"]) == 2
     assert "aurgen[scale]" in capsys.readouterr().err
 
@@ -401,7 +387,7 @@ def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, capsys, monkeypat
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     if ray.is_initialized():
         ray.shutdown()
-    p = _write(tmp_path, "vehicle: blueboat.yaml\n")
+    p = write(tmp_path, "vehicle: blueboat.yaml\n")
     assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet", "--ray", "auto"]) == 2
     assert "--ray auto" in capsys.readouterr().err
 
@@ -413,14 +399,14 @@ def test_the_documented_example_checks(tmp_path, capsys):
     doc = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text(encoding="utf-8")
     section = doc[doc.index("## Sweeps"):]
     example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
-    p = _write(tmp_path, example)
+    p = write(tmp_path, example)
     assert main(["sweep", str(p), "--check"]) == 0
     assert "9300 variants over 6 keys" in capsys.readouterr().out  # 31 x 3 x 2 grid points x 50 samples
 
 
 def test_local_processes_same_table(tmp_path, capsys):
     """-j 2 (two local processes, chunks of 5) gives the serial run's table byte for byte."""
-    p = _write(tmp_path, _random(9))
+    p = write(tmp_path, _random(9))
     assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
     assert main(["sweep", str(p), "-o", str(tmp_path / "j2"), "--quiet", "--no-figures", "-j", "2",
                  "--chunk", "5"]) == 0

@@ -9,7 +9,6 @@ start attitude the run is given (a run with no disturbance never rolls past it).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -25,6 +24,8 @@ from aurgen.cli import main
 from aurgen.compose import resolve
 from aurgen.stamp import equilibrium_of
 
+from sweeptables import num, table, write
+
 PAYLOAD_PART = """\
 parts:
   payload:
@@ -32,21 +33,6 @@ parts:
     mass: 1.0
     collision: [{shape: box, size: [0.2, 0.2, 0.1]}]
 """
-
-
-def _write(tmp_path, text, name="sweep.yaml") -> Path:
-    p = tmp_path / name
-    p.write_text(text)
-    return p
-
-
-def _table(folder: Path) -> list[dict]:
-    with open(folder / "sweep.csv", newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _f(text):
-    return float(text) if text != "" else None
 
 
 def _sweep(seed=4, extra="", grid=None):
@@ -64,7 +50,7 @@ grid:
 
 
 def _run(tmp_path, text, out, *extra):
-    p = _write(tmp_path, text)
+    p = write(tmp_path, text)
     assert main(["sweep", str(p), "-o", str(tmp_path / out), "--quiet", "--no-figures", "--time-domain",
                  *extra]) == 0
     return tmp_path / out
@@ -81,12 +67,12 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
     b = _run(tmp_path, _sweep(), "b", "--chunk", "3")
     whole = (a / "sweep.csv").read_bytes()
     assert (b / "sweep.csv").read_bytes() == whole
-    rows = _table(a)
+    rows = table(a)
     assert len(rows) == 8 and all(r["reason"] == "" for r in rows)
     assert {r["td_capsized"] for r in rows} == {"false"}
     # the disturbance is seeded: another seed moves the disturbed variants' figures only
     c = _run(tmp_path, _sweep(seed=5), "c")
-    other = _table(c)
+    other = table(c)
     for r, o in zip(rows, other):
         same = all(r[k] == o[k] for k in ("td_max_roll_deg", "td_max_pitch_deg", "td_draft_m"))
         assert same == (float(r["td_roll_moment_N_m"]) == 0.0)
@@ -96,7 +82,7 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
     journal.write_text("\n".join(lines[:4]) + "\n" + lines[4][: len(lines[4]) // 2])
     (a / "sweep.csv").unlink()
     capsys.readouterr()
-    p = _write(tmp_path, _sweep())
+    p = write(tmp_path, _sweep())
     assert main(["sweep", str(p), "-o", str(a), "--no-figures", "--time-domain"]) == 0
     assert "resuming: 3 of 8" in capsys.readouterr().err
     assert (a / "sweep.csv").read_bytes() == whole
@@ -168,10 +154,10 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
   parts[payload].xyz[2]: {name: payload_z, values: [0.2, 2.0]}
 """
     text = _sweep(grid=grid).replace("xyz: [0.299, 0.0, 0.147]", "xyz: [0.0, 0.0, 0.147]")
-    rows = {_f(r["payload_z_m"]): r for r in _table(_run(tmp_path, text, "cap"))}
+    rows = {num(r["payload_z_m"]): r for r in table(_run(tmp_path, text, "cap"))}
     assert rows[2.0]["equilibrium_status"] == "capsizes" and rows[2.0]["td_capsized"] == "true"
     assert rows[2.0]["td_settle_time_s"] == "" and rows[2.0]["td_draft_m"] == ""
-    assert rows[0.2]["equilibrium_status"] == "floating" and _f(rows[0.2]["gm_t_m"]) > 0
+    assert rows[0.2]["equilibrium_status"] == "floating" and num(rows[0.2]["gm_t_m"]) > 0
     assert rows[0.2]["td_capsized"] == "false"
     # 10 kg one metre up: a vanishing angle of about 44 degrees
     sweep_text = _sweep(grid="""  catalog.payload.mass: {name: payload, values: [10]}
@@ -179,7 +165,7 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
 """).replace("xyz: [0.299, 0.0, 0.147]", "xyz: [0.0, 0.0, 0.147]")
     from aurgen.sweep import compose_variant, prepare, values_of
 
-    sweep = prepare(_write(tmp_path, sweep_text, "avs.yaml"), time_domain=True)
+    sweep = prepare(write(tmp_path, sweep_text, "avs.yaml"), time_domain=True)
     v = compose_variant(sweep, values_of(sweep, 0), 0)
     # the static righting arm every 0.25 degrees at the equilibrium's trim; the vanishing angle is
     # its first fall through zero past its maximum. (The free-trim arm of this variant only falls
@@ -198,7 +184,7 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
 
 
 def test_time_domain_keys_are_checked_up_front(tmp_path, capsys):
-    p = _write(tmp_path, _sweep())
+    p = write(tmp_path, _sweep())
     capsys.readouterr()
     assert main(["sweep", str(p), "-o", str(tmp_path / "o"), "--quiet"]) == 2  # no --time-domain
     assert "sweep it with --time-domain" in capsys.readouterr().err
@@ -206,15 +192,15 @@ def test_time_domain_keys_are_checked_up_front(tmp_path, capsys):
   time_domain.current[3]: [1]
   time_domain.spin: [1]
 """)
-    p = _write(tmp_path, bad, "bad.yaml")
+    p = write(tmp_path, bad, "bad.yaml")
     assert main(["sweep", str(p), "-o", str(tmp_path / "b"), "--time-domain", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "time_domain.current[3]" in err
-    p = _write(tmp_path, _sweep(grid="  time_domain.heel: [0, 400]\n"), "bad2.yaml")
+    p = write(tmp_path, _sweep(grid="  time_domain.heel: [0, 400]\n"), "bad2.yaml")
     assert main(["sweep", str(p), "-o", str(tmp_path / "c"), "--time-domain", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "time_domain.heel" in err and "400" in err
-    p = _write(tmp_path, _sweep(extra=", settle_band: 0"), "bad3.yaml")
+    p = write(tmp_path, _sweep(extra=", settle_band: 0"), "bad3.yaml")
     assert main(["sweep", str(p), "-o", str(tmp_path / "d"), "--time-domain", "--quiet"]) == 2
     assert "time_domain.settle_band" in capsys.readouterr().err
 
