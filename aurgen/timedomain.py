@@ -133,11 +133,7 @@ def compiled(xml: str, env: dict):
     key = (xml, json.dumps(env, sort_keys=True))
     m = _MODELS.get(key)
     if m is None:
-        sim = Simulation(xml, environment=env)
-        if not sim._plugin:  # mesh displacement: the forces would come from a Python callback
-            sim.close()
-            raise RuntimeError("the aurgen.hydrostatics plugin does not take this model (mesh displacement "
-                               "geoms); mujoco.batch cannot run it")
+        sim = Simulation(xml, environment=env)  # the plugin instance attached (every geom type)
         m = sim.model
         sim.close()
         _MODELS[key] = m

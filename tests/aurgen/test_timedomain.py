@@ -215,3 +215,39 @@ def test_current_and_wind_reach_the_model():
     env = envmod.from_model(m)
     flows = {c.name: tuple(c.flow) for c in env.cells}
     assert flows == {"water": (0.5, 0.0, 0.0), "air": (0.0, 3.0, 0.0)}
+
+
+@pytest.mark.parametrize("config", ["blueboat.yaml", "bluerov2.yaml"])
+def test_a_uniform_flow_carries_the_vehicle_along(config):
+    """Galilean invariance: with water and air moving at the same uniform velocity u, every force
+    on a free vehicle depends on its velocity relative to u, so it drifts with u: its horizontal
+    velocity turns parallel to u and closes on it as quadratic drag makes it, the gap falling as
+    1/t (halving from 60 s to 120 s). Then wind over still water pushes a floating vehicle
+    downwind and leaves a submerged one alone."""
+    import mujoco
+
+    v = resolve(config)
+    xml, eq = td.mjcf_of(v), equilibrium_of(v)
+    u = np.array([0.4, -0.3, 0.0])
+    gaps = {}
+    m = td.compiled(xml, td.environment_of(1025.0, u, u))
+    d = mujoco.MjData(m)
+    d.qpos[:7] = td.start_pose(v, eq, 0.0, 0.0)
+    for t in (60.0, 120.0):
+        while d.time < t - 1e-9:
+            mujoco.mj_step(m, d)
+        vel = np.array(d.qvel[:2])
+        gaps[t] = np.linalg.norm(u[:2] - vel)
+        assert abs(vel[0] * u[1] - vel[1] * u[0]) < 2e-3 * np.linalg.norm(u) ** 2, vel  # along u
+    assert gaps[120.0] < 0.01 * np.linalg.norm(u)
+    assert 0.35 < gaps[120.0] / gaps[60.0] < 0.65, gaps  # ~ 1/t
+
+    m = td.compiled(xml, td.environment_of(1025.0, [0.0, 0.0, 0.0], [0.0, 5.0, 0.0]))
+    d = mujoco.MjData(m)
+    d.qpos[:7] = td.start_pose(v, eq, 0.0, 0.0)
+    while d.time < 20.0:
+        mujoco.mj_step(m, d)
+    if eq.status == "floating":  # the BlueBoat: its windage and dry hull catch the wind
+        assert 0.05 < d.qvel[1] < 5.0 and abs(d.qvel[0]) < 0.05 * d.qvel[1], np.array(d.qvel[:3])
+    else:  # the BlueROV2, wholly submerged: the air exerts nothing on it
+        assert np.abs(d.qvel).max() < 1e-9, np.array(d.qvel)
