@@ -154,23 +154,9 @@ def mjcf_of(vehicle) -> str:
     return emit.render("mjcf", vehicle, emit.context(vehicle))
 
 
-def draft_at(body, R) -> float:
-    """Depth (m) of the base_link origin below the surface at which the body, at attitude ``R``
-    (body -> world), displaces its weight (kernel boxes): Σ V(nb·x ≤ d) = m / ρ, nb = R[2, :]."""
-    from scipy.optimize import brentq
-
-    from .runtime import hydrostatics as hs
-
-    n = np.asarray(R, float)[2, :]
-    V0 = body.mass / body.rho
-    lo = min(-hs.support(g, -n) for g in body.geoms)  # the lowest and highest points of the boxes
-    hi = max(hs.support(g, n) for g in body.geoms)
-    return float(brentq(lambda d: sum(hs.clip(g, n, d).volume for g in body.geoms) - V0, lo, hi, xtol=1e-13))
-
-
 def start_pose(vehicle, eq, heel_deg: float, trim_deg: float):
     """(qpos of the free joint (7,), or None when the variant sinks): see the module doc."""
-    from .runtime.equilibrium import attitude
+    from .runtime.equilibrium import attitude, draft_at
     from .spatial import quat_of
     from .stability import body_of
 
@@ -182,7 +168,8 @@ def start_pose(vehicle, eq, heel_deg: float, trim_deg: float):
     if upright and heel_deg == 0.0 and trim_deg == 0.0:
         depth = eq.draft
     else:
-        depth = draft_at(body_of(vehicle), R)
+        body = body_of(vehicle)
+        depth = draft_at(body.geoms, body.mass, body.com, body.rho, R)
     q = np.asarray(quat_of(R), float)
     return np.concatenate([[0.0, 0.0, -float(depth)], q / np.linalg.norm(q)])
 

@@ -181,6 +181,13 @@ class _Body:
         return d, B, A
 
 
+def draft_at(geoms, mass, com, rho, R) -> float:
+    """Depth (m) of the body origin below the surface at which the body, at attitude ``R``
+    (body -> world), displaces its weight: the offset d of the body-frame plane nb·x <= d,
+    nb = R[2, :], with V = mass / rho (the same solve as the equilibrium's)."""
+    return float(_Body(geoms, mass, com, rho).draft_for(np.asarray(R, float)[2, :])[0])
+
+
 def _residual(body, heel, trim, d0=None):
     """World horizontal offset of B from G (m) at the attitude, at constant displacement."""
     R = attitude(heel, trim)
