@@ -1,9 +1,18 @@
-"""Helpers the sweep tests share: a sweep file in a folder, and the table a run wrote."""
+"""Helpers the sweep tests share: a sweep file in a folder, the table a run wrote, whether Ray is there."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
+
+#: a sweep file's parts: section declaring a payload box whose mass the sweeps vary
+PAYLOAD_PART = """\
+parts:
+  payload:
+    description: a payload box of swept mass
+    mass: 1.0
+    collision: [{shape: box, size: [0.2, 0.2, 0.1]}]
+"""
 
 
 def write(tmp_path, text, name="sweep.yaml") -> Path:
@@ -22,3 +31,12 @@ def table(folder: Path) -> list[dict]:
 def num(text):
     """A table cell as a float (None for an empty cell)."""
     return float(text) if text != "" else None
+
+
+def have_ray() -> bool:
+    """Whether Ray (the scale extra) imports."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True

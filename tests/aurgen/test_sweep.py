@@ -21,15 +21,7 @@ from aurgen.cli import main
 from aurgen.compose import resolve
 from aurgen.sweep import load_sweep, parse_key, prepare, values_of
 
-from sweeptables import num, table, write
-
-PAYLOAD_PART = """\
-parts:
-  payload:
-    description: a payload box of swept mass
-    mass: 1.0
-    collision: [{shape: box, size: [0.2, 0.2, 0.1]}]
-"""
+from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 
 
 def _payload_at():
@@ -302,16 +294,8 @@ grid:
 
 
 
-def _have_ray() -> bool:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.scale
-@pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
 def test_ray_local_two_workers_same_table(tmp_path, monkeypatch):
     import ray
 
@@ -380,7 +364,7 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.scale
-@pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
 def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, capsys, monkeypatch):
     import ray
 

@@ -24,15 +24,7 @@ from aurgen.cli import main
 from aurgen.compose import resolve
 from aurgen.stamp import equilibrium_of
 
-from sweeptables import num, table, write
-
-PAYLOAD_PART = """\
-parts:
-  payload:
-    description: a payload box of swept mass
-    mass: 1.0
-    collision: [{shape: box, size: [0.2, 0.2, 0.1]}]
-"""
+from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 
 
 def _sweep(seed=4, extra="", grid=None):
@@ -92,16 +84,8 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
     assert (j / "sweep.csv").read_bytes() == whole
 
 
-def _have_ray() -> bool:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.scale
-@pytest.mark.skipif(not _have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
 def test_ray_local_same_table(tmp_path, monkeypatch):
     import ray
 
