@@ -302,3 +302,75 @@ def test_bitwise_deterministic_and_batch_independent():
     for i in range(0, n, 37):
         assert np.array_equal(_clip(sizes[i:i + 1], pos[i:i + 1], mats[i:i + 1], plane)[0], a[i],
                               equal_nan=True)
+
+
+def test_force_stage_rows_equal_the_kernel_bitwise():
+    """The force stage clips a box cut by one plane with its own short path
+    (core/clip_box.cc BoxClipRow): its volumes, centroids and section areas are the
+    kernel's (ClipGeom, through clip_into) bit for bit, over random poses and the
+    degenerate ones (level, tangent to the surface from above and below, a face in it,
+    a corner or an edge on it, wholly wet and wholly dry)."""
+    import mujoco
+
+    from aurgen.runtime._native import ForceStage
+    from aurgen.runtime.sim import Simulation
+
+    rng = np.random.default_rng(11)
+    n = 24
+    sizes = rng.uniform(0.05, 0.4, (n, 3))
+    bodies = "".join(f'<body name="b{i}" pos="{i} 0 0"><freejoint/><geom type="box" size="{float(s[0])!r} {float(s[1])!r} {float(s[2])!r}" '
+                     f'mass="1" user="1"/></body>' for i, s in enumerate(sizes))
+    sim = Simulation(f'<mujoco><option timestep="0.002"/><worldbody>{bodies}</worldbody></mujoco>', water=1000.0)
+    m, d, args = sim.model, sim.data, list(sim._plan.args)
+    stage = ForceStage(tuple(args))
+    cpl, cnp = args[9], args[10]
+    one = [c for c in range(len(cnp)) if cnp[c] == 1]
+    assert one, "no cell bounded by one plane"
+    c = one[0]  # a cell the stage clips (a later cell bounded by the opposite plane is its complement)
+    nw, dw = cpl[c, 0, :3], cpl[c, 0, 3]
+    assert np.isclose(np.linalg.norm(nw), 1.0)
+    level = np.array([1.0, 0.0, 0.0, 0.0])
+    edge = Rotation.from_euler("x", 45, degrees=True).as_quat(scalar_first=True)
+    corner = Rotation.from_euler("xy", [45, np.degrees(np.arctan(1 / np.sqrt(2)))], degrees=True).as_quat(scalar_first=True)
+    checked = 0
+    for trial in range(40):
+        for i in range(n):
+            adr = m.jnt_qposadr[m.body_jntadr[m.body("b%d" % i).id]]
+            q = Rotation.random(random_state=rng.integers(1 << 31)).as_quat(scalar_first=True)
+            z = rng.uniform(-1.2, 1.2) * np.linalg.norm(sizes[i])
+            kind = (trial + i) % 8
+            if kind == 1:  # level, random draft
+                q, z = level, rng.uniform(-1.0, 1.0) * sizes[i, 2]
+            elif kind == 2:  # level, tangent from above / below, the mid-plane in the surface
+                q, z = level, sizes[i, 2] * rng.choice([-1.0, 1.0, 0.0])
+            elif kind == 3:  # an edge on the surface
+                q = edge
+                z = float(sizes[i, 1] * np.sin(np.pi / 4) + sizes[i, 2] * np.cos(np.pi / 4)) * rng.choice([-1.0, 1.0])
+            elif kind == 4:  # a corner on the surface (about)
+                q = corner
+                R = Rotation.from_quat(corner, scalar_first=True).as_matrix()
+                z = float(np.abs(R[2]) @ sizes[i]) * rng.choice([-1.0, 1.0])
+            elif kind == 5:  # wholly wet / wholly dry
+                z = 3.0 * np.linalg.norm(sizes[i]) * rng.choice([-1.0, 1.0])
+            d.qpos[adr:adr + 3] = [i, rng.normal(), z]
+            d.qpos[adr + 3:adr + 7] = q
+        mujoco.mj_forward(m, d)
+        stage.run()
+        gi = args[1][:, 0]
+        vol, cen, area = clip_batch_rows(m.geom_type[gi], m.geom_size[gi], d.geom_xpos[gi], d.geom_xmat[gi], nw, dw)
+        np.testing.assert_array_equal(args[41][:, c], vol)
+        np.testing.assert_array_equal(args[42][:, c], cen)
+        np.testing.assert_array_equal(args[43][:, c], area)
+        checked += n
+    assert checked == 40 * n
+    sim.close()
+
+
+def clip_batch_rows(types, sizes, pos, mats, nw, dw):
+    """(volumes, centroids, areas) of geoms cut by n.x <= d through the kernel's clip_into."""
+    n = len(types)
+    out = np.empty((n, 5))
+    kernel.clip_into(np.asarray(types, dtype=np.int64), np.ascontiguousarray(sizes, dtype=float),
+                     np.ascontiguousarray(pos, dtype=float), np.ascontiguousarray(mats, dtype=float).reshape(n, 3, 3),
+                     np.zeros(n, dtype=np.int64), EMPTY_HULLS, np.r_[nw, dw][None].astype(float), out, False)
+    return out[:, 0], out[:, 1:4], out[:, 4]

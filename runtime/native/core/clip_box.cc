@@ -236,4 +236,48 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
   }
 }
 
+void BoxClipRow(const double size[3], const double pos[3], const double R[9], const double pl[4],
+                double row[5]) {
+  // the same operations as ClipGeom (kernel.cc) in the same order
+  const double wx = pl[0], wy = pl[1], wz = pl[2];
+  const double px = pos[0], py = pos[1], pz = pos[2];
+  const double lx = R[0] * wx + R[3] * wy + R[6] * wz;
+  const double ly = R[1] * wx + R[4] * wy + R[7] * wz;
+  const double lz = R[2] * wx + R[5] * wy + R[8] * wz;
+  const double t = pl[3] - (wx * px + wy * py + wz * pz);
+  const double h = size[0] * std::fabs(lx) + size[1] * std::fabs(ly) + size[2] * std::fabs(lz);
+  double V, cx, cy, cz, A;
+  if (-h >= t) {  // wholly above the plane
+    row[0] = 0.0;
+    row[1] = px;
+    row[2] = py;
+    row[3] = pz;
+    row[4] = 0.0;
+    return;
+  }
+  if (h <= t) {  // wholly below: the full box, centroid at its centre
+    V = 8.0 * size[0] * size[1] * size[2];
+    cx = cy = cz = 0.0;
+    A = 0.0;
+  } else {
+    double acc[kNAcc];
+    BoxClip1(size[0], size[1], size[2], lx, ly, lz, t, false, acc);
+    V = acc[0];
+    A = acc[4];
+    if (V > 0.0) {
+      cx = acc[1] / V;
+      cy = acc[2] / V;
+      cz = acc[3] / V;
+    } else {
+      V = 0.0;
+      cx = cy = cz = 0.0;
+    }
+  }
+  row[0] = V;
+  row[1] = px + R[0] * cx + R[1] * cy + R[2] * cz;
+  row[2] = py + R[3] * cx + R[4] * cy + R[5] * cz;
+  row[3] = pz + R[6] * cx + R[7] * cy + R[8] * cz;
+  row[4] = A;
+}
+
 }  // namespace aurgen::core

@@ -29,6 +29,14 @@ namespace aurgen::core {
 void BoxClip1(double a, double b, double c, double nx, double ny, double nz, double t,
               bool want_wp, double* acc);
 
+// A box geom (half-sizes size, world position pos, rotation R row-major) cut by
+// ONE world half-space pl = (n, d), n.x <= d (unit n), into row[0:5]: volume
+// (m^3), centroid (world; the box centre when nothing is submerged) and the
+// section area (m^2).  Bitwise ClipGeom's row for a box and one plane without
+// the waterplane, in fewer steps (the force stage's common case).
+void BoxClipRow(const double size[3], const double pos[3], const double R[9], const double pl[4],
+                double row[5]);
+
 }  // namespace aurgen::core
 
 #endif  // AURGEN_CORE_CLIP_BOX_H_

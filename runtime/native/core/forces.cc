@@ -6,6 +6,8 @@
 // from the unnormalised velocity (the oracle: A_p(v / |v|) |v|).
 #include "forces.h"
 
+#include "clip_box.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -56,6 +58,17 @@ inline double Phi(int64_t gk, const double* gf, const double* x) {
 
 inline bool IsNan(double v) { return v != v; }
 
+// a and b hold the same bits (as memcmp would say, without the call).
+inline bool SameBits(const double* a, const double* b) {
+  for (int i = 0; i < 3; ++i) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, sizeof x);
+    std::memcpy(&y, b + i, sizeof y);
+    if (x != y) return false;
+  }
+  return true;
+}
+
 // x^3 and x^5 by squaring, as numba evaluates x ** 3 and x ** 5.
 inline double Pow3(double x) { return x * (x * x); }
 inline double Pow5(double x) {
@@ -65,15 +78,21 @@ inline double Pow5(double x) {
 
 // The projected area of a box (a mesh: its bounding half-sizes) or an ellipsoid
 // across w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjArea(u)
-// |v| for w = v, u = v / |v| without normalising (m^2 x the unit of w).
-inline double ProjAreaV(int64_t typ, const double* size, double wx, double wy, double wz) {
+// |v| for w = v, u = v / |v| without normalising (m^2 x the unit of w).  pr:
+// the products of the sizes (b c, a c, a b), computed once per geom.
+inline double ProjAreaV(int64_t typ, const double* pr, double wx, double wy, double wz) {
   if (typ == kEllipsoid) {
-    double a = size[0], b = size[1], c = size[2];
-    double p = b * c * wx, q = a * c * wy, s = a * b * wz;
+    double p = pr[0] * wx, q = pr[1] * wy, s = pr[2] * wz;
     return kPi * std::sqrt(p * p + q * q + s * s);
   }
-  return 4.0 * (size[1] * size[2] * std::fabs(wx) + size[0] * size[2] * std::fabs(wy) +
-                size[0] * size[1] * std::fabs(wz));
+  return 4.0 * (pr[0] * std::fabs(wx) + pr[1] * std::fabs(wy) + pr[2] * std::fabs(wz));
+}
+
+// The products (b c, a c, a b) of sizes (a, b, c) into pr.
+inline void SizeProducts(const double* size, double* pr) {
+  pr[0] = size[1] * size[2];
+  pr[1] = size[0] * size[2];
+  pr[2] = size[0] * size[1];
 }
 
 // Projected area (m^2) of the whole geom across the unit direction u (geom frame).
@@ -85,7 +104,9 @@ double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz
     double extra = typ == kCapsule ? kPi * r * r * lat : 0.0;
     return 4.0 * r * h * lat + kPi * r * r * std::fabs(uz) + extra;
   }
-  return ProjAreaV(typ, size, ux, uy, uz);  // box, mesh, ellipsoid
+  double pr[3];  // box, mesh, ellipsoid
+  SizeProducts(size, pr);
+  return ProjAreaV(typ, pr, ux, uy, uz);
 }
 
 // The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
@@ -116,14 +137,26 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     fmax = std::max(fmax, f);
   }
   scratch_.Reserve(emax, fmax, std::max(m_.kmax, 1));
-  // equivalent-sphere diameter per geom and its cube and fifth power (drag)
-  deq_.assign(3 * std::max(m_.ng, 1), 0.0);
+  // the drag coefficients of each geom in each cell's fluid, from the
+  // equivalent-sphere diameter d: 0.5 rho C_D (form), 3 pi mu d (Stokes),
+  // pi mu d^3 and rho C_D d^5 / 64 (rotation); each is the leading product of
+  // the per-piece expression it replaces, so the forces keep their bits
+  dcoef_.assign(kNDC * std::max(m_.ng * m_.nc, 1), 0.0);
   for (int k = 0; k < m_.ng; ++k) {
     double deq = std::pow(6.0 * m_.gvol[k] / kPi, 1.0 / 3.0);
-    deq_[3 * k] = deq;
-    deq_[3 * k + 1] = Pow3(deq);
-    deq_[3 * k + 2] = Pow5(deq);
+    for (int c = 0; c < m_.nc; ++c) {
+      const double rho = m_.cf[c * kNCF + kCRho], mu = m_.cf[c * kNCF + kCMu];
+      double* dk = dcoef_.data() + kNDC * (k * m_.nc + c);
+      dk[kDQ] = 0.5 * rho * kCD;
+      dk[kDLin] = 3.0 * kPi * mu * deq;
+      dk[kDRot] = kPi * mu * Pow3(deq);
+      dk[kDRot2] = rho * kCD * Pow5(deq) / 64.0;
+    }
   }
+  gpr_.assign(3 * std::max(m_.ng, 1), 0.0);
+  for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
+  pieces_.resize(std::max(m_.ng * m_.nc, 1));
+  runs_.resize(m_.ng + 1);
   one_.assign(std::max(m_.nc, 1), -1);
   onesg_.assign(std::max(m_.nc, 1), 0.0);
   J_.assign(6 * std::max(m_.maxd, 1), 0.0);
@@ -188,7 +221,7 @@ void ForceStage::Passive(const ForceData& d) {
   double* led = o_.led;
   for (int j = 0; j < nv; ++j) o_.qmine[j] = 0.0;
   for (int i = 0; i < kNLed; ++i) led[i] = 0.0;
-  double F[3], T[3], x[3], v[3], g[3], Fd[3], Td[3];
+  double F[3], T[3], x[3], v[3], g[3];
   double rho_max = 0.0;
   for (int c = 0; c < nc; ++c)
     if (cf[c * kNCF + kCRho] > rho_max) rho_max = cf[c * kNCF + kCRho];
@@ -197,10 +230,8 @@ void ForceStage::Passive(const ForceData& d) {
   // ---- gather geom poses
   for (int k = 0; k < ng; ++k) {
     int64_t gid = m_.gi[4 * k];
-    for (int a = 0; a < 3; ++a) {
-      pos[3 * k + a] = d.geom_xpos[3 * gid + a];
-      for (int b = 0; b < 3; ++b) mats[9 * k + 3 * a + b] = d.geom_xmat[9 * gid + 3 * a + b];
-    }
+    std::memcpy(pos + 3 * k, d.geom_xpos + 3 * gid, 3 * sizeof(double));
+    std::memcpy(mats + 9 * k, d.geom_xmat + 9 * gid, 9 * sizeof(double));
   }
 
   // ---- clip every geom by every cell (planes no geom crosses dropped).  A cell
@@ -287,8 +318,11 @@ void ForceStage::Passive(const ForceData& d) {
     }
     for (int k = 0; k < ng; ++k) {
       double* row = o_.out + 5 * k;
-      ClipGeom(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k,
-               m_.mesh_ids[k], m_.hulls, o_.planes, npl, row, 5, false, scratch_);
+      if (npl == 1 && m_.gt[k] == kBox)
+        BoxClipRow(m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k, o_.planes, row);
+      else
+        ClipGeom(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k,
+                 m_.mesh_ids[k], m_.hulls, o_.planes, npl, row, 5, false, scratch_);
       o_.vols[k * nc + c] = row[0];
       double* ce = o_.cents + 3 * (k * nc + c);
       ce[0] = row[1];
@@ -312,163 +346,198 @@ void ForceStage::Passive(const ForceData& d) {
     }
   }
 
-  // ---- per geom, per cell: buoyancy, drag, surface damping
+  // ---- per geom, per cell: buoyancy, drag, surface damping.  Three passes, so
+  // that no piece waits on the one before it: (A) the piece list with what each
+  // piece reads (gravity, the surface's up direction and height, its body's
+  // run) in model order, the cached square roots and divisions there; (B) each
+  // piece's wrench and ledger terms, independent across pieces; (C) the sums, in
+  // piece order: per run of consecutive geoms on one body, the wrench (moment
+  // about the root's subtree com, world) projected on its dofs once.
+  const bool drag = m_.fl[kFDrag] != 0, buoy = m_.fl[kFBuoy] != 0;
   double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
          up_h = 0.0;  // up_h: sqrt(|g| h)
   int up_k = -1;
-  // the pieces' wrenches are summed per body (moment about the root's subtree
-  // com, world) while consecutive geoms share it, then projected on its dofs once
+  int np = 0, nr = 0;
   int64_t sb = -1;
-  double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
-  // the ledger's buoyancy energy and drag power, summed in registers (same order)
-  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
-  // per body: its root's subtree com (world), its spatial velocity (rot, lin) at
-  // that point and the angular speed |w|: the same for all the body's pieces
-  double sc0 = 0.0, sc1 = 0.0, sc2 = 0.0, w0 = 0.0, w1 = 0.0, w2 = 0.0, c3 = 0.0, c4 = 0.0,
-         c5 = 0.0, wn = 0.0;
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
     if (mark != 1 && mark != 2) continue;
-    if (b != sb) {
-      if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+    if (b != sb) {  // a new run: its root's subtree com, its velocity, |w|
       sb = b;
-      for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
       const int64_t rb = m_.broot[b];
-      sc0 = d.subtree_com[3 * rb];
-      sc1 = d.subtree_com[3 * rb + 1];
-      sc2 = d.subtree_com[3 * rb + 2];
+      Run& r = runs_[nr];
+      r.b = b;
+      r.p0 = np;
+      for (int a = 0; a < 3; ++a) r.sc[a] = d.subtree_com[3 * rb + a];
       const double* cv = d.cvel + 6 * b;
-      w0 = cv[0];
-      w1 = cv[1];
-      w2 = cv[2];
-      c3 = cv[3];
-      c4 = cv[4];
-      c5 = cv[5];
-      wn = std::sqrt(w0 * w0 + w1 * w1 + w2 * w2);
+      for (int a = 0; a < 6; ++a) r.cv[a] = cv[a];
+      r.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
+      ++nr;
     }
-    int64_t typ = m_.gi[4 * k + 2];
-    double Vg = m_.gvol[k];
-    const double deq = deq_[3 * k], deq3 = deq_[3 * k + 1], deq5 = deq_[3 * k + 2];
+    const int64_t typ = m_.gi[4 * k + 2];
+    const double* R = mats + 9 * k;
     for (int c = 0; c < nc; ++c) {
       double V = o_.vols[k * nc + c];
       if (V <= 0.0) continue;
       const double* cc = cf + c * kNCF;
-      double rho = cc[kCRho];
       if (mark == 2 && cc[kCGas] == 0.0) continue;
-      for (int a = 0; a < 3; ++a) {
-        x[a] = o_.cents[3 * (k * nc + c) + a];
-        F[a] = 0.0;
-        T[a] = 0.0;
-      }
-      const double dx = x[0] - sc0, dy = x[1] - sc1, dz = x[2] - sc2;  // from the root's com
-      bool cellg = gk == 3 && !IsNan(cc[kCG]);
-      if (cellg) {
-        g[0] = cc[kCG];
-        g[1] = cc[kCG + 1];
-        g[2] = cc[kCG + 2];
+      Piece& q = pieces_[np];
+      q.k = k;
+      q.c = c;
+      q.r = nr - 1;
+      q.buoy = mark == 1 && buoy;
+      q.V = V;
+      for (int a = 0; a < 3; ++a) q.x[a] = o_.cents[3 * (k * nc + c) + a];
+      q.cellg = gk == 3 && !IsNan(cc[kCG]);
+      if (q.cellg) {
+        q.g[0] = cc[kCG];
+        q.g[1] = cc[kCG + 1];
+        q.g[2] = cc[kCG + 2];
       } else {
-        GravAt(gk, gf, x, g);
+        GravAt(gk, gf, q.x, q.g);
       }
-      if (mark == 1 && m_.fl[kFBuoy] != 0) {
-        for (int a = 0; a < 3; ++a) F[a] = -rho * V * g[a];
-        if (record) {
-          // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
-          double ph = cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-          l_ubuoy += V * (-rho * ph + cc[kCP]);
+      q.surf = false;
+      double A = o_.areas[k * nc + c];
+      if (drag && mark == 1 && A == A && A > 0.0) {
+        // the up direction n = -g/|g| and sqrt(|g| x the geom's height along
+        // n): the same bits of g (a uniform field: every piece) give the same
+        // values, so they are recomputed only when g's bits or the geom change
+        if (!SameBits(q.g, up_g)) {
+          std::memcpy(up_g, q.g, sizeof up_g);
+          up_gn = std::sqrt(q.g[0] * q.g[0] + q.g[1] * q.g[1] + q.g[2] * q.g[2]);
+          up_n[0] = -q.g[0] / up_gn;
+          up_n[1] = -q.g[1] / up_gn;
+          up_n[2] = -q.g[2] / up_gn;
+          up_k = -1;
         }
-      }
-      if (m_.fl[kFDrag] != 0) {
-        double f = V / Vg;
-        v[0] = c3 + w1 * dz - w2 * dy;  // the piece centroid's velocity (AURGEN_POINTVEL)
-        v[1] = c4 + w2 * dx - w0 * dz;
-        v[2] = c5 + w0 * dy - w1 * dx;
-        double vab0 = v[0], vab1 = v[1], vab2 = v[2];
-        for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
-        double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
-        double mu = cc[kCMu];
-        for (int a = 0; a < 3; ++a) {
-          Fd[a] = 0.0;
-          Td[a] = 0.0;
-        }
-        const double* R = mats + 9 * k;
-        if (sp2 > 0.0) {
-          // the relative velocity in the geom frame
-          double lx = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
-          double ly = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
-          double lz = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
-          double dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
-          if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
-            dq = 0.5 * rho * kCD * ProjAreaV(typ, m_.gsz + 3 * k, lx, ly, lz);
-          } else {
-            double sp = std::sqrt(sp2);
-            double Ap = ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp);
-            dq = 0.5 * rho * kCD * Ap * sp;
+        if (up_gn > 0.0) {
+          if (up_k != k) {
+            double lx = R[0] * up_n[0] + R[3] * up_n[1] + R[6] * up_n[2];
+            double ly = R[1] * up_n[0] + R[4] * up_n[1] + R[7] * up_n[2];
+            double lz = R[2] * up_n[0] + R[5] * up_n[1] + R[8] * up_n[2];
+            bool mesh = typ == kMesh;
+            int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+            int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+            double hmax, hmin;
+            SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
+                         &hmin);
+            up_h = std::sqrt(up_gn * (hmax - hmin));
+            up_k = k;
           }
-          double coef = (3.0 * kPi * mu * deq + dq) * f;
-          for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
-        }
-        double ct = (kPi * mu * deq3 + rho * kCD * deq5 / 64.0 * wn) * f;
-        Td[0] = -ct * w0;
-        Td[1] = -ct * w1;
-        Td[2] = -ct * w2;
-        double A = o_.areas[k * nc + c];
-        if (mark == 1 && A == A && A > 0.0) {
-          // the up direction n = -g/|g| and sqrt(|g| x the geom's height along
-          // n): the same bits of g (a uniform field: every piece) give the same
-          // values, so they are recomputed only when g's bits or the geom change
-          if (std::memcmp(g, up_g, sizeof up_g) != 0) {
-            std::memcpy(up_g, g, sizeof up_g);
-            up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-            up_n[0] = -g[0] / up_gn;
-            up_n[1] = -g[1] / up_gn;
-            up_n[2] = -g[2] / up_gn;
-            up_k = -1;
-          }
-          const double gn = up_gn, n0 = up_n[0], n1 = up_n[1], n2 = up_n[2];
-          if (gn > 0.0) {
-            if (up_k != k) {
-              double lx = R[0] * n0 + R[3] * n1 + R[6] * n2;
-              double ly = R[1] * n0 + R[4] * n1 + R[7] * n2;
-              double lz = R[2] * n0 + R[5] * n1 + R[8] * n2;
-              bool mesh = typ == kMesh;
-              int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-              int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
-              double hmax, hmin;
-              SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
-                           &hmin);
-              up_h = std::sqrt(gn * (hmax - hmin));
-              up_k = k;
-            }
-            double B = kCS * rho * A * up_h;
-            double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
-            Fd[0] -= B * vn * n0;
-            Fd[1] -= B * vn * n1;
-            Fd[2] -= B * vn * n2;
-            double wnn = w0 * n0 + w1 * n1 + w2 * n2;
-            double bt = B * A / 12.0;
-            Td[0] -= bt * (w0 - wnn * n0);
-            Td[1] -= bt * (w1 - wnn * n1);
-            Td[2] -= bt * (w2 - wnn * n2);
-          }
-        }
-        if (record)
-          l_pdrag += (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
-                      Td[2] * w2);
-        for (int a = 0; a < 3; ++a) {
-          F[a] += Fd[a];
-          T[a] += Td[a];
+          q.surf = true;
+          q.A = A;
+          q.h = up_h;
+          for (int a = 0; a < 3; ++a) q.n[a] = up_n[a];
         }
       }
-      sm[0] += T[0] + dy * F[2] - dz * F[1];
-      sm[1] += T[1] + dz * F[0] - dx * F[2];
-      sm[2] += T[2] + dx * F[1] - dy * F[0];
-      sF[0] += F[0];
-      sF[1] += F[1];
-      sF[2] += F[2];
+      ++np;
     }
   }
-  if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
+  runs_[nr].p0 = np;
+
+  // (B) each piece's force F (world), torque T, moment about its root's com and
+  // ledger terms (buoyancy energy, drag power)
+  for (int p = 0; p < np; ++p) {
+    Piece& q = pieces_[p];
+    const int k = q.k;
+    const Run& r = runs_[q.r];
+    const double* cc = cf + q.c * kNCF;
+    const double rho = cc[kCRho], V = q.V;
+    const double* x = q.x;
+    const double* g = q.g;
+    double F[3] = {0.0, 0.0, 0.0}, T[3] = {0.0, 0.0, 0.0};
+    q.U = 0.0;
+    q.P = 0.0;
+    const double dx = x[0] - r.sc[0], dy = x[1] - r.sc[1], dz = x[2] - r.sc[2];
+    if (q.buoy) {
+      for (int a = 0; a < 3; ++a) F[a] = -rho * V * g[a];
+      if (record) {
+        // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
+        double ph = q.cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
+        q.U = V * (-rho * ph + cc[kCP]);
+      }
+    }
+    if (drag) {
+      const double w0 = r.cv[0], w1 = r.cv[1], w2 = r.cv[2];
+      double f = V / m_.gvol[k];
+      double v[3];
+      v[0] = r.cv[3] + w1 * dz - w2 * dy;  // the piece centroid's velocity (AURGEN_POINTVEL)
+      v[1] = r.cv[4] + w2 * dx - w0 * dz;
+      v[2] = r.cv[5] + w0 * dy - w1 * dx;
+      const double vab0 = v[0], vab1 = v[1], vab2 = v[2];
+      for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
+      double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
+      double Fd[3] = {0.0, 0.0, 0.0}, Td[3];
+      const double* dk = dcoef_.data() + kNDC * (k * nc + q.c);
+      if (sp2 > 0.0) {
+        // the relative velocity in the geom frame
+        const double* R = mats + 9 * k;
+        const int64_t typ = m_.gt[k];
+        double lx = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+        double ly = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+        double lz = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+        double dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
+        if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
+          dq = dk[kDQ] * ProjAreaV(typ, gpr_.data() + 3 * k, lx, ly, lz);
+        } else {
+          double sp = std::sqrt(sp2);
+          double Ap = ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp);
+          dq = dk[kDQ] * Ap * sp;
+        }
+        double coef = (dk[kDLin] + dq) * f;
+        for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
+      }
+      double ct = (dk[kDRot] + dk[kDRot2] * r.wn) * f;
+      Td[0] = -ct * w0;
+      Td[1] = -ct * w1;
+      Td[2] = -ct * w2;
+      if (q.surf) {
+        const double n0 = q.n[0], n1 = q.n[1], n2 = q.n[2], A = q.A;
+        double B = kCS * rho * A * q.h;
+        double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
+        Fd[0] -= B * vn * n0;
+        Fd[1] -= B * vn * n1;
+        Fd[2] -= B * vn * n2;
+        double wnn = w0 * n0 + w1 * n1 + w2 * n2;
+        double bt = B * A / 12.0;
+        Td[0] -= bt * (w0 - wnn * n0);
+        Td[1] -= bt * (w1 - wnn * n1);
+        Td[2] -= bt * (w2 - wnn * n2);
+      }
+      if (record)
+        q.P = (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
+               Td[2] * w2);
+      for (int a = 0; a < 3; ++a) {
+        F[a] += Fd[a];
+        T[a] += Td[a];
+      }
+    }
+    q.M[0] = T[0] + dy * F[2] - dz * F[1];
+    q.M[1] = T[1] + dz * F[0] - dx * F[2];
+    q.M[2] = T[2] + dx * F[1] - dy * F[0];
+    q.F[0] = F[0];
+    q.F[1] = F[1];
+    q.F[2] = F[2];
+  }
+
+  // (C) the sums, in piece order
+  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
+  for (int ir = 0; ir < nr; ++ir) {
+    double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
+    for (int p = runs_[ir].p0; p < runs_[ir + 1].p0; ++p) {
+      const Piece& q = pieces_[p];
+      for (int a = 0; a < 3; ++a) {
+        sm[a] += q.M[a];
+        sF[a] += q.F[a];
+      }
+      if (record) {
+        if (q.buoy) l_ubuoy += q.U;
+        if (drag) l_pdrag += q.P;
+      }
+    }
+    AURGEN_FLUSH(runs_[ir].b, sm, sF);
+  }
   led[kLUBuoy] = l_ubuoy;
   led[kLPDrag] = l_pdrag;
 

@@ -112,7 +112,27 @@ class ForceStage {
   std::vector<int64_t> one_;     // (nc)
   std::vector<double> onesg_;    // (nc)
   std::vector<double> J_, AJ_;   // (6 x maxd)
-  std::vector<double> deq_;      // (ng x 3) equivalent-sphere diameter d (m), d^3, d^5
+  // drag coefficients per geom and cell (ng x nc x kNDC; see the constructor)
+  enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
+  std::vector<double> dcoef_;
+  std::vector<double> gpr_;  // (ng x 3) size products b c, a c, a b (drag's projected area)
+  // a piece: one geom's part in one cell, what it reads and what it gives
+  struct Piece {
+    int k = 0, c = 0, r = 0;              // geom, cell, run
+    bool buoy = false, cellg = false, surf = false;
+    double V = 0.0, x[3] = {}, g[3] = {};  // volume (m^3), centroid, gravity (world)
+    double A = 0.0, h = 0.0, n[3] = {};    // surface damping: section area, sqrt(|g| height), up
+    double U = 0.0, P = 0.0;               // ledger: buoyancy energy (J), drag power (W)
+    double M[3] = {}, F[3] = {};           // moment about the run's root com, force (world)
+  };
+  // a run of consecutive geoms on one body: its root's subtree com, velocity, |w|
+  struct Run {
+    int64_t b = 0;
+    int p0 = 0;  // its first piece (runs_[nr].p0: the piece count)
+    double sc[3] = {}, cv[6] = {}, wn = 0.0;
+  };
+  std::vector<Piece> pieces_;  // (ng x nc)
+  std::vector<Run> runs_;      // (ng + 1)
 };
 
 }  // namespace aurgen::core
