@@ -153,6 +153,20 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
       dk[kDRot2] = rho * kCD * Pow5(deq) / 64.0;
     }
   }
+  // the nonzero entries (6 i + j) of each damping item's D or Dq, and the stored
+  // entries of M's lower triangle, in the order the sums visit them
+  dnz0_.assign(m_.nd + 1, 0);
+  for (int it = 0; it < m_.nd; ++it) {
+    const double* D = m_.df + 72 * it;
+    for (int ij = 0; ij < 36; ++ij)
+      if (D[ij] != 0.0 || D[36 + ij] != 0.0) dnz_.push_back(ij);
+    dnz0_[it + 1] = static_cast<int64_t>(dnz_.size());
+  }
+  for (int i = 0; i < m_.nv; ++i)
+    for (int j = 0; j <= i; ++j) {
+      int64_t idx = m_.Mmap[i * m_.nv + j];
+      if (idx >= 0) ment_.push_back(MEntry{i, j, idx});
+    }
   gpr_.assign(3 * std::max(m_.ng, 1), 0.0);
   for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
   pieces_.resize(std::max(m_.ng * m_.nc, 1));
@@ -623,13 +637,16 @@ void ForceStage::Passive(const ForceData& d) {
         nu[a] = xm[a] * v[0] + xm[3 + a] * v[1] + xm[6 + a] * v[2];
         nu[3 + a] = xm[a] * cv[0] + xm[3 + a] * cv[1] + xm[6 + a] * cv[2];
       }
+      // tau_i = s sum_j (D_ij nu_j + Dq_ij |nu_i| nu_j) over the entries where D or
+      // Dq is nonzero, in j order: a sum from +0 that skips exact zero terms has
+      // the full sum's bits
       const double* D = m_.df + 72 * it;
-      for (int i = 0; i < 6; ++i) {
-        double acc = 0.0;
-        for (int j = 0; j < 6; ++j)
-          acc += D[6 * i + j] * nu[j] + D[36 + 6 * i + j] * std::fabs(nu[i]) * nu[j];
-        tau[i] = s * acc;
+      double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      for (int64_t e = dnz0_[it]; e < dnz0_[it + 1]; ++e) {
+        const int ij = dnz_[e], i = ij / 6, j = ij % 6;
+        acc[i] += D[ij] * nu[j] + D[36 + ij] * std::fabs(nu[i]) * nu[j];
       }
+      for (int i = 0; i < 6; ++i) tau[i] = s * acc[i];
       for (int a = 0; a < 3; ++a) {
         F[a] = xm[3 * a] * tau[0] + xm[3 * a + 1] * tau[1] + xm[3 * a + 2] * tau[2];
         T[a] = xm[3 * a] * tau[3] + xm[3 * a + 1] * tau[4] + xm[3 * a + 2] * tau[5];
@@ -645,16 +662,13 @@ void ForceStage::Passive(const ForceData& d) {
   if (m_.fl[kFAdded] != 0) AddedMass(d);
 
   if (record) {
-    double ke = 0.0;
-    for (int i = 0; i < nv; ++i)
-      for (int j = 0; j <= i; ++j) {
-        int64_t idx = m_.Mmap[i * nv + j];
-        if (idx < 0) continue;
-        if (i == j)
-          ke += 0.5 * d.M[idx] * d.qvel[i] * d.qvel[i];
-        else
-          ke += d.M[idx] * d.qvel[i] * d.qvel[j];
-      }
+    double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
+    for (const MEntry& e : ment_) {
+      if (e.i == e.j)
+        ke += 0.5 * d.M[e.idx] * d.qvel[e.i] * d.qvel[e.i];
+      else
+        ke += d.M[e.idx] * d.qvel[e.i] * d.qvel[e.j];
+    }
     led[kLKE] = ke;
     if (gk == 0) {
       double ug = 0.0;

@@ -115,7 +115,14 @@ class ForceStage {
   // drag coefficients per geom and cell (ng x nc x kNDC; see the constructor)
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
   std::vector<double> dcoef_;
-  std::vector<double> gpr_;  // (ng x 3) size products b c, a c, a b (drag's projected area)
+  std::vector<double> gpr_;
+  std::vector<int> dnz_;         // nonzero entries 6 i + j of the damping items' D or Dq
+  std::vector<int64_t> dnz0_;    // (nd + 1) each item's first in dnz_
+  struct MEntry {
+    int i, j;
+    int64_t idx;
+  };
+  std::vector<MEntry> ment_;     // M's stored lower-triangle entries (i >= j), row by row  // (ng x 3) size products b c, a c, a b (drag's projected area)
   // a piece: one geom's part in one cell, what it reads and what it gives
   struct Piece {
     int k = 0, c = 0, r = 0;              // geom, cell, run
