@@ -195,6 +195,41 @@ def test_resets_are_counted_by_the_plugin_in_a_plain_loop(tmp_path, monkeypatch)
     assert int(health.PluginLedger(m, d).tally[health.T_RESETS]) == 0
 
 
+def test_a_user_reset_then_a_reset_by_mujoco_starts_a_new_tally(tmp_path, monkeypatch):
+    """mj_resetData by the user, then a step MuJoCo resets: a new run with one reset, not the old
+    run's count plus one; with auto-reset disabled a bad state is no reset (the ledger flags it)."""
+    mjwarn.install()
+    monkeypatch.chdir(tmp_path)
+    m = mujoco.MjModel.from_xml_string(_declared(_cube()))
+    d = mujoco.MjData(m)
+    mujoco.mj_step(m, d, nstep=10)
+    for _ in range(3):
+        d.qfrc_applied[2] = math.nan
+        mujoco.mj_step(m, d, nstep=2)
+    assert health.PluginLedger(m, d).resets().count == 3
+    mujoco.mj_resetData(m, d)  # the user starts a new run, and MuJoCo resets its first step
+    d.qfrc_applied[2] = math.nan
+    mujoco.mj_step(m, d)
+    r = health.PluginLedger(m, d).resets()
+    assert r.count == 1 and r.kinds == (("mjWARN_BADQACC", 1),)
+    assert r.first == ("mjWARN_BADQACC", 0.0)
+    mujoco.mj_step(m, d, nstep=3)  # MuJoCo's own resets keep adding to the run's tally
+    d.qfrc_applied[2] = math.nan
+    mujoco.mj_step(m, d)
+    assert health.PluginLedger(m, d).resets().count == 2
+
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+    mujoco.mj_resetData(m, d)
+    mujoco.mj_step(m, d, nstep=5)
+    d.qfrc_applied[2] = math.nan
+    mujoco.mj_step(m, d)
+    assert not np.all(np.isfinite(d.qacc))  # not reset: the bad state stays
+    assert health.PluginLedger(m, d).resets().count == 0
+    h = health.health_of(m, d)
+    assert not h.ok and "MuJoCo reset" not in h.reason
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_settle_window_and_track_go_to_the_plugin():
     xml = mjcf(body("a", (0, 0, 0.0), 0.5, (1e-3,) * 3, geom("box", [0.05] * 3))  # both at their draft
                + body("b", (1, 0, 0.0), 0.5, (1e-3,) * 3, geom("box", [0.05] * 3)),
