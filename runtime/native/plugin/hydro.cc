@@ -626,21 +626,18 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   // MuJoCo's state resets in this step: counted, their counters re-armed
   double* ty = st + L_.tally;
   constexpr int kinds[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
-  // each of MuJoCo's resets in this step counted one warning and one mj_resetData
-  // (kTPending counts those): more mj_resetData than warnings means the user
-  // reset between steps, a new run, so the tally starts afresh before this
-  // step's own resets are counted.  Without auto-reset a warning is no reset.
+  // each of MuJoCo's resets in this step left a warning (a later reset in the
+  // same step can clear an earlier one's; the tally then counts fewer); without
+  // auto-reset a warning is no reset.  mj_resetData with no reset in the step
+  // is the user's: a new run.  (A user reset directly followed by a step MuJoCo
+  // resets is taken for MuJoCo's: the old run's tally carries on.)
   const bool autoreset = !(m->opt.disableflags & mjDSBL_AUTORESET);
-  int warned[3], resets = 0;
-  for (int k = 0; k < 3; ++k) {
-    warned[k] = autoreset ? std::max(d->warning[kinds[k]].number, 0) : 0;
-    resets += warned[k];
-  }
-  if (ty[kTPending] > resets)
-    for (int i = 0; i < kNTally; ++i) ty[i] = 0.0;
-  for (int k = 0; k < 3; ++k) {
-    if (warned[k] == 0) continue;
-    ty[kTQpos + k] += warned[k];
+  int resets = 0;
+  for (int k = 0; k < 3 && autoreset; ++k) {
+    int n = d->warning[kinds[k]].number;
+    if (n <= 0) continue;
+    resets += n;
+    ty[kTQpos + k] += n;
     if (ty[kTFirstKind] == 0) {
       ty[kTFirstKind] = 1 + k;
       ty[kTFirstTime] = ty[kTLast];
@@ -650,6 +647,8 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   if (resets > 0) {
     ty[kTResets] += resets;
     ty[kTReached] = std::max(ty[kTReached], ty[kTLast]);
+  } else if (ty[kTPending] != 0) {  // mj_resetData by the user: a new run
+    for (int i = 0; i < kNTally; ++i) ty[i] = 0.0;
   }
   ty[kTPending] = 0;
   ty[kTLast] = d->time;
@@ -685,7 +684,7 @@ void Hydro::Reset(const mjModel* m, mjtNum* state) const {
   std::copy(state + L_.tally, state + L_.tally + kNTally, tally);
   std::fill(state, state + L_.size, 0.0);
   std::copy(tally, tally + kNTally, state + L_.tally);
-  state[L_.tally + kTPending] = tally[kTPending] + 1;  // resets since the latest advance
+  state[L_.tally + kTPending] = 1;
   state[L_.record] = 1;
   state[L_.track] = track_;
 }

@@ -63,7 +63,7 @@ class Hydro {
   // MuJoCo's state resets, account the step in the health ledger, and arm the
   // next evaluation to record.
   void Advance(const mjModel* m, mjData* d, int instance);
-  // mj_resetData: zero the state but the reset tally (kTPending counts the call), record next.
+  // mj_resetData: zero the state but the reset tally (kTPending set), record next.
   void Reset(const mjModel* m, mjtNum* state) const;
   const StateLayout& layout() const { return L_; }
   static void RegisterPlugin();

@@ -30,9 +30,8 @@ namespace aurgen::hydro {
 // counts it in d->warning; advance reads those three counters after every step,
 // adds them here and zeroes them (so MuJoCo prints, to the warning handler, and
 // counts every reset, not only the first of a kind).  mj_resetData keeps these
-// slots (MuJoCo's own resets go through it) and counts itself in kTPending; the
-// next advance clears them when there were more mj_resetData than MuJoCo's own
-// resets (the user reset the run), then counts the step's own.
+// slots (MuJoCo's own resets go through it) and sets kTPending; the next advance
+// that sees no reset clears them (the user reset the run).
 enum TallySlot {
   kTResets = 0,     // resets counted
   kTQpos = 1,       // of which mjWARN_BADQPOS, BADQVEL, BADQACC
@@ -42,7 +41,7 @@ enum TallySlot {
   kTFirstTime = 5,  // s, the time the first reset happened at (the step's start)
   kTReached = 6,    // s, the largest time reached before a reset
   kTLast = 7,       // s, d->time after the latest advance
-  kTPending = 8,    // mj_resetData calls since the latest advance
+  kTPending = 8,    // 1: mj_resetData ran since the latest advance
   kNTally = 9
 };
 
