@@ -144,12 +144,23 @@ void ClipRows(const Types& types, const V3& sizes, const V3& pos, const M33& mat
   core::Scratch& s = ThreadScratch();
   s.box_generic = !box_tier;
   int64_t emax = 1, fmax = 1;
-  for (int64_t i = 0; i < N; ++i) {
+  auto need = [&](int t, int64_t mid) {
     int64_t e, f;
-    core::ScratchNeed(static_cast<int>(types.data()[i]), mesh_ids.data()[i], hs, P, &e, &f);
+    core::ScratchNeed(t, mid, hs, P, &e, &f);
     emax = std::max(emax, e);
     fmax = std::max(fmax, f);
+  };
+  // a mesh's need depends on its hull, any other geom's on its type alone
+  unsigned seen = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    int64_t t = types.data()[i];
+    if (t == core::kMesh)
+      need(core::kMesh, mesh_ids.data()[i]);
+    else
+      seen |= 1u << t;
   }
+  for (int t = core::kSphere; t < core::kMesh; ++t)
+    if (seen & (1u << t)) need(t, 0);
   s.Reserve(emax, fmax, std::max(P, 1));
   int64_t bad = core::ClipBatch(types.data(), sizes.data(), pos.data(), mats.data(),
                                 mesh_ids.data(), hs, planes, P, out, W, want_wp, N, s, smooth_rows);

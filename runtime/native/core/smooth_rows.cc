@@ -40,6 +40,7 @@ inline M1 operator>(D1 a, D1 b) { return {a.v > b.v}; }
 inline M1 operator|(M1 a, M1 b) { return {a.m || b.m}; }
 inline M1 AndNot(M1 a, M1 b) { return {!a.m && b.m}; }  // !a & b
 inline D1 Sel(M1 m, D1 a, D1 b) { return {m.m ? a.v : b.v}; }
+inline bool All(M1 m) { return m.m; }
 
 #if defined(__SSE2__)
 struct D2 {
@@ -64,6 +65,7 @@ inline M2 AndNot(M2 a, M2 b) { return {_mm_andnot_pd(a.m, b.m)}; }
 inline D2 Sel(M2 m, D2 a, D2 b) {
   return {_mm_or_pd(_mm_and_pd(m.m, a.v), _mm_andnot_pd(m.m, b.v))};
 }
+inline bool All(M2 m) { return _mm_movemask_pd(m.m) == 3; }
 
 // Four lanes: two SSE2 pairs side by side, so that two independent dependency
 // chains (sqrt, div) are in flight at once.
@@ -86,6 +88,7 @@ inline M4 operator>(D4 a, D4 b) { return {a.x > b.x, a.y > b.y}; }
 inline M4 operator|(M4 a, M4 b) { return {a.x | b.x, a.y | b.y}; }
 inline M4 AndNot(M4 a, M4 b) { return {AndNot(a.x, b.x), AndNot(a.y, b.y)}; }
 inline D4 Sel(M4 m, D4 a, D4 b) { return {Sel(m.x, a.x, b.x), Sel(m.y, a.y, b.y)}; }
+inline bool All(M4 m) { return All(m.x) && All(m.y); }
 #endif
 
 // Lane loads and stores at rows ii[0..lanes) of a row-major array: element
@@ -148,32 +151,33 @@ inline void Rows(const int64_t* ii, const int64_t* types, const double* sizes, c
   L h = Sel(sph, a, one) * Sqrt(qx * qx + qy * qy + qz * qz);
   auto full = h <= t;                  // wholly inside: the plane is ignored
   auto empty = AndNot(full, -h >= t);  // wholly outside
-  // Ellipsoid1: the unit ball below m.y <= tau, m = p / |p|
-  L len = Sqrt(px * px + py * py + pz * pz);
-  L mx = px / len, my = py / len, mz = pz / len;
-  L tau = t / len;
-  // Ball1
-  auto lo = tau <= Set(-1.0, z);
-  auto hi = tau >= one;
-  L p = one + tau, q = one - tau, tw = Set(2.0, z) - tau;
-  L v = Set(kPi, z) * p * p * tw / Set(3.0, z);
-  L kk = Set(-0.75, z) * q * q / tw;
-  L area = Set(kPi, z) * p * q;
-  v = Sel(lo, zero, Sel(hi, Set(k4Pi3, z), v));
-  kk = Sel(lo, Set(-1.0, z), Sel(hi, zero, kk));
-  area = Sel(lo | hi, zero, area);
-  L det = a * b * c;
-  L V = det * v;
-  L Mx = V * kk * a * mx, My = V * kk * b * my, Mz = V * kk * c * mz;
-  L A = det * area / len;
   // the whole geom (FullLocal: centre at the origin)
   L vf = Set(k4Pi3, z) * a * b * c;
   L mf = vf * zero;
-  V = Sel(full, vf, V);
-  Mx = Sel(full, mf, Mx);
-  My = Sel(full, mf, My);
-  Mz = Sel(full, mf, Mz);
-  A = Sel(full, zero, A);
+  L V = vf, Mx = mf, My = mf, Mz = mf, A = zero;
+  if (!All(full | empty)) {  // some lane is cut (an emerged lane's values are not used)
+    // Ellipsoid1: the unit ball below m.y <= tau, m = p / |p|
+    L len = Sqrt(px * px + py * py + pz * pz);
+    L mx = px / len, my = py / len, mz = pz / len;
+    L tau = t / len;
+    // Ball1
+    auto lo = tau <= Set(-1.0, z);
+    auto hi = tau >= one;
+    L p = one + tau, q = one - tau, tw = Set(2.0, z) - tau;
+    L v = Set(kPi, z) * p * p * tw / Set(3.0, z);
+    L kk = Set(-0.75, z) * q * q / tw;
+    L area = Set(kPi, z) * p * q;
+    v = Sel(lo, zero, Sel(hi, Set(k4Pi3, z), v));
+    kk = Sel(lo, Set(-1.0, z), Sel(hi, zero, kk));
+    area = Sel(lo | hi, zero, area);
+    L det = a * b * c;
+    L Vc = det * v;
+    V = Sel(full, vf, Vc);
+    Mx = Sel(full, mf, Vc * kk * a * mx);
+    My = Sel(full, mf, Vc * kk * b * my);
+    Mz = Sel(full, mf, Vc * kk * c * mz);
+    A = Sel(full, zero, det * area / len);
+  }
   // centroid (the geom centre when V is not positive), to world
   auto wet = V > zero;
   L cx = Sel(wet, Mx / V, zero), cy = Sel(wet, My / V, zero), cz = Sel(wet, Mz / V, zero);
