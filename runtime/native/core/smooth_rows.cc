@@ -1,4 +1,4 @@
-// Spheres and ellipsoids cut by one plane, a block of rows at a time; see
+// Spheres and ellipsoids cut by one plane, several rows at a time; see
 // smooth_rows.h.  The arithmetic below is ClipGeom's (kernel.cc: SupportLocal,
 // FullLocal, Smooth1 -> Ellipsoid1 -> Ball1 of clip_smooth.cc, the world
 // transform) operation for operation; keep the two in step.
@@ -18,8 +18,9 @@ namespace {
 constexpr double kPi = 3.141592653589793;
 constexpr double k4Pi3 = 4.0 * kPi / 3.0;  // as clip_smooth.cc and kernel.cc spell it
 
-// ---- lanes: one double (D1) or two (D2, SSE2), with the same operations.  A
-// mask is the result of a comparison; Sel(m, a, b) = m ? a : b per lane.
+// ---- lanes: one double (D1), two (D2, one SSE2 register) or four (D4, two
+// registers), with the same operations.  A mask is the result of a comparison;
+// Sel(m, a, b) = m ? a : b per lane; All(m): every lane's m.
 
 struct D1 {
   double v;
@@ -155,7 +156,9 @@ inline void Rows(const int64_t* ii, const int64_t* types, const double* sizes, c
   L vf = Set(k4Pi3, z) * a * b * c;
   L mf = vf * zero;
   L V = vf, Mx = mf, My = mf, Mz = mf, A = zero;
-  if (!All(full | empty)) {  // some lane is cut (an emerged lane's values are not used)
+  // Some lane cut: the closed form.  (Otherwise every lane is whole, V = vf, or
+  // wholly outside, whose V, A and centroid are replaced below.)
+  if (!All(full | empty)) {
     // Ellipsoid1: the unit ball below m.y <= tau, m = p / |p|
     L len = Sqrt(px * px + py * py + pz * pz);
     L mx = px / len, my = py / len, mz = pz / len;

@@ -4,11 +4,14 @@
 // list, support through a switch, full volume, a row zeroed then filled).  For
 // the commonest smooth case, a sphere or an ellipsoid against a single
 // half-space without waterplane moments, SmoothRows1 does the same work for a
-// list of rows, two at a time, one per lane of SSE2 registers (baseline x86-64,
-// no -march; plain scalar doubles for an odd last row and on other CPUs): the
-// plane to the geom frame, support test, tier (wholly in / out / cut) and the
-// closed form of clip_smooth.h (Ellipsoid1) computed branch-free, every tier's
-// answer formed and the row's one selected, then the centroid to world.
+// list of rows, four at a time, one per lane of two SSE2 registers (baseline
+// x86-64, no -march; pairs, then plain scalar doubles, for the last rows and on
+// other CPUs): the plane to the geom frame, support test, tier (wholly in / out
+// / cut) and the closed form of clip_smooth.h (Ellipsoid1) computed
+// branch-free, every tier's answer formed and each row's one selected (the
+// closed form is skipped when it cuts none of the four), then the centroid to
+// world.  Two independent chains of divisions and square roots are in flight at
+// once; the divider is the bound.
 //
 // Every operation is the one ClipGeom performs, in the same order, on IEEE
 // doubles with no contraction, and packed SSE2 arithmetic (add, mul, div,
