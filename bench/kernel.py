@@ -13,6 +13,12 @@ BlueBoat's 14 boxes.  Ratios are against baselines run in the same process:
   boxes), where one exists;
 * ``scalar``: the public scalar API ``clip(geom, n, d)`` called in a Python loop.
 
+Then two same-process comparisons of one kernel path against the one it
+replaces, interleaved rounds, the outputs checked first: the box tier against
+the generic polyhedral path (``box_tier=False``), and the block path for
+spheres and ellipsoids cut by one plane against the per-row path
+(``smooth_rows=False``; the rows must be bitwise equal).
+
 Options: ``--quick`` (fewer repeats, no 65,536 batch).
 """
 from __future__ import annotations
@@ -54,7 +60,10 @@ def batch(typ, n, tier, rng):
     mats = rotations(n, rng)
     pos = np.zeros((n, 3))
     pos[:, :2] = rng.normal(size=(n, 2))
-    pos[:, 2] = {"submerged": -2.0, "partial": 0.0, "emerged": 2.0}[tier] + rng.uniform(-0.05, 0.05, n)
+    if tier == "mixed":  # every tier, in random order
+        pos[:, 2] = rng.uniform(-0.45, 0.45, n)
+    else:
+        pos[:, 2] = {"submerged": -2.0, "partial": 0.0, "emerged": 2.0}[tier] + rng.uniform(-0.05, 0.05, n)
     return sizes, pos, mats
 
 
@@ -233,6 +242,7 @@ def main(argv=None):
     print(f"  scalar clip() loop    {t_sc * 1e6:8.2f} µs   ({t_sc / t_core:.1f}x core)")
     print(f"  total volume {out[:, 0].sum():.6f} m^3 (ρV = {1025 * out[:, 0].sum():.3f} kg at ρ = 1025)")
     box_tier_vs_generic(rng, mt)
+    smooth_rows_vs_per_row(rng, mt)
 
 
 def box_tier_vs_generic(rng, mt, N=1024, rounds=5):
@@ -257,6 +267,33 @@ def box_tier_vs_generic(rng, mt, N=1024, rounds=5):
                                                box_tier=False), mt))
         t1, t2 = min(tt) / N * 1e6, min(tg) / N * 1e6
         print(f"  want_wp={wp!s:5s}  tier {t1:.3f} µs/box  generic {t2:.3f} µs/box  ({t2 / t1:.2f}x)")
+
+
+def smooth_rows_vs_per_row(rng, mt, N=1024, rounds=5):
+    """The block path for spheres and ellipsoids cut by one plane (the default) against
+    the per-row path (clip_into(..., smooth_rows=False)) on the same geoms, interleaved
+    rounds, best per round; the rows are checked to be bitwise equal first.  "mixed":
+    geoms at random heights about the plane, every tier in random order."""
+    plane = np.array([[0.0, 0.0, 1.0, 0.0]])
+    ids = np.zeros(N, dtype=np.int64)
+    print()
+    print(f"sphere/ellipsoid block path vs per-row path, {N} geoms, one plane, {rounds} interleaved rounds:")
+    for typ in ("sphere", "ellipsoid"):
+        codes = np.full(N, TYPES[typ], dtype=np.int64)
+        for tier in ("submerged", "partial", "emerged", "mixed"):
+            s, p, m = batch(typ, N, tier, rng)
+            a, b = np.empty((N, 5)), np.empty((N, 5))
+            clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, False)
+            clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, False, smooth_rows=False)
+            assert np.array_equal(a.view(np.uint64), b.view(np.uint64)), "block and per-row paths differ"
+            cut = int(np.sum((a[:, 4] > 0)))
+            tb, tr = [], []
+            for _ in range(rounds):
+                tb.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, False), mt))
+                tr.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, False,
+                                                   smooth_rows=False), mt))
+            t1, t2 = min(tb) / N * 1e6, min(tr) / N * 1e6
+            print(f"  {typ:9s} {tier:9s} ({cut:4d} cut)  block {t1:.3f} µs/geom  per-row {t2:.3f}  ({t2 / t1:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ error bounds: ``docs/kernel.md``.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,21 @@ def _unit_planes(planes) -> np.ndarray:
     return p / nn[:, None]
 
 
+def _half_space(n, d) -> np.ndarray:
+    """The (1, 4) row of the half-space n·x <= d with n normalised: _unit_planes of one
+    row, in Python floats (the same operations: sqrt of ((nx² + ny²) + nz²), then each
+    entry divided by it), which costs a few µs less than the array path per call."""
+    try:
+        nx, ny, nz = np.asarray(n, dtype=np.float64).reshape(3).tolist()
+    except ValueError:
+        raise ValueError(f"plane normal must have 3 entries, got {np.shape(n)}") from None
+    d = float(d)
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn == 0 or not all(map(math.isfinite, (nx, ny, nz, d, nn))):
+        raise ValueError("plane normals must be finite and non-zero")
+    return np.array([[nx / nn, ny / nn, nz / nn, d / nn]])
+
+
 def _single(geom: Geom, planes: np.ndarray, width: int):
     hull = None
     if geom.type == "mesh":
@@ -122,7 +138,7 @@ def support(geom: Geom, n) -> float:
 
 def clip(geom: Geom, n, d) -> Clip:
     """Part of ``geom`` in the half-space ``n·x <= d`` (world)."""
-    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    planes = _half_space(n, d)
     row, concave = _single(geom, planes, 5)
     return Clip(float(row[0]), row[1:4].copy(), float(row[4]), concave)
 
@@ -150,7 +166,7 @@ def waterplane(geom: Geom, n, d) -> Waterplane:
     moments come from central differences of the exact first moment (relative
     error ~1e-9, see docs/kernel.md).
     """
-    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    planes = _half_space(n, d)
     row, _ = _single(geom, planes, OUT_W)
     J = np.empty((3, 3))
     J[0, 0], J[1, 1], J[2, 2] = row[8], row[9], row[10]
@@ -163,7 +179,9 @@ def waterplane(geom: Geom, n, d) -> Waterplane:
 def type_codes(types, n: int) -> np.ndarray:
     """Geom type names or MuJoCo codes -> (n,) int64 codes."""
     if isinstance(types, str):
-        types = [types] * n
+        if types not in TYPE_CODE:
+            raise ValueError(f"unknown geom type {types!r}; expected one of {GEOM_TYPES}")
+        return np.full(n, TYPE_CODE[types], dtype=np.int64)
     arr = np.asarray(types)
     if arr.ndim == 0:
         arr = np.full(n, arr.item())
@@ -200,10 +218,10 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
         hulls = pack_hulls(hulls)
     if mesh_ids is None:
         mesh_ids = np.zeros(N, dtype=np.int64)
-        if np.any(codes == T_MESH):
+        if np.count_nonzero(codes == T_MESH):
             raise ValueError("mesh geoms in a batch need mesh_ids and hulls")
     mesh_ids = np.ascontiguousarray(mesh_ids, dtype=np.int64)
-    planes = _unit_planes(np.r_[np.asarray(n, dtype=np.float64).reshape(3), float(d)])
+    planes = _half_space(n, d)
     out = np.empty((N, 5))
     clip_into(codes, sizes, pos, mats, mesh_ids, hulls, planes, out, False)
     return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()

@@ -502,3 +502,24 @@ def test_properties_random_poses_meshes():
         Vm = clip_batch("mesh", np.zeros((N, 3)), pos, mats, [0, 0, 1], z - dz, mesh_ids=ids, hulls=packed)[0]
         inner = (A > 0) & (Vm > 0) & (Vp < Vf)
         np.testing.assert_allclose(((Vp - Vm) / (2 * dz))[inner], A[inner], rtol=1e-5, atol=1e-9)
+
+
+def test_one_half_space_is_normalised_as_the_array_path():
+    """clip, waterplane and clip_batch normalise (n, d) in Python floats; the result is
+    bitwise the cell path's numpy normalisation, and bad normals raise."""
+    from aurgen.runtime.hydrostatics import _half_space, _unit_planes
+    rng = np.random.default_rng(17)
+    for k in range(5000):
+        n = rng.normal(size=3) * 10.0 ** rng.uniform(-6, 6)
+        if k % 3 == 0:
+            n[rng.integers(3)] = 0.0
+        d = rng.normal() * 10.0 ** rng.uniform(-3, 3)
+        a, b = _half_space(n, d), _unit_planes(np.r_[n, d])
+        assert a.shape == (1, 4) and np.array_equal(a.view(np.uint64), b.view(np.uint64))
+    for n, d in (([0, 0, 0], 0.0), ([0, np.nan, 1], 0.0), ([0, 0, 1], np.inf)):
+        with pytest.raises(ValueError, match="finite and non-zero"):
+            _half_space(n, d)
+    with pytest.raises(ValueError, match="3 entries"):
+        _half_space([0, 1], 0.0)
+    with pytest.raises(ValueError, match="unknown geom type 'torus'"):
+        clip_batch("torus", np.ones((2, 3)), np.zeros((2, 3)), np.tile(np.eye(3), (2, 1, 1)), [0, 0, 1], 0.0)

@@ -139,28 +139,37 @@ int64_t CheckBatch(const Types& types, const V3& sizes, const V3& pos, const M33
 
 void ClipRows(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
               const Types& mesh_ids, const core::HullSet& hs, const double* planes, int P,
-              double* out, int W, bool want_wp, int64_t N, bool box_tier = true) {
+              double* out, int W, bool want_wp, int64_t N, bool box_tier = true,
+              bool smooth_rows = true) {
   core::Scratch& s = ThreadScratch();
   s.box_generic = !box_tier;
   int64_t emax = 1, fmax = 1;
-  for (int64_t i = 0; i < N; ++i) {
+  auto need = [&](int t, int64_t mid) {
     int64_t e, f;
-    core::ScratchNeed(static_cast<int>(types.data()[i]), mesh_ids.data()[i], hs, P, &e, &f);
+    core::ScratchNeed(t, mid, hs, P, &e, &f);
     emax = std::max(emax, e);
     fmax = std::max(fmax, f);
-  }
-  s.Reserve(emax, fmax, std::max(P, 1));
+  };
+  // a mesh's need depends on its hull, any other geom's on its type alone
+  unsigned seen = 0;
   for (int64_t i = 0; i < N; ++i) {
-    int rc = core::ClipGeom(static_cast<int>(types.data()[i]), sizes.data() + 3 * i,
-                            pos.data() + 3 * i, mats.data() + 9 * i, mesh_ids.data()[i], hs,
-                            planes, P, out + W * i, W, want_wp, s);
-    if (rc != 0) Fail("internal: clip scratch too small for geom " + std::to_string(i));
+    int64_t t = types.data()[i];
+    if (t == core::kMesh)
+      need(core::kMesh, mesh_ids.data()[i]);
+    else
+      seen |= 1u << t;
   }
+  for (int t = core::kSphere; t < core::kMesh; ++t)
+    if (seen & (1u << t)) need(t, 0);
+  s.Reserve(emax, fmax, std::max(P, 1));
+  int64_t bad = core::ClipBatch(types.data(), sizes.data(), pos.data(), mats.data(),
+                                mesh_ids.data(), hs, planes, P, out, W, want_wp, N, s, smooth_rows);
+  if (bad >= 0) Fail("internal: clip scratch too small for geom " + std::to_string(bad));
 }
 
 void ClipInto(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
               const Types& mesh_ids, nb::handle hulls, const Planes& planes, OutF out,
-              bool want_wp, bool box_tier) {
+              bool want_wp, bool box_tier, bool smooth_rows) {
   Hulls h;
   LoadHulls(hulls, h);
   int64_t N = CheckBatch(types, sizes, pos, mats, mesh_ids, h.set);
@@ -170,7 +179,7 @@ void ClipInto(const Types& types, const V3& sizes, const V3& pos, const M33& mat
   int W = static_cast<int>(out.shape(1));
   nb::gil_scoped_release release;
   ClipRows(types, sizes, pos, mats, mesh_ids, h.set, planes.data(), P, out.data(), W, want_wp,
-           N, box_tier);
+           N, box_tier, smooth_rows);
 }
 
 void ClipCellsInto(const Types& types, const V3& sizes, const V3& pos, const M33& mats,
@@ -496,7 +505,7 @@ NB_MODULE(_native, m) {
   m.attr("NLAT") = core::kNLat;
 
   m.def("clip_into", &ClipInto, "types"_a, "sizes"_a, "pos"_a, "mats"_a, "mesh_ids"_a, "hulls"_a,
-        "planes"_a, "out"_a.noconvert(), "want_wp"_a, "box_tier"_a = true,
+        "planes"_a, "out"_a.noconvert(), "want_wp"_a, "box_tier"_a = true, "smooth_rows"_a = true,
         "Clip N geoms by the convex set planes (P, 4) rows (nx, ny, nz, d), n.x <= d, and write\n"
         "out (N, >= 5) in place: [V, cx, cy, cz, A] (m^3, world m, m^2); with want_wp and 14\n"
         "columns also [5:8] the section centroid and [8:14] its second moments (xx, yy, zz, xy,\n"
@@ -504,7 +513,10 @@ NB_MODULE(_native, m) {
         "(N, 3) world; mats (N, 3, 3) geom -> world; mesh_ids (N,) rows of hulls (a pack_hulls\n"
         "tuple).  Deterministic: the same inputs give bitwise the same outputs, whatever N.\n"
         "box_tier=False clips boxes cut by one plane with the generic polyhedral path instead of\n"
-        "the box tier (the tier's test reference; same results to rounding).");
+        "the box tier (the tier's test reference; same results to rounding).  smooth_rows=False\n"
+        "clips spheres and ellipsoids cut by one plane one row at a time (ClipGeom) instead of\n"
+        "the block path (the block path's test reference and benchmark baseline; bitwise the\n"
+        "same rows).");
   m.def("clip_cells_into", &ClipCellsInto, "types"_a, "sizes"_a, "pos"_a, "mats"_a, "mesh_ids"_a,
         "hulls"_a, "cell_planes"_a, "cell_start"_a, "out"_a.noconvert(),
         "out[c, i, :] = the clip_into row of geom i in cell c; cell c is the rows\n"

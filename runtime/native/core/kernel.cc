@@ -9,6 +9,7 @@
 
 #include "clip_box.h"
 #include "clip_smooth.h"
+#include "smooth_rows.h"
 
 namespace aurgen::core {
 namespace {
@@ -576,6 +577,31 @@ int ClipGeom(int type, const double size[3], const double pos[3], const double R
   row[12] = Jw[0][2];
   row[13] = Jw[1][2];
   return 0;
+}
+
+int64_t ClipBatch(const int64_t* types, const double* sizes, const double* pos,
+                  const double* mats, const int64_t* mesh_ids, const HullSet& hulls,
+                  const double* planes, int P, double* out, int out_w, bool want_wp, int64_t N,
+                  Scratch& s, bool smooth_rows) {
+  const bool block = smooth_rows && P == 1 && !(want_wp && out_w >= kOutW);
+  int64_t idx[kSmoothBlock];
+  int nb = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    const int64_t t = types[i];
+    if (block && (t == kSphere || t == kEllipsoid)) {
+      idx[nb++] = i;
+      if (nb == kSmoothBlock) {
+        SmoothRows1(idx, nb, types, sizes, pos, mats, planes, out, out_w);
+        nb = 0;
+      }
+      continue;
+    }
+    if (ClipGeom(static_cast<int>(t), sizes + 3 * i, pos + 3 * i, mats + 9 * i, mesh_ids[i], hulls,
+                 planes, P, out + static_cast<int64_t>(out_w) * i, out_w, want_wp, s) != 0)
+      return i;
+  }
+  if (nb > 0) SmoothRows1(idx, nb, types, sizes, pos, mats, planes, out, out_w);
+  return -1;
 }
 
 }  // namespace aurgen::core

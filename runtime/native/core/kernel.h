@@ -97,6 +97,19 @@ int ClipGeom(int type, const double size[3], const double pos[3], const double m
              int64_t mesh_id, const HullSet& hulls, const double* planes, int P,
              double* row, int out_w, bool want_wp, Scratch& s);
 
+// Clip the N geoms of a batch (types (N), sizes (N x 3), pos (N x 3), mats
+// (N x 9), mesh_ids (N)) by the same planes into out (N x out_w): row i is
+// ClipGeom's row for geom i, bitwise.  With smooth_rows, spheres and
+// ellipsoids cut by at most one plane without waterplane moments (P = 1,
+// want_wp false or out_w < kOutW) take the block path of smooth_rows.h; the
+// other rows, and all of them without smooth_rows (the reference), go through
+// ClipGeom one by one.  Returns -1, or the first row the scratch was too small
+// for (its row then holds nan, and other rows may not be written).
+int64_t ClipBatch(const int64_t* types, const double* sizes, const double* pos,
+                  const double* mats, const int64_t* mesh_ids, const HullSet& hulls,
+                  const double* planes, int P, double* out, int out_w, bool want_wp, int64_t N,
+                  Scratch& s, bool smooth_rows = true);
+
 }  // namespace aurgen::core
 
 #endif  // AURGEN_CORE_KERNEL_H_
