@@ -35,9 +35,9 @@ exactly zero, its height range does). The plugin's window is its
 ``settle_window`` config (s, default 1) and the tracked body its ``track``
 config (default the first free body).
 
-Without the plugin (a model with no environment, or the ``callback`` engine the
-tests keep as the plugin's reference) a :class:`Monitor` keeps the same ledger in
-its own arrays, from the Simulation's step loop.
+Without the plugin (a model with no environment, or the reference engine the
+tests keep, tests/runtime/callback_engine.py) a :class:`Monitor` keeps the same
+ledger in its own arrays, from a Python step loop.
 """
 
 from __future__ import annotations

@@ -19,12 +19,13 @@ served too (the plugin takes their convex hulls from MuJoCo's, mesh_graph).
 The plugin also keeps the health ledger in its state (aurgen.runtime.health),
 so ``step(n)`` is one ``mj_step(m, d, nstep=n)``: no Python runs per step.
 
-``engine="callback"`` is the tests' reference, not a user path: the same
-compiled force stage (``_native.ForceStage``, arrays built here by ``_Plan``)
-run from MuJoCo's global ``mjcb_passive`` callback, installed only while such a
-Simulation steps, with the ledger kept by a Python step loop. A model without
-an environment steps as plain MuJoCo, with the state checks and the settle
-window kept by that loop too (there is no plugin to keep them).
+No global callback: aurgen installs none. The tests keep a reference engine of
+their own (tests/runtime/callback_engine.py: the same compiled force stage,
+``_native.ForceStage`` over the arrays ``_Plan`` builds here, run from MuJoCo's
+``mjcb_passive`` with the ledger kept by a Python step loop), which they
+register through :func:`register_engine`. A model without an environment steps
+as plain MuJoCo, with the state checks and the settle window kept by a Python
+loop (there is no plugin to keep them).
 """
 
 from __future__ import annotations
@@ -58,41 +59,17 @@ class SimulationError(AurgenError):
     """A model the runtime cannot simulate (message says why)."""
 
 
-# --------------------------------------------------------------- the tests' reference engine
-# engine="callback" only (see the module doc). MuJoCo's passive callback is
-# process-global, and while a Python callback is installed MuJoCo cannot compile
-# models (the bindings raise "Python exception raised" for a model they have not
-# wrapped yet). So the dispatcher is installed
-# only for the duration of Simulation.step / forward / reset and the previous
-# callback restored on exit; it serves every live Simulation, keyed by MjModel.
-_REGISTRY: dict[int, "_Plan"] = {}
+# --------------------------------------------------------------- reference engines
+# Engines other than the plugin, by name: none ships with aurgen (the tests
+# register their callback reference, see the module doc).  An engine object has
+# prepare(sim, m, src, env, plan, drag, added_mass, buoyancy) -> (m, d, plan),
+# step(sim, n), forward(sim) and close(sim).
+_ENGINES: dict = {}
 
 
-def _dispatch(m, d):
-    plan = _REGISTRY.get(id(m))
-    if plan is not None:
-        plan.run(m, d)
-
-
-class _installed:
-    """Context: the runtime's passive callback installed, the previous one restored."""
-
-    __slots__ = ("prev",)
-
-    def __enter__(self):
-        self.prev = mujoco.get_mjcb_passive()
-        mujoco.set_mjcb_passive(_dispatch)
-
-    def __exit__(self, *exc):
-        mujoco.set_mjcb_passive(self.prev)
-
-
-def _register(m, plan):
-    _REGISTRY[id(m)] = plan
-
-
-def _unregister(m):
-    _REGISTRY.pop(id(m), None)
+def register_engine(name: str, engine) -> None:
+    """Make ``Simulation(..., engine=name)`` use ``engine`` (the tests' reference)."""
+    _ENGINES[name] = engine
 
 
 # --------------------------------------------------------------- loading
@@ -336,16 +313,6 @@ class _Plan:
         # these arrays (mjData's views are stable for its lifetime) and the tuple itself
         self.native = ForceStage(self.args)
 
-    def run(self, m, d):
-        if d is not self.d:
-            self.bind(d)
-        self.fl[fz.F_RECORD] = 1 if self.stage == 0 else 0
-        self.stage += 1
-        self.native.run()
-        self.keep_record()
-        if self.has_added:
-            mujoco.mj_factorM(m, d)
-
     def keep_record(self):
         """After an evaluation: keep the ledger of a recorded one (RK4's later stages overwrite led)."""
         if self.fl[fz.F_RECORD]:
@@ -432,16 +399,16 @@ class Simulation:
     ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
     ``settle_tol`` (m) define "settled" (the window and ``track``, the body whose
     height fills it, go into the plugin's config); ``engine`` "plugin" (the
-    default and the only user path) or "callback" (the tests' reference: the same
-    compiled forces from ``mjcb_passive``, see the module doc).
+    default and the only one aurgen ships) or a name given to :func:`register_engine`.
     """
 
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
                  added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
                  settle_tol: float = 1e-4, track: str | None = None, engine: str | None = None):
         engine = DEFAULT_ENGINE if engine is None else engine
-        if engine not in ("plugin", "callback"):
-            raise SimulationError(f"engine {engine!r}: expected 'plugin' or 'callback'")
+        if engine != "plugin" and engine not in _ENGINES:
+            raise SimulationError(f"engine {engine!r}: expected 'plugin'")
+        self._ref = _ENGINES.get(engine)  # a reference engine, or None: the plugin
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
@@ -469,25 +436,17 @@ class Simulation:
                     raise SimulationError(f"bodies {names}: MuJoCo keeps only the diagonal of their mass "
                                           "matrix rows even with simple=0; added mass cannot be applied")
             self._finish(m, env, plan)
-            self._plugin = engine == "plugin" and self._plugin_mode(m, src, plan)
+            self._plugin = self._ref is None and self._plugin_mode(m, src, plan)
             if self._plugin:
                 if src is not None:
                     m = self._attach(src, env, plan, drag, added_mass, buoyancy, settle_window, track)
                     d = mujoco.MjData(m)
                     plan = _Plan(m, d, env, drag, added_mass, buoyancy)
                     self._finish(m, env, plan)
-            elif self._declares_plugin(m):  # the callback applies the forces: the instance must go
-                if src is None:
-                    raise SimulationError("this MjModel carries the aurgen.hydrostatics instance; the callback "
-                                          "engine would apply the forces twice (pass the file instead)")
-                m = self._detach(src, env, plan)
-                d = mujoco.MjData(m)
-                plan = _Plan(m, d, env, drag, added_mass, buoyancy)
-                self._finish(m, env, plan)
+            else:
+                m, d, plan = self._ref.prepare(self, m, src, env, plan, drag, added_mass, buoyancy)
             self._plan = plan
             self.model, self.data = m, d
-            if not self._plugin:
-                _register(m, plan)
         else:
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
@@ -582,19 +541,6 @@ class Simulation:
     def _declares_plugin(m) -> bool:
         return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == "hydrostatics" for i in range(m.nplugin))
 
-    @staticmethod
-    def _detach(src, env, plan):
-        """The model recompiled without the plugin instance (the callback engine)."""
-        kind, s = src
-        spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
-        for p in [p for p in spec.plugins if p.plugin_name == hplugin.NAME]:
-            spec.delete(p)
-        names = {mujoco.mj_id2name(plan.m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.added_bodies}
-        for b in spec.bodies:
-            if b.name in names:
-                b.simple = 0
-        return spec.compile()
-
     def _led(self):
         """The force stage's ledger of the latest recorded evaluation (NLED,)."""
         if self._plugin:
@@ -630,17 +576,16 @@ class Simulation:
         if self._plugin:  # the plugin keeps the ledger and counts MuJoCo's resets: no Python per step
             mujoco.mj_step(m, d, nstep=n)
             return
-        ledger, dt, tb, tally = self._ledger(), m.opt.timestep, self._track, self.monitor.tally
-        if self._plan is None:  # no environment, no plugin: the state checks and the height only
-            plain = ledger.plain
-            for _ in range(n):
-                mujoco.mj_step(m, d)
-                if tally.pending:
-                    tally.rearm()
-                plain(dt, d.time, tb)
+        if self._plan is not None:  # a reference engine (the tests')
+            self._ref.step(self, n)
             return
-        with _installed():
-            self._step_loop(n, m, d, self._plan, dt, tb, ledger.account)
+        # no environment, no plugin: the state checks and the height only
+        plain, dt, tb, tally = self._ledger().plain, m.opt.timestep, self._track, self.monitor.tally
+        for _ in range(n):
+            mujoco.mj_step(m, d)
+            if tally.pending:
+                tally.rearm()
+            plain(dt, d.time, tb)
 
     def _ledger(self):
         """Without the plugin: the compiled ledger bound to this run's arrays (views into
@@ -656,19 +601,6 @@ class Simulation:
                       d.qpos, d.qvel, d.qacc)
             self._ledger_obj = (st, zb, Ledger(arrays))
         return self._ledger_obj[2]
-
-    def _step_loop(self, n, m, d, plan, dt, tb, account):
-        qvel, q0 = d.qvel, self._q0
-        step = mujoco.mj_step
-        copy = np.copyto
-        tally = self.monitor.tally
-        for _ in range(n):
-            copy(q0, qvel)
-            plan.stage = 0
-            step(m, d)
-            if tally.pending:
-                tally.rearm()
-            account(dt, d.time, tb)
 
     def run(self, duration: float, callback=None, every: int = 1):
         """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""
@@ -689,9 +621,7 @@ class Simulation:
             self._record_next()
             mujoco.mj_forward(self.model, self.data)
             return
-        self._plan.stage = 0
-        with _installed():
-            mujoco.mj_forward(self.model, self.data)
+        self._ref.forward(self)
 
     # -- readouts
     def energy(self) -> float:
@@ -770,8 +700,8 @@ class Simulation:
 
     # -- lifetime
     def close(self):
-        if not self._closed and self._plan is not None and not self._plugin:
-            _unregister(self.model)
+        if not self._closed and self._plan is not None and self._ref is not None:
+            self._ref.close(self)
         if hasattr(self, "monitor"):
             self.monitor.tally.release()  # later warnings in this thread are no longer this run's
         self._closed = True

@@ -17,7 +17,8 @@ of its array's magnitude, floored at the geoms' own scale: the largest buoyancy
 pieces, V c for the centroids, extent^2 for the areas, 1 for the submerged
 fractions (a sliver's centroid from the oracle's edge soup carries ~1e-16 of the
 box, ~1e-11 of the sliver; see kernel_oracle.compare).  tests/runtime/test_native_forces.py runs the
-simulation tests in this mode.
+simulation tests in this mode (through the tests' callback engine, which this
+file registers: callback_engine.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ import os
 
 import numpy as np
 import pytest
+
+import callback_engine  # noqa: F401  registers engine="callback", the tests' reference
 
 CROSSCHECK = os.environ.get("AURGEN_KERNEL_CROSSCHECK") == "1"
 FORCES_CROSSCHECK = os.environ.get("AURGEN_FORCES_CROSSCHECK") == "1"
@@ -119,7 +122,7 @@ def _forces_crosscheck(request, monkeypatch):
         from aurgen.runtime import sim
 
         monkeypatch.setattr(sim, "DEFAULT_ENGINE", "callback")  # the force stage runs from Python's callback
-        monkeypatch.setattr(sim._Plan, "run", _forces_run(request.node.nodeid))
+        monkeypatch.setattr(callback_engine, "run", _forces_run(request.node.nodeid))
     yield
 
 
