@@ -8,9 +8,9 @@ every shape), it keeps pointers to them and ``run()`` evaluates the stage with
 no arguments and no allocation.  This module holds the constants that index
 those arrays.
 
-The stage runs inside MuJoCo's pipeline (from the ``mjcb_passive``
-callback, see :mod:`aurgen.runtime.sim`), so every stage of every integrator
-sees forces for its own state. It adds generalized forces to ``qfrc_passive``
+The stage runs inside MuJoCo's pipeline (the engine plugin's passive
+``compute``, runtime/native/plugin), so every stage of every integrator sees
+forces for its own state. It adds generalized forces to ``qfrc_passive``
 and the added-mass metric to ``d.M`` (the caller refactors with ``mj_factorM``).
 Everything is accumulated in one fixed order (cells, then geoms in model order,
 then bodies, then damping items, then added-mass items), so two runs are

@@ -225,6 +225,24 @@ def test_simulation_runs_on_the_plugin_with_no_callback(world, integrator):
         assert a.energy() == pytest.approx(b.energy(), rel=1e-12)
 
 
+def test_aurgen_ships_no_global_callback_engine():
+    """No module of the installed package touches MuJoCo's global callbacks, and an engine
+    name it doesn't know is a clear error (the tests' "callback" is theirs, registered by
+    conftest.py from callback_engine.py)."""
+    import aurgen
+    from aurgen.runtime import sim as simmod
+    from aurgen.runtime.sim import SimulationError
+
+    roots = {Path(aurgen.__file__).parent, Path(simmod.__file__).parent}
+    sources = [f for r in roots for f in r.rglob("*.py")]
+    assert len(sources) > 20
+    for f in sources:
+        text = f.read_text()
+        assert "set_mjcb_" not in text, f  # installs no MuJoCo callback
+    with pytest.raises(SimulationError, match="engine 'nope': expected 'plugin'"):
+        Simulation("<mujoco/>", engine="nope")
+
+
 def test_aurgen_view_hands_the_viewer_a_model_that_floats_by_itself(world):
     """aurgen view can't be tested without a display: check what it hands to the viewer."""
     from aurgen.cli import build_parser
