@@ -9,7 +9,9 @@ shared, field-driven methods that behave as the generated ones do: the same argu
 defaults (``field(default_factory=...)``, ``field(compare=False)``, ``__post_init__``), equality
 and hash over the compared fields of instances of the same class, the same ``repr``, and
 ``FrozenInstanceError`` on assignment or deletion. ``eq=False`` keeps identity equality and
-hash, as ``dataclass(frozen=True, eq=False)`` does. Records are not subclassed.
+hash, as ``dataclass(frozen=True, eq=False)`` does. Records are not subclassed (a subclass
+instance would refuse every assignment), and ``__dataclass_params__`` describes the bare
+dataclass (``init``, ``repr``, ``eq`` and ``frozen`` False): the methods are the record's.
 """
 
 from __future__ import annotations
