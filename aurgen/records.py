@@ -41,6 +41,8 @@ def _make(cls, eq: bool):
         cls.__doc__ = cls.__name__
     cls = dataclass(cls, init=False, repr=False, eq=False)
     fs = fields(cls)
+    if any(getattr(f, "kw_only", False) for f in fs):
+        raise TypeError(f"{cls.__qualname__}: a record's fields are positional or keyword (no kw_only)")
     cls.__init__ = _init_for(cls, fs)
     if doc is None:  # dataclass's own default docstring: the class name and its signature
         cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")

@@ -129,6 +129,9 @@ def test_field_arrays_compare_as_dataclass_does():
     _same(DC, RC, lambda c: c(1, (np.zeros(2),)) == c(1, (np.zeros(2),)))
 
 
-def test_a_record_may_not_define_what_it_generates():
+def test_a_record_may_not_define_what_it_generates_nor_take_keyword_only_fields():
     with pytest.raises(TypeError, match="defines __repr__"):
         record(type("Bad", (), {"__annotations__": {"a": "int"}, "__repr__": lambda self: "x"}))
+    with pytest.raises(TypeError, match="kw_only"):
+        record(type("Kw", (), {"__annotations__": {"a": "int"}, "a": dataclasses.field(kw_only=True),
+                               "__module__": __name__}))
