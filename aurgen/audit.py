@@ -38,6 +38,7 @@ import numpy as np
 
 from . import __version__, spatial
 from .errors import AurgenError
+from .records import record
 
 NUM_RE = re.compile(r"[-+]?\d+(?:\.(\d*))?(?:[eE][-+]?\d+)?")
 MARKER_LINKS = {"hull_displacement", "buoyancy_displacement", "windage"}
@@ -46,7 +47,7 @@ EQ_SLACK = 1e-8  # equilibrium rows: the kernel solves iteratively (to ~1e-11 m)
 VEHICLE_SUFFIXES = (".sdf", ".urdf", ".xml")
 
 
-@dataclass(frozen=True)
+@record
 class Difference:
     """One row of the audit table. ``found``/``expected`` as text; ``diff``/``tol`` None when not numeric."""
 

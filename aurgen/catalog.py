@@ -7,13 +7,14 @@ inertia. Units SI, part frame REP-103 (x forward, y left, z up).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
 
 from . import limits, sensors, shapes, spatial
 from .errors import ConfigError, did_you_mean
+from .records import record
 from .resources import catalog_dir
 from .yamlio import Reader, load
 
@@ -23,7 +24,7 @@ MESH_SUFFIXES = (".stl", ".obj")  # mesh files both MuJoCo and trimesh read
 ZERO3 = (0.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True)
+@record
 class Geometry:
     """A shape posed in its link (part) frame: xyz in m, rpy in rad."""
 
@@ -32,7 +33,7 @@ class Geometry:
     rpy: tuple = ZERO3
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Joint limits: lower/upper in rad (or m), effort in N·m (or N), velocity in rad/s (m/s)."""
 
@@ -42,7 +43,7 @@ class Limits:
     velocity: float
 
 
-@dataclass(frozen=True)
+@record
 class Slot:
     """A named mounting point of a part, posed in the part frame."""
 
@@ -57,7 +58,7 @@ class Slot:
     limits: Limits | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Frame:
     """A named frame of a part (sensor face, IMU point), posed in the part frame."""
 
@@ -66,7 +67,7 @@ class Frame:
     rpy: tuple = ZERO3
 
 
-@dataclass(frozen=True)
+@record
 class Drive:
     """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw, deadband N (0: none)."""
 
@@ -77,7 +78,7 @@ class Drive:
     deadband: float = 0.0
 
 
-@dataclass(frozen=True)
+@record
 class Part:
     """One catalog entry. ``inertia`` is about ``com``, part-frame axes, kg·m²."""
 

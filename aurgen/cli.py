@@ -7,7 +7,6 @@ Exit status: 0 success, 1 a check found differences (audit), 2 bad input
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -24,6 +23,8 @@ def _cmd_specs(args) -> int:
     vehicle = resolve(args.config)
     eq = equilibrium_of(vehicle)
     if args.json:
+        import json
+
         print(json.dumps(specs.as_dict(vehicle, eq), indent=2, sort_keys=True))
     else:
         print(f"{vehicle.name} ({vehicle.source})")
@@ -37,6 +38,8 @@ def _cmd_catalog(args) -> int:
     cat = catalog_for(None)  # $AURGEN_PARTS_PATH, then the bundled catalog
     names = cat.names()
     if args.json:
+        import json
+
         out = []
         for n in names:
             p = cat.get(n)

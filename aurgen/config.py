@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import limits as lim
 from .catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
 from .errors import ConfigError
+from .records import record
 from .resources import data_dir
 from .yamlio import Mapping, Reader, load
 
@@ -27,7 +27,7 @@ _FORCE = "xyzkmn"
 HYDRO_RE = re.compile(r"^([xyzkmn])(Dot)?([UVWPQR])(?:abs([UVWPQR]))?$")
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One ``parts:`` entry: a slot fill (``slot`` set) or a free placement."""
 
@@ -47,7 +47,7 @@ class Entry:
     topic: str | None
 
 
-@dataclass(frozen=True)
+@record
 class AdHocSlot:
     """A ``slots:`` entry: a slot added to instance ``of``."""
 
@@ -57,7 +57,7 @@ class AdHocSlot:
     slot: Slot
 
 
-@dataclass(frozen=True)
+@record
 class HullDisplacement:
     """USV pontoons: two rows (port +y, starboard −y) of ``segments`` boxes, m."""
 
@@ -71,7 +71,7 @@ class HullDisplacement:
     fluid_density: float = 1025.0
 
 
-@dataclass(frozen=True)
+@record
 class Buoyancy:
     """UUV declared trim: net buoyancy kg (+ floats), CoB offset m, density kg/m³, footprint m."""
 
@@ -82,7 +82,7 @@ class Buoyancy:
     footprint: tuple
 
 
-@dataclass(frozen=True)
+@record
 class VehicleConfig:
     path: str
     name: str

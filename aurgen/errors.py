@@ -7,7 +7,6 @@ what was wrong and what to do.
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 
@@ -60,5 +59,7 @@ class BuildError(AurgenError):
 
 def did_you_mean(word: str, known: Iterable[str]) -> str | None:
     """Return "did you mean 'x'?" for the closest known word, or None."""
+    import difflib  # only an error needs it: not imported by every command
+
     close = difflib.get_close_matches(str(word), sorted(set(known)), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None

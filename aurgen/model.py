@@ -6,14 +6,14 @@ every inertia is about the stated CoM in the stated link's axes (kg·m²).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 from .catalog import Drive, Limits
+from .records import record
 from .shapes import Shape
 
 
-@dataclass(frozen=True)
+@record
 class Geom:
     """A named shape posed in its link frame."""
 
@@ -23,7 +23,7 @@ class Geom:
     rpy: tuple
 
 
-@dataclass(frozen=True)
+@record
 class Link:
     """A rigid link. ``role``: 'part' (a catalog instance), 'displacement' or 'windage'.
 
@@ -41,7 +41,7 @@ class Link:
     visuals: tuple = ()
 
 
-@dataclass(frozen=True)
+@record
 class Joint:
     """Joint ``name`` placing ``child`` at pose (xyz, rpy) in ``parent``'s frame."""
 
@@ -55,7 +55,7 @@ class Joint:
     limits: Limits | None = None
 
 
-@dataclass(frozen=True)
+@record
 class FrameDef:
     """A massless named frame (slot or part frame) attached to ``link``."""
 
@@ -65,7 +65,7 @@ class FrameDef:
     rpy: tuple
 
 
-@dataclass(frozen=True)
+@record
 class Thruster:
     """A propeller: thrust acts on ``link`` along ``axis`` (unit, link frame) at its origin."""
 
@@ -77,7 +77,7 @@ class Thruster:
     topic: str
 
 
-@dataclass(frozen=True)
+@record
 class Displacement:
     """What displaces: boxes (``Geom`` with box shapes) on link ``link``, posed in base_link.
 
@@ -93,7 +93,7 @@ class Displacement:
     cob_frame: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Specs:
     """The composed figures. Frames: base_link. Units: kg, m, m³, kg·m².
 
@@ -114,7 +114,7 @@ class Specs:
     parts: tuple  # ((type, name), ...)
 
 
-@dataclass(frozen=True)
+@record
 class Vehicle:
     """One resolved vehicle: everything an emitter needs, nothing format-specific."""
 

@@ -24,14 +24,13 @@ file gives robot_state_publisher (so several vehicles share one TF tree).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import limits
+from .records import record
 
 ZERO3 = (0.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True)
+@record
 class SensorType:
     """How one kind of sensor is written.
 
@@ -93,7 +92,7 @@ SENSOR_TYPES = {
 SENSOR_KEYS = {"type", "frame", "ros_frame", "quantity", "rate", "source"}
 
 
-@dataclass(frozen=True)
+@record
 class SensorSpec:
     """One sensor of a catalog part: pose in the part frame (its frame's, if any)."""
 
@@ -107,7 +106,7 @@ class SensorSpec:
     ros_frame: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Sensor:
     """A sensor placed on a vehicle: on ``link`` at (xyz, rpy) in that link's frame.
 

@@ -10,14 +10,15 @@ shape's centroid (its origin for every primitive), per unit density
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+
+from .records import record
 
 SHAPES = ("box", "cylinder", "sphere", "capsule", "ellipsoid", "mesh")
 
 
-@dataclass(frozen=True)
+@record
 class Shape:
     """A primitive or a mesh. ``dims`` by kind:
 

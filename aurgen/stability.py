@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .records import record
+
 G = 9.80665  # m/s², standard gravity (figures are per unit g where it cancels)
 
 #: a body floats when its reserve buoyancy (ρV − m) exceeds this fraction of m
@@ -49,7 +51,7 @@ def _hs():
 # --------------------------------------------------------------------------- problem
 
 
-@dataclass(frozen=True)
+@record
 class Body:
     """The hydrostatic problem: kernel geoms (base_link), mass kg, CoM m (base_link), ρ kg/m³."""
 

@@ -34,13 +34,14 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
 
 from . import limits as lim
 from .errors import AurgenError, ConfigError, did_you_mean
+from .records import record
 from .yamlio import copy_tree
 
 FORMAT = 1  # the journal's format
@@ -71,7 +72,7 @@ class SweepError(AurgenError):
 # --------------------------------------------------------------------------- keys
 
 
-@dataclass(frozen=True)
+@record
 class Key:
     """A swept key. ``kind``: ``config`` (a key of the vehicle config), ``slot`` (the type filling
     a slot), ``catalog`` (a field of a catalog entry) or ``time`` (a setting of the time-domain
@@ -252,7 +253,7 @@ def _put(container, t, value):
 # --------------------------------------------------------------------------- the sweep file
 
 
-@dataclass(frozen=True)
+@record
 class Axis:
     """One swept key: ``values`` (a grid) or a distribution ``dist`` with ``params``."""
 
@@ -283,7 +284,7 @@ class Axis:
         return list(p["choices"])
 
 
-@dataclass(frozen=True)
+@record
 class Sweep:
     """A parsed sweep file (plain data: it travels to Ray workers)."""
 

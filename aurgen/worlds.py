@@ -25,7 +25,6 @@ import hashlib
 import json
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +35,7 @@ from .config import resolve_config_path
 from .emit import num, vec
 from .errors import AurgenError, ConfigError, did_you_mean
 from .files import write_set
+from .records import record
 from .stamp import equilibrium_of, header_line
 from .resources import data_dir
 from .yamlio import Reader, load
@@ -54,7 +54,7 @@ class NotExpressible(AurgenError):
     """The world's environment has no faithful SDF (Gazebo) form."""
 
 
-@dataclass(frozen=True)
+@record
 class Plane:
     name: str
     normal: tuple  # unit
@@ -63,7 +63,7 @@ class Plane:
     centre: tuple  # a point on the plane: where the plane's geometry is posed
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     name: str
     signs: tuple  # one per plane, in plane order: −1, 0, +1
@@ -73,7 +73,7 @@ class Cell:
     gravity: tuple | None  # optional per-cell constant gravity
 
 
-@dataclass(frozen=True)
+@record
 class Placement:
     index: int
     line: int | None
@@ -83,7 +83,7 @@ class Placement:
     rpy: tuple
 
 
-@dataclass(frozen=True)
+@record
 class WorldConfig:
     path: str
     sha256: str  # of the config file (the header names it by file name and this)
@@ -106,7 +106,7 @@ class WorldConfig:
         return max(self.cells, key=lambda c: c.density)
 
 
-@dataclass(frozen=True)
+@record
 class Placed:
     """A placement with its resolved vehicle; ``name`` is the model name in the world."""
 

@@ -23,14 +23,14 @@ another root element or root name): the caller falls back to a line diff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 __all__ = ["Delta", "compare", "REL_TOL"]
 
 REL_TOL = 1e-9
 
 
-@dataclass(frozen=True)
+@record
 class Delta:
     """One difference: ``line`` in the found text (1-based), ``element`` path, ``attribute``, values as text;
     ``diff``/``tol`` the largest numeric difference and its tolerance (None when not numeric)."""

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from aurgen.errors import AurgenError
+from aurgen.records import record
 
 ENV_TEXT = "aurgen:environment"
 
@@ -30,7 +31,7 @@ class EnvironmentInvalid(AurgenError):
     """A bad environment (refused at load)."""
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     name: str
     signs: tuple  # per plane: -1 (n.x <= d), +1 (n.x >= d), 0 (unbounded by it)
@@ -40,7 +41,7 @@ class Cell:
     gravity: tuple | None = None  # optional per-cell constant gravity
 
 
-@dataclass(frozen=True)
+@record
 class Gravity:
     """``kind`` 'uniform' (g), 'central' (mu, centre), 'linear' (g0, G)."""
 
@@ -73,7 +74,7 @@ class Gravity:
         return -float(np.dot(self.g0, x) + 0.5 * x @ G @ x)
 
 
-@dataclass(frozen=True)
+@record
 class Environment:
     planes: np.ndarray  # (k, 4): n (unit), d
     cells: tuple = ()

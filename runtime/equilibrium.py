@@ -24,9 +24,11 @@ nothing here depends on g.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from aurgen.records import record
 
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
 from .kernel import OUT_W, clip_into, support_local
@@ -47,7 +49,7 @@ def attitude(heel, trim):
     return rot_y(trim) @ rot_x(heel)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Equilibrium:
     """Floating equilibrium.  Lengths m, angles rad, volume m^3; see the module docstring.
 
@@ -391,7 +393,7 @@ def _wrap(a):
     return (a + np.pi) % (2 * np.pi) - np.pi
 
 
-@dataclass(frozen=True)
+@record
 class HeelState:
     """The body heeled ``heel`` (rad) at constant displacement, trim on the followed branch.
 

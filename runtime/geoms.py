@@ -8,10 +8,11 @@ carry their vertices in the geom frame and are used through their convex hull.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from aurgen.records import record
 
 from .kernel import N_ACC, soup_integrate
 
@@ -22,7 +23,7 @@ CODE_TYPE = {v: k for k, v in TYPE_CODE.items()}
 _NSIZE = {"sphere": 1, "ellipsoid": 3, "box": 3, "cylinder": 2, "capsule": 2, "mesh": 0}
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Geom:
     """One displacing geom.
 
@@ -67,7 +68,7 @@ class Geom:
         return s
 
 
-@dataclass(frozen=True)
+@record
 class Hull:
     """A convex hull as an outward-oriented triangle soup (geom frame)."""
 

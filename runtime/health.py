@@ -42,9 +42,10 @@ ledger in its own arrays, from a Python step loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
+
+from aurgen.records import record
 
 from . import mjwarn
 from ._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
@@ -72,7 +73,7 @@ NTALLY = len(TALLY)
 PLUGIN_INSTANCE = "hydrostatics"  # the instance name aurgen's worlds and Simulation give it
 
 
-@dataclass(frozen=True)
+@record
 class Health:
     """``ok`` or not, with ``reason`` (None when ok); ``settled`` by the height window."""
 
@@ -101,7 +102,7 @@ def _warning_name(i: int) -> str:
         return f"warning {i}"
 
 
-@dataclass(frozen=True)
+@record
 class Resets:
     """MuJoCo's state resets in a run: how many, of which kind, the first (kind, time s), the
     largest simulated time reached before one (s)."""

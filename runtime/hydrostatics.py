@@ -35,9 +35,10 @@ error bounds: ``docs/kernel.md``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+
+from aurgen.records import record
 
 from .geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
                     hull_of, pack_hulls)
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Clip:
     """Part of a geom inside a half-space or cell.
 
@@ -66,7 +67,7 @@ class Clip:
     hull_only: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Waterplane:
     """Section of a geom by the plane n·x = d: area (m^2), centroid (3,) world,
     and second_moment (3, 3) m^4 = ∫(x-c)(x-c)ᵀ dA over the section, world axes.

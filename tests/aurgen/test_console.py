@@ -56,3 +56,31 @@ def test_no_gl_probe_child_on_build(tmp_path):
                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert probe.returncode == 0, probe.stderr
     assert not probe.stdout.strip().splitlines()[-1].startswith("0 "), probe.stdout
+
+
+HEAVY = ("mujoco", "jinja2", "lxml", "trimesh", "scipy", "matplotlib", "PIL", "numba", "ray",
+         "aurgen.emit", "aurgen.audit", "aurgen.report", "aurgen.sweep", "aurgen.runtime.sim",
+         "aurgen.runtime.plugin", "aurgen.runtime.view")
+
+
+def _modules_after(argv, cwd):
+    """The top-level names and aurgen modules in sys.modules when ``python -m aurgen <argv>`` exits."""
+    code = ("import atexit, runpy, sys\n"
+            "atexit.register(lambda: print('MODULES', ' '.join(sorted(sys.modules)), file=sys.stderr))\n"
+            f"sys.argv = ['aurgen', *{list(argv)!r}]\n"
+            "runpy.run_module('aurgen', run_name='__main__')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    line = next(s for s in out.stderr.splitlines() if s.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+def test_specs_imports_nothing_it_does_not_need(tmp_path):
+    """A cold ``aurgen specs`` (issue 11: within 1.5x of ``import numpy, yaml``) loads neither MuJoCo
+    nor the emitters' and reports' libraries; ``build``, which needs MuJoCo and Jinja, shows that
+    the check sees them."""
+    specs = _modules_after(["specs", "blueboat.yaml"], tmp_path)
+    assert "aurgen.compose" in specs and "aurgen.runtime.equilibrium" in specs
+    assert not specs & set(HEAVY), sorted(specs & set(HEAVY))
+    build = _modules_after(["build", "blueboat.yaml", "-o", str(tmp_path / "out")], tmp_path)
+    assert {"mujoco", "jinja2", "aurgen.emit"} <= build

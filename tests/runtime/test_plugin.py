@@ -260,3 +260,19 @@ def test_aurgen_view_hands_the_viewer_a_model_that_floats_by_itself(world):
 
     draft = float(specs_rows(world / "blueboat" / "blueboat.xml")["draft"].split()[0])
     assert -d.xpos[b, 2] == pytest.approx(draft, abs=2e-3)
+
+
+def test_load_reads_the_mujoco_version_the_build_recorded(monkeypatch):
+    """``load`` compares the build's mujoco version with the installed one: ``mujoco.__version__``
+    when mujoco is imported (as during ``import mujoco``), else the distribution's metadata; both
+    name the installed mujoco (the metadata is the oracle). Another minor version is an
+    ImportError saying how to fix it, and nothing is loaded."""
+    assert hplugin._mujoco_version() == metadata.version("mujoco")
+    monkeypatch.delitem(sys.modules, "mujoco")
+    assert hplugin._mujoco_version() == metadata.version("mujoco")
+    monkeypatch.setitem(sys.modules, "mujoco", mujoco)
+    monkeypatch.setattr(hplugin, "_handle", None)
+    monkeypatch.setattr(hplugin, "built_for", lambda: "0.1.0")
+    with pytest.raises(ImportError, match=r"built against mujoco 0\.1\.0 but mujoco \d+\.\d+"):
+        hplugin.load()
+    assert hplugin._handle is None
