@@ -12,6 +12,8 @@
 
 #include <cmath>
 
+#include "lanes.h"
+
 namespace aurgen::core {
 namespace {
 
@@ -278,6 +280,91 @@ void BoxClipRow(const double size[3], const double pos[3], const double R[9], co
   row[2] = py + R[3] * cx + R[4] * cy + R[5] * cz;
   row[3] = pz + R[6] * cx + R[7] * cy + R[8] * cz;
   row[4] = A;
+}
+
+namespace {
+
+// BoxClipRow's operations for the boxes ii[0..lanes), one per lane: the plane to
+// the geom frame, the support test, BoxClip1's corner depths and its prism
+// across axis k = 2 (p = 0, r = 1), the centroid to world.  A lane cut any
+// other way (a corner, a wedge, a prism across x or y) is left to BoxClipRow.
+template <class L, class M>
+inline void Rows(const int64_t* ii, const double* sizes, const double* pos, const double* mats,
+                 const double pl[4], double* out) {
+  using namespace lanes;  // NOLINT: the lane types and their operators
+  const L z{};
+  const L zero = Set(0.0, z), one = Set(1.0, z), two = Set(2.0, z);
+  const L wx = Set(pl[0], z), wy = Set(pl[1], z), wz = Set(pl[2], z);
+  L R[9];
+  for (int j = 0; j < 9; ++j) R[j] = Gather(mats, ii, 9, j, z);
+  const L P0 = Gather(pos, ii, 3, 0, z), P1 = Gather(pos, ii, 3, 1, z), P2 = Gather(pos, ii, 3, 2, z);
+  const L a = Gather(sizes, ii, 3, 0, z), b = Gather(sizes, ii, 3, 1, z), c = Gather(sizes, ii, 3, 2, z);
+  const L lx = R[0] * wx + R[3] * wy + R[6] * wz;
+  const L ly = R[1] * wx + R[4] * wy + R[7] * wz;
+  const L lz = R[2] * wx + R[5] * wy + R[8] * wz;
+  const L t = Set(pl[3], z) - (wx * P0 + wy * P1 + wz * P2);
+  const L m0 = Abs(lx), m1 = Abs(ly), m2 = Abs(lz);
+  const L am = a * m0, bm = b * m1, cm = c * m2;
+  const L h = am + bm + cm;  // the support (size_0 |l_0| + size_1 |l_1| + size_2 |l_2|)
+  const auto dry = -h >= t;
+  const auto full = AndNot(dry, h <= t);
+  // BoxClip1's corner depths d_i = t - (±am ± bm ± cm) of the corners the prism reads
+  const L d0 = t - (-am + -bm + -cm), d1 = t - (am + -bm + -cm), d2 = t - (-am + bm + -cm);
+  const L d3 = t - (am + bm + -cm), d4 = t - (-am + -bm + cm), d5 = t - (am + -bm + cm);
+  const L d6 = t - (-am + bm + cm), d7 = t - (am + bm + cm);
+  const auto cut = AndNot(dry | full, Set(1.0, z) > zero);
+  // the prism across z: the face z = -c wet at its shallowest corner (3), the face
+  // z = +c dry at its deepest (4); no prism across x or y can hold with it
+  const auto prism = cut & ((d3 >= zero) & (d4 < zero));
+  L V = Set(8.0, z) * a * b * c, Mx = zero, My = zero, Mz = zero, A = zero;
+  if (Any(prism)) {
+    const L Lp = two * a, Lr = two * b, Lk = two * c;
+    const L z0 = Lk * (d0 / (d0 - d4)), z1 = Lk * (d1 / (d1 - d5));
+    const L z2 = Lk * (d2 / (d2 - d6)), z3 = Lk * (d3 / (d3 - d7));
+    const L S = Lp * Lr;
+    const L zm = Set(0.25, z) * ((z0 + z1) + (z2 + z3));
+    const L dp = Set(0.5, z) * ((z1 + z3) - (z0 + z2));
+    const L dr = Set(0.5, z) * ((z2 + z3) - (z0 + z1));
+    const L q2 = dp * dp + dr * dr;
+    const L sg0 = Sel(lx < zero, Set(-1.0, z), one), sg1 = Sel(ly < zero, Set(-1.0, z), one);
+    const L sg2 = Sel(lz < zero, Set(-1.0, z), one);
+    const L Vp = S * zm;
+    V = Sel(prism, Vp, V);
+    Mx = Sel(prism, sg0 * (S * (Lp * dp / Set(12.0, z))), Mx);
+    My = Sel(prism, sg1 * (S * (Lr * dr / Set(12.0, z))), My);
+    Mz = Sel(prism, sg2 * (S * (Set(0.5, z) * zm * (zm - Lk) + q2 / Set(24.0, z))), Mz);
+    A = Sel(prism, S / m2, A);
+  }
+  const auto wet = V > zero;
+  const L cx = Sel(wet, Mx / V, zero), cy = Sel(wet, My / V, zero), cz = Sel(wet, Mz / V, zero);
+  const L x = P0 + R[0] * cx + R[1] * cy + R[2] * cz;
+  const L y = P1 + R[3] * cx + R[4] * cy + R[5] * cz;
+  const L zz = P2 + R[6] * cx + R[7] * cy + R[8] * cz;
+  Scatter(out, ii, 5, 0, Sel(dry, zero, Sel(wet, V, zero)));
+  Scatter(out, ii, 5, 1, Sel(dry, P0, x));
+  Scatter(out, ii, 5, 2, Sel(dry, P1, y));
+  Scatter(out, ii, 5, 3, Sel(dry, P2, zz));
+  Scatter(out, ii, 5, 4, Sel(dry, zero, A));
+  // the other cuts, one box at a time
+  const auto other = AndNot(prism, cut);
+  if (Any(other)) {
+    constexpr int W = sizeof(L) / sizeof(double);
+    for (int j = 0; j < W; ++j)
+      if (Lane(other, j))
+        BoxClipRow(sizes + 3 * ii[j], pos + 3 * ii[j], mats + 9 * ii[j], pl, out + 5 * ii[j]);
+  }
+}
+
+}  // namespace
+
+void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
+             const double* mats, const double pl[4], double* out) {
+  int k = 0;
+#if defined(__SSE2__)
+  for (; k + 4 <= n; k += 4) Rows<lanes::D4, lanes::M4>(idx + k, sizes, pos, mats, pl, out);
+  for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out);
+#endif
+  for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out);
 }
 
 }  // namespace aurgen::core

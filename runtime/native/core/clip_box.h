@@ -18,6 +18,8 @@
 #ifndef AURGEN_CORE_CLIP_BOX_H_
 #define AURGEN_CORE_CLIP_BOX_H_
 
+#include <cstdint>
+
 #include "clip_poly.h"
 
 namespace aurgen::core {
@@ -36,6 +38,14 @@ void BoxClip1(double a, double b, double c, double nx, double ny, double nz, dou
 // the waterplane, in fewer steps (the force stage's common case).
 void BoxClipRow(const double size[3], const double pos[3], const double R[9], const double pl[4],
                 double row[5]);
+
+// BoxClipRow for the boxes idx[0..n) of arrays sizes (N x 3), pos (N x 3),
+// mats (N x 9) into out[5 i : 5 i + 5], four boxes at a time (lanes.h): every
+// tier and the prism across the box's z axis (a level pontoon at the waterline)
+// computed branch-free in lanes, any other cut by BoxClipRow itself.  Bitwise
+// BoxClipRow's rows.
+void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
+             const double* mats, const double pl[4], double* out);
 
 }  // namespace aurgen::core
 

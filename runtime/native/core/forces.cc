@@ -169,6 +169,8 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     }
   gpr_.assign(3 * std::max(m_.ng, 1), 0.0);
   for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
+  for (int k = 0; k < m_.ng; ++k)
+    if (m_.gt[k] == kBox) box_idx_.push_back(k);
   pieces_.resize(std::max(m_.ng * m_.nc, 1));
   runs_.resize(m_.ng + 1);
   one_.assign(std::max(m_.nc, 1), -1);
@@ -330,11 +332,14 @@ void ForceStage::Passive(const ForceData& d) {
       }
       continue;
     }
+    // boxes cut by one plane several at a time (BoxRows), the rest one by one
+    const bool boxes = npl == 1 && !box_idx_.empty();
+    if (boxes)
+      BoxRows(box_idx_.data(), static_cast<int>(box_idx_.size()), m_.gsz, pos, mats, o_.planes,
+              o_.out);
     for (int k = 0; k < ng; ++k) {
       double* row = o_.out + 5 * k;
-      if (npl == 1 && m_.gt[k] == kBox)
-        BoxClipRow(m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k, o_.planes, row);
-      else
+      if (!(boxes && m_.gt[k] == kBox))
         ClipGeom(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k,
                  m_.mesh_ids[k], m_.hulls, o_.planes, npl, row, 5, false, scratch_);
       o_.vols[k * nc + c] = row[0];

@@ -116,6 +116,7 @@ class ForceStage {
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
   std::vector<double> dcoef_;
   std::vector<double> gpr_;
+  std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the damping items' D or Dq
   std::vector<int64_t> dnz0_;    // (nd + 1) each item's first in dnz_
   struct MEntry {

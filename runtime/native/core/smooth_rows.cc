@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "kernel.h"
+#include "lanes.h"
 
 namespace aurgen::core {
 namespace {
@@ -18,107 +19,13 @@ namespace {
 constexpr double kPi = 3.141592653589793;
 constexpr double k4Pi3 = 4.0 * kPi / 3.0;  // as clip_smooth.cc and kernel.cc spell it
 
-// ---- lanes: one double (D1), two (D2, one SSE2 register) or four (D4, two
-// registers), with the same operations.  A mask is the result of a comparison;
-// Sel(m, a, b) = m ? a : b per lane; All(m): every lane's m.
+using namespace lanes;  // NOLINT: the lane types and their operators
 
-struct D1 {
-  double v;
-};
-struct M1 {
-  bool m;
-};
-inline D1 Set(double c, D1) { return {c}; }
-inline D1 operator+(D1 a, D1 b) { return {a.v + b.v}; }
-inline D1 operator-(D1 a, D1 b) { return {a.v - b.v}; }
-inline D1 operator*(D1 a, D1 b) { return {a.v * b.v}; }
-inline D1 operator/(D1 a, D1 b) { return {a.v / b.v}; }
-inline D1 operator-(D1 a) { return {-a.v}; }
-inline D1 Sqrt(D1 a) { return {std::sqrt(a.v)}; }
-inline M1 operator<=(D1 a, D1 b) { return {a.v <= b.v}; }
-inline M1 operator>=(D1 a, D1 b) { return {a.v >= b.v}; }
-inline M1 operator>(D1 a, D1 b) { return {a.v > b.v}; }
-inline M1 operator|(M1 a, M1 b) { return {a.m || b.m}; }
-inline M1 AndNot(M1 a, M1 b) { return {!a.m && b.m}; }  // !a & b
-inline D1 Sel(M1 m, D1 a, D1 b) { return {m.m ? a.v : b.v}; }
-inline bool All(M1 m) { return m.m; }
-
-#if defined(__SSE2__)
-struct D2 {
-  __m128d v;
-};
-struct M2 {
-  __m128d m;
-};
-inline D2 Set(double c, D2) { return {_mm_set1_pd(c)}; }
-inline D2 operator+(D2 a, D2 b) { return {_mm_add_pd(a.v, b.v)}; }
-inline D2 operator-(D2 a, D2 b) { return {_mm_sub_pd(a.v, b.v)}; }
-inline D2 operator*(D2 a, D2 b) { return {_mm_mul_pd(a.v, b.v)}; }
-inline D2 operator/(D2 a, D2 b) { return {_mm_div_pd(a.v, b.v)}; }
-inline D2 operator-(D2 a) { return {_mm_xor_pd(a.v, _mm_set1_pd(-0.0))}; }  // exact, as -x
-inline D2 Sqrt(D2 a) { return {_mm_sqrt_pd(a.v)}; }
-// ordered comparisons: false on nan, as the scalar operators
-inline M2 operator<=(D2 a, D2 b) { return {_mm_cmple_pd(a.v, b.v)}; }
-inline M2 operator>=(D2 a, D2 b) { return {_mm_cmpge_pd(a.v, b.v)}; }
-inline M2 operator>(D2 a, D2 b) { return {_mm_cmpgt_pd(a.v, b.v)}; }
-inline M2 operator|(M2 a, M2 b) { return {_mm_or_pd(a.m, b.m)}; }
-inline M2 AndNot(M2 a, M2 b) { return {_mm_andnot_pd(a.m, b.m)}; }
-inline D2 Sel(M2 m, D2 a, D2 b) {
-  return {_mm_or_pd(_mm_and_pd(m.m, a.v), _mm_andnot_pd(m.m, b.v))};
-}
-inline bool All(M2 m) { return _mm_movemask_pd(m.m) == 3; }
-
-// Four lanes: two SSE2 pairs side by side, so that two independent dependency
-// chains (sqrt, div) are in flight at once.
-struct D4 {
-  D2 x, y;
-};
-struct M4 {
-  M2 x, y;
-};
-inline D4 Set(double c, D4) { return {Set(c, D2{}), Set(c, D2{})}; }
-inline D4 operator+(D4 a, D4 b) { return {a.x + b.x, a.y + b.y}; }
-inline D4 operator-(D4 a, D4 b) { return {a.x - b.x, a.y - b.y}; }
-inline D4 operator*(D4 a, D4 b) { return {a.x * b.x, a.y * b.y}; }
-inline D4 operator/(D4 a, D4 b) { return {a.x / b.x, a.y / b.y}; }
-inline D4 operator-(D4 a) { return {-a.x, -a.y}; }
-inline D4 Sqrt(D4 a) { return {Sqrt(a.x), Sqrt(a.y)}; }
-inline M4 operator<=(D4 a, D4 b) { return {a.x <= b.x, a.y <= b.y}; }
-inline M4 operator>=(D4 a, D4 b) { return {a.x >= b.x, a.y >= b.y}; }
-inline M4 operator>(D4 a, D4 b) { return {a.x > b.x, a.y > b.y}; }
-inline M4 operator|(M4 a, M4 b) { return {a.x | b.x, a.y | b.y}; }
-inline M4 AndNot(M4 a, M4 b) { return {AndNot(a.x, b.x), AndNot(a.y, b.y)}; }
-inline D4 Sel(M4 m, D4 a, D4 b) { return {Sel(m.x, a.x, b.x), Sel(m.y, a.y, b.y)}; }
-inline bool All(M4 m) { return All(m.x) && All(m.y); }
-#endif
-
-// Lane loads and stores at rows ii[0..lanes) of a row-major array: element
-// base[stride * ii[j] + col] of each.
-inline D1 Gather(const double* base, const int64_t* ii, int64_t stride, int col, D1) {
-  return {base[stride * ii[0] + col]};
-}
-inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D1 x) {
-  base[stride * ii[0] + col] = x.v;
-}
 inline M1 IsSphere(const int64_t* types, const int64_t* ii, M1) { return {types[ii[0]] == kSphere}; }
 #if defined(__SSE2__)
-inline D2 Gather(const double* base, const int64_t* ii, int64_t stride, int col, D2) {
-  return {_mm_loadh_pd(_mm_load_sd(base + stride * ii[0] + col), base + stride * ii[1] + col)};
-}
-inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D2 x) {
-  _mm_store_sd(base + stride * ii[0] + col, x.v);
-  _mm_storeh_pd(base + stride * ii[1] + col, x.v);
-}
 inline M2 IsSphere(const int64_t* types, const int64_t* ii, M2) {
   return {_mm_castsi128_pd(_mm_set_epi64x(-static_cast<int64_t>(types[ii[1]] == kSphere),
                                           -static_cast<int64_t>(types[ii[0]] == kSphere)))};
-}
-inline D4 Gather(const double* base, const int64_t* ii, int64_t stride, int col, D4) {
-  return {Gather(base, ii, stride, col, D2{}), Gather(base, ii + 2, stride, col, D2{})};
-}
-inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D4 v) {
-  Scatter(base, ii, stride, col, v.x);
-  Scatter(base, ii + 2, stride, col, v.y);
 }
 inline M4 IsSphere(const int64_t* types, const int64_t* ii, M4) {
   return {IsSphere(types, ii, M2{}), IsSphere(types, ii + 2, M2{})};
