@@ -260,13 +260,20 @@ def box_tier_vs_generic(rng, mt, N=1024, rounds=5):
         clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, wp)
         clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, wp, box_tier=False)
         assert np.allclose(a, b, rtol=1e-12, atol=1e-15), "box tier and generic path disagree"
-        tt, tg = [], []
-        for _ in range(rounds):
-            tt.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, wp), mt))
-            tg.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, wp,
-                                               box_tier=False), mt))
-        t1, t2 = min(tt) / N * 1e6, min(tg) / N * 1e6
+        t1, t2 = interleaved(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, wp),
+                             lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, wp, box_tier=False),
+                             rounds, mt, N)
         print(f"  want_wp={wp!s:5s}  tier {t1:.3f} µs/box  generic {t2:.3f} µs/box  ({t2 / t1:.2f}x)")
+
+
+def interleaved(fa, fb, rounds, mt, n):
+    """(a, b): the best of ``rounds`` interleaved timings of ``fa`` and ``fb`` (timeit with
+    ``mt``), in µs per each of n geoms."""
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(timeit(fa, mt))
+        tb.append(timeit(fb, mt))
+    return min(ta) / n * 1e6, min(tb) / n * 1e6
 
 
 def smooth_rows_vs_per_row(rng, mt, N=1024, rounds=5):
@@ -287,12 +294,10 @@ def smooth_rows_vs_per_row(rng, mt, N=1024, rounds=5):
             clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, False, smooth_rows=False)
             assert np.array_equal(a.view(np.uint64), b.view(np.uint64)), "block and per-row paths differ"
             cut = int(np.sum((a[:, 4] > 0)))
-            tb, tr = [], []
-            for _ in range(rounds):
-                tb.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, False), mt))
-                tr.append(timeit(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, False,
-                                                   smooth_rows=False), mt))
-            t1, t2 = min(tb) / N * 1e6, min(tr) / N * 1e6
+            t1, t2 = interleaved(lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, a, False),
+                                 lambda: clip_into(codes, s, p, m, ids, EMPTY_HULLS, plane, b, False,
+                                                   smooth_rows=False),
+                                 rounds, mt, N)
             print(f"  {typ:9s} {tier:9s} ({cut:4d} cut)  block {t1:.3f} µs/geom  per-row {t2:.3f}  ({t2 / t1:.2f}x)")
 
 
