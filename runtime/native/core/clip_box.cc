@@ -290,7 +290,7 @@ namespace {
 // other way (a corner, a wedge, a prism across x or y) is left to BoxClipRow.
 template <class L, class M>
 inline void Rows(const int64_t* ii, const double* sizes, const double* pos, const double* mats,
-                 const double pl[4], double* out) {
+                 const double pl[4], double* out, int W) {
   using namespace lanes;  // NOLINT: the lane types and their operators
   const L z{};
   const L zero = Set(0.0, z), one = Set(1.0, z), two = Set(2.0, z);
@@ -340,31 +340,35 @@ inline void Rows(const int64_t* ii, const double* sizes, const double* pos, cons
   const L x = P0 + R[0] * cx + R[1] * cy + R[2] * cz;
   const L y = P1 + R[3] * cx + R[4] * cy + R[5] * cz;
   const L zz = P2 + R[6] * cx + R[7] * cy + R[8] * cz;
-  Scatter(out, ii, 5, 0, Sel(dry, zero, Sel(wet, V, zero)));
-  Scatter(out, ii, 5, 1, Sel(dry, P0, x));
-  Scatter(out, ii, 5, 2, Sel(dry, P1, y));
-  Scatter(out, ii, 5, 3, Sel(dry, P2, zz));
-  Scatter(out, ii, 5, 4, Sel(dry, zero, A));
+  Scatter(out, ii, W, 0, Sel(dry, zero, Sel(wet, V, zero)));
+  Scatter(out, ii, W, 1, Sel(dry, P0, x));
+  Scatter(out, ii, W, 2, Sel(dry, P1, y));
+  Scatter(out, ii, W, 3, Sel(dry, P2, zz));
+  Scatter(out, ii, W, 4, Sel(dry, zero, A));
+  for (int col = 5; col < W; ++col) Scatter(out, ii, W, col, zero);
   // the other cuts, one box at a time
   const auto other = AndNot(prism, cut);
   if (Any(other)) {
-    constexpr int W = sizeof(L) / sizeof(double);
-    for (int j = 0; j < W; ++j)
-      if (Lane(other, j))
-        BoxClipRow(sizes + 3 * ii[j], pos + 3 * ii[j], mats + 9 * ii[j], pl, out + 5 * ii[j]);
+    constexpr int kLanes = sizeof(L) / sizeof(double);
+    for (int j = 0; j < kLanes; ++j)
+      if (Lane(other, j)) {
+        double* row = out + static_cast<int64_t>(W) * ii[j];
+        BoxClipRow(sizes + 3 * ii[j], pos + 3 * ii[j], mats + 9 * ii[j], pl, row);
+        for (int col = 5; col < W; ++col) row[col] = 0.0;
+      }
   }
 }
 
 }  // namespace
 
 void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
-             const double* mats, const double pl[4], double* out) {
+             const double* mats, const double pl[4], double* out, int W) {
   int k = 0;
 #if defined(__SSE2__)
-  for (; k + 4 <= n; k += 4) Rows<lanes::D4, lanes::M4>(idx + k, sizes, pos, mats, pl, out);
-  for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out);
+  for (; k + 4 <= n; k += 4) Rows<lanes::D4, lanes::M4>(idx + k, sizes, pos, mats, pl, out, W);
+  for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out, W);
 #endif
-  for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out);
+  for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out, W);
 }
 
 }  // namespace aurgen::core

@@ -40,12 +40,13 @@ void BoxClipRow(const double size[3], const double pos[3], const double R[9], co
                 double row[5]);
 
 // BoxClipRow for the boxes idx[0..n) of arrays sizes (N x 3), pos (N x 3),
-// mats (N x 9) into out[5 i : 5 i + 5], four boxes at a time (lanes.h): every
-// tier and the prism across the box's z axis (a level pontoon at the waterline)
-// computed branch-free in lanes, any other cut by BoxClipRow itself.  Bitwise
-// BoxClipRow's rows.
+// mats (N x 9) into out[W i : W i + 5], then zeros to W (W >= 5), four boxes at
+// a time (lanes.h): every tier and the prism across the box's z axis (a level
+// pontoon at the waterline) computed branch-free in lanes, any other cut by
+// BoxClipRow itself.  Bitwise BoxClipRow's rows (and ClipGeom's without the
+// waterplane).
 void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
-             const double* mats, const double pl[4], double* out);
+             const double* mats, const double pl[4], double* out, int W);
 
 }  // namespace aurgen::core
 

@@ -336,7 +336,7 @@ void ForceStage::Passive(const ForceData& d) {
     const bool boxes = npl == 1 && !box_idx_.empty();
     if (boxes)
       BoxRows(box_idx_.data(), static_cast<int>(box_idx_.size()), m_.gsz, pos, mats, o_.planes,
-              o_.out);
+              o_.out, 5);
     for (int k = 0; k < ng; ++k) {
       double* row = o_.out + 5 * k;
       if (!(boxes && m_.gt[k] == kBox))

@@ -584,8 +584,9 @@ int64_t ClipBatch(const int64_t* types, const double* sizes, const double* pos,
                   const double* planes, int P, double* out, int out_w, bool want_wp, int64_t N,
                   Scratch& s, bool smooth_rows) {
   const bool block = smooth_rows && P == 1 && !(want_wp && out_w >= kOutW);
-  int64_t idx[kSmoothBlock];
-  int nb = 0;
+  const bool boxes = block && !s.box_generic;  // the box tier's rows, four at a time too
+  int64_t idx[kSmoothBlock], bidx[kSmoothBlock];
+  int nb = 0, nx = 0;
   for (int64_t i = 0; i < N; ++i) {
     const int64_t t = types[i];
     if (block && (t == kSphere || t == kEllipsoid)) {
@@ -596,11 +597,20 @@ int64_t ClipBatch(const int64_t* types, const double* sizes, const double* pos,
       }
       continue;
     }
+    if (boxes && t == kBox) {
+      bidx[nx++] = i;
+      if (nx == kSmoothBlock) {
+        BoxRows(bidx, nx, sizes, pos, mats, planes, out, out_w);
+        nx = 0;
+      }
+      continue;
+    }
     if (ClipGeom(static_cast<int>(t), sizes + 3 * i, pos + 3 * i, mats + 9 * i, mesh_ids[i], hulls,
                  planes, P, out + static_cast<int64_t>(out_w) * i, out_w, want_wp, s) != 0)
       return i;
   }
   if (nb > 0) SmoothRows1(idx, nb, types, sizes, pos, mats, planes, out, out_w);
+  if (nx > 0) BoxRows(bidx, nx, sizes, pos, mats, planes, out, out_w);
   return -1;
 }
 
