@@ -25,11 +25,11 @@ place::
 
 ``box_tier=False`` (keyword) clips a box cut by one plane with the generic
 polyhedral path instead of the box tier: the tier's test reference, the same
-results to rounding.  ``smooth_rows=False`` (keyword) clips spheres and
-ellipsoids cut by one plane one row at a time through the generic per-row path
-instead of the block path that takes them four rows at a time
-(``core/smooth_rows.cc``): the block path's test reference and benchmark
-baseline, bitwise the same rows.
+results to rounding.  ``smooth_rows=False`` (keyword) clips spheres,
+ellipsoids and boxes cut by one plane one row at a time through the per-row
+path instead of the block paths that take them four rows at a time
+(``core/smooth_rows.cc``, ``core/clip_box.cc`` BoxRows): the block paths' test
+reference and benchmark baseline, bitwise the same rows.
 
 Inputs are checked (shapes, type codes, mesh ids, hull indices: ValueError on
 a mismatch); ``out`` must be a writable C-contiguous float64 array.  Tiers,
