@@ -335,17 +335,7 @@ inline void Rows(const int64_t* ii, const double* sizes, const double* pos, cons
     Mz = Sel(prism, sg2 * (S * (Set(0.5, z) * zm * (zm - Lk) + q2 / Set(24.0, z))), Mz);
     A = Sel(prism, S / m2, A);
   }
-  const auto wet = V > zero;
-  const L cx = Sel(wet, Mx / V, zero), cy = Sel(wet, My / V, zero), cz = Sel(wet, Mz / V, zero);
-  const L x = P0 + R[0] * cx + R[1] * cy + R[2] * cz;
-  const L y = P1 + R[3] * cx + R[4] * cy + R[5] * cz;
-  const L zz = P2 + R[6] * cx + R[7] * cy + R[8] * cz;
-  Scatter(out, ii, W, 0, Sel(dry, zero, Sel(wet, V, zero)));
-  Scatter(out, ii, W, 1, Sel(dry, P0, x));
-  Scatter(out, ii, W, 2, Sel(dry, P1, y));
-  Scatter(out, ii, W, 3, Sel(dry, P2, zz));
-  Scatter(out, ii, W, 4, Sel(dry, zero, A));
-  for (int col = 5; col < W; ++col) Scatter(out, ii, W, col, zero);
+  PutRows(out, ii, W, R, P0, P1, P2, V, Mx, My, Mz, A, dry);
   // the other cuts, one box at a time
   const auto other = AndNot(prism, cut);
   if (Any(other)) {

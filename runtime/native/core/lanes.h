@@ -131,6 +131,28 @@ inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D4
 }
 #endif
 
+// The kernel's row [V, c (world), A, 0 ...] (W >= 5 columns) of the geoms ii[0..lanes)
+// from their volume V, first moments (Mx, My, Mz) and section area A in the geom
+// frame (R row-major geom -> world, P its origin), as ClipGeom writes it: the
+// centroid M / V where V > 0, else the geom's origin with V = 0; a lane in
+// `empty` (wholly outside the half-space) V = A = 0 at the origin.
+template <class L, class M>
+inline void PutRows(double* out, const int64_t* ii, int W, const L R[9], L P0, L P1, L P2, L V,
+                    L Mx, L My, L Mz, L A, M empty) {
+  const L zero = Set(0.0, L{});
+  const auto wet = V > zero;
+  const L cx = Sel(wet, Mx / V, zero), cy = Sel(wet, My / V, zero), cz = Sel(wet, Mz / V, zero);
+  const L x = P0 + R[0] * cx + R[1] * cy + R[2] * cz;
+  const L y = P1 + R[3] * cx + R[4] * cy + R[5] * cz;
+  const L z = P2 + R[6] * cx + R[7] * cy + R[8] * cz;
+  Scatter(out, ii, W, 0, Sel(empty, zero, Sel(wet, V, zero)));
+  Scatter(out, ii, W, 1, Sel(empty, P0, x));
+  Scatter(out, ii, W, 2, Sel(empty, P1, y));
+  Scatter(out, ii, W, 3, Sel(empty, P2, z));
+  Scatter(out, ii, W, 4, Sel(empty, zero, A));
+  for (int col = 5; col < W; ++col) Scatter(out, ii, W, col, zero);
+}
+
 }  // namespace aurgen::core::lanes
 
 #endif  // AURGEN_CORE_LANES_H_

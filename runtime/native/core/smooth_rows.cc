@@ -88,19 +88,7 @@ inline void Rows(const int64_t* ii, const int64_t* types, const double* sizes, c
     Mz = Sel(full, mf, Vc * kk * c * mz);
     A = Sel(full, zero, det * area / len);
   }
-  // centroid (the geom centre when V is not positive), to world
-  auto wet = V > zero;
-  L cx = Sel(wet, Mx / V, zero), cy = Sel(wet, My / V, zero), cz = Sel(wet, Mz / V, zero);
-  L x = P0 + R[0] * cx + R[1] * cy + R[2] * cz;
-  L y = P1 + R[3] * cx + R[4] * cy + R[5] * cz;
-  L zz = P2 + R[6] * cx + R[7] * cy + R[8] * cz;
-  // the row; wholly outside: V = A = 0 at the geom centre
-  Scatter(out, ii, W, 0, Sel(empty, zero, Sel(wet, V, zero)));
-  Scatter(out, ii, W, 1, Sel(empty, P0, x));
-  Scatter(out, ii, W, 2, Sel(empty, P1, y));
-  Scatter(out, ii, W, 3, Sel(empty, P2, zz));
-  Scatter(out, ii, W, 4, Sel(empty, zero, A));
-  for (int col = 5; col < W; ++col) Scatter(out, ii, W, col, zero);
+  PutRows(out, ii, W, R, P0, P1, P2, V, Mx, My, Mz, A, empty);
 }
 
 }  // namespace
