@@ -7,6 +7,7 @@
 #include "forces.h"
 
 #include "clip_box.h"
+#include "lanes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,18 +77,6 @@ inline double Pow5(double x) {
   return x * (x2 * x2);
 }
 
-// The projected area of a box (a mesh: its bounding half-sizes) or an ellipsoid
-// across w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjArea(u)
-// |v| for w = v, u = v / |v| without normalising (m^2 x the unit of w).  pr:
-// the products of the sizes (b c, a c, a b), computed once per geom.
-inline double ProjAreaV(int64_t typ, const double* pr, double wx, double wy, double wz) {
-  if (typ == kEllipsoid) {
-    double p = pr[0] * wx, q = pr[1] * wy, s = pr[2] * wz;
-    return kPi * std::sqrt(p * p + q * q + s * s);
-  }
-  return 4.0 * (pr[0] * std::fabs(wx) + pr[1] * std::fabs(wy) + pr[2] * std::fabs(wz));
-}
-
 // The products (b c, a c, a b) of sizes (a, b, c) into pr.
 inline void SizeProducts(const double* size, double* pr) {
   pr[0] = size[1] * size[2];
@@ -95,18 +84,35 @@ inline void SizeProducts(const double* size, double* pr) {
   pr[2] = size[0] * size[1];
 }
 
-// Projected area (m^2) of the whole geom across the unit direction u (geom frame).
-double ProjArea(int64_t typ, const double* size, double ux, double uy, double uz) {
-  if (typ == kSphere) return kPi * size[0] * size[0];
-  if (typ == kCylinder || typ == kCapsule) {
-    double r = size[0], h = size[1];
-    double lat = std::sqrt(std::max(0.0, 1.0 - uz * uz));
-    double extra = typ == kCapsule ? kPi * r * r * lat : 0.0;
-    return 4.0 * r * h * lat + kPi * r * r * std::fabs(uz) + extra;
+// The drag's projected area, one piece per lane (lanes.h: the scalar code's bits
+// in every lane).  A box (a mesh: its bounding half-sizes) or an ellipsoid across
+// w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjAreaV(v) is
+// A_p(v / |v|) |v| without normalising (m^2 x the unit of w).  pr: the products
+// of the sizes (b c, a c, a b).
+template <class L>
+inline L ProjAreaV(int64_t typ, const double* pr, L wx, L wy, L wz) {
+  using namespace lanes;  // NOLINT: the lane types and their operators
+  if (typ == kEllipsoid) {
+    const L p = Set(pr[0], L{}) * wx, q = Set(pr[1], L{}) * wy, s = Set(pr[2], L{}) * wz;
+    return Set(kPi, L{}) * Sqrt(p * p + q * q + s * s);
   }
-  double pr[3];  // box, mesh, ellipsoid
-  SizeProducts(size, pr);
-  return ProjAreaV(typ, pr, ux, uy, uz);
+  return Set(4.0, L{}) * ((Set(pr[0], L{}) * Abs(wx) + Set(pr[1], L{}) * Abs(wy)) +
+                          Set(pr[2], L{}) * Abs(wz));
+}
+
+// The projected area (m^2) of a sphere, cylinder or capsule across the unit
+// direction u (geom frame), one piece per lane.
+template <class L>
+inline L ProjArea(int64_t typ, const double* size, L ux, L uy, L uz) {
+  using namespace lanes;  // NOLINT
+  (void)ux;
+  (void)uy;
+  if (typ == kSphere) return Set(kPi * size[0] * size[0], L{});
+  const double r = size[0], h = size[1];
+  const L zero = Set(0.0, L{}), t = Set(1.0, L{}) - uz * uz;
+  const L lat = Sqrt(Sel(zero < t, t, zero));  // sqrt(max(0, 1 - uz^2))
+  const L extra = typ == kCapsule ? Set(kPi * r * r, L{}) * lat : zero;
+  return (Set(4.0 * r * h, L{}) * lat + Set(kPi * r * r, L{}) * Abs(uz)) + extra;
 }
 
 // The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
@@ -141,18 +147,31 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
   // equivalent-sphere diameter d: 0.5 rho C_D (form), 3 pi mu d (Stokes),
   // pi mu d^3 and rho C_D d^5 / 64 (rotation); each is the leading product of
   // the per-piece expression it replaces, so the forces keep their bits
-  dcoef_.assign(kNDC * std::max(m_.ng * m_.nc, 1), 0.0);
+  slot_stride_ = std::max(static_cast<int64_t>(m_.ng) * m_.nc, int64_t{1});
+  const int64_t S = slot_stride_;
+  dcoef_.assign(kNDC * S, 0.0);
   for (int k = 0; k < m_.ng; ++k) {
     double deq = std::pow(6.0 * m_.gvol[k] / kPi, 1.0 / 3.0);
     for (int c = 0; c < m_.nc; ++c) {
       const double rho = m_.cf[c * kNCF + kCRho], mu = m_.cf[c * kNCF + kCMu];
-      double* dk = dcoef_.data() + kNDC * (k * m_.nc + c);
-      dk[kDQ] = 0.5 * rho * kCD;
-      dk[kDLin] = 3.0 * kPi * mu * deq;
-      dk[kDRot] = kPi * mu * Pow3(deq);
-      dk[kDRot2] = rho * kCD * Pow5(deq) / 64.0;
+      const int64_t si = static_cast<int64_t>(k) * m_.nc + c;
+      dcoef_[kDQ * S + si] = 0.5 * rho * kCD;
+      dcoef_[kDLin * S + si] = 3.0 * kPi * mu * deq;
+      dcoef_[kDRot * S + si] = kPi * mu * Pow3(deq);
+      dcoef_[kDRot2 * S + si] = rho * kCD * Pow5(deq) / 64.0;
     }
   }
+  // the cells' density, flow and pressure constant, each a column (lanes load two cells)
+  crho_.assign(std::max(m_.nc, 1), 0.0);
+  cP_.assign(std::max(m_.nc, 1), 0.0);
+  cflow_.assign(3 * std::max(m_.nc, 1), 0.0);
+  for (int c = 0; c < m_.nc; ++c) {
+    crho_[c] = m_.cf[c * kNCF + kCRho];
+    cP_[c] = m_.cf[c * kNCF + kCP];
+    for (int a = 0; a < 3; ++a) cflow_[a * m_.nc + c] = m_.cf[c * kNCF + kCFlow + a];
+  }
+  slots_.assign(kNSlot * S, 0.0);
+  valid_.assign(S, 0);
   // the nonzero entries (6 i + j) of each damping item's D or Dq, and the stored
   // entries of M's lower triangle, in the order the sums visit them
   dnz0_.assign(m_.nd + 1, 0);
@@ -165,13 +184,12 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
   for (int i = 0; i < m_.nv; ++i)
     for (int j = 0; j <= i; ++j) {
       int64_t idx = m_.Mmap[i * m_.nv + j];
-      if (idx >= 0) ment_.push_back(MEntry{i, j, idx});
+      if (idx >= 0) ment_.push_back(MEntry{i, j, idx, i == j ? 0.5 : 1.0});
     }
   gpr_.assign(3 * std::max(m_.ng, 1), 0.0);
   for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
   for (int k = 0; k < m_.ng; ++k)
     if (m_.gt[k] == kBox) box_idx_.push_back(k);
-  pieces_.resize(std::max(m_.ng * m_.nc, 1));
   runs_.resize(m_.ng + 1);
   one_.assign(std::max(m_.nc, 1), -1);
   onesg_.assign(std::max(m_.nc, 1), 0.0);
@@ -223,6 +241,98 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     v[1] = cv_[4] + cv_[2] * dx_ - cv_[0] * dz_;                                          \
     v[2] = cv_[5] + cv_[0] * dy_ - cv_[1] * dx_;                                          \
   } while (0)
+
+// Piece (B): the wrench and ledger terms of geom k's pieces in cells c .. c + lanes
+// (one per lane; a lane whose piece is not valid computes what pass C skips).
+// The force F (world) is buoyancy -rho V g plus drag; the torque T is drag's;
+// the moment about the run's root subtree com M = T + (x - com) x F; U (J) the
+// pressure energy, P (W) the drag power.  The scalar code's operations in its
+// order in every lane (lanes.h), so D2 and D1 give the same bits.
+template <class L>
+void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf) {
+  using namespace lanes;  // NOLINT: the lane types and their operators
+  const L z{};
+  const L zero = Set(0.0, z);
+  const int nc = m_.nc;
+  const int64_t S = slot_stride_, si = static_cast<int64_t>(k) * nc + c;
+  const int64_t ii[2] = {si, si + 1};
+  double* sl = slots_.data();
+  auto col = [&](int j) { return sl + j * S + si; };
+  const L V = Load(o_.vols + si, z), rho = Load(crho_.data() + c, z);
+  const L x0 = Gather(o_.cents, ii, 3, 0, z), x1 = Gather(o_.cents, ii, 3, 1, z),
+          x2 = Gather(o_.cents, ii, 3, 2, z);
+  const L dx = x0 - Set(r.sc[0], z), dy = x1 - Set(r.sc[1], z), dz = x2 - Set(r.sc[2], z);
+  L F0 = zero, F1 = zero, F2 = zero, T0 = zero, T1 = zero, T2 = zero;
+  if (pf.buoy) {
+    const L nrv = -rho * V;
+    F0 = nrv * Load(col(kSG), z);
+    F1 = nrv * Load(col(kSG + 1), z);
+    F2 = nrv * Load(col(kSG + 2), z);
+    if (pf.record)  // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
+      Store(col(kSU), V * (-rho * Load(col(kSPhi), z) + Load(cP_.data() + c, z)));
+  }
+  if (pf.drag) {
+    const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
+    const L f = V / Set(m_.gvol[k], z);
+    // the piece centroid's velocity (AURGEN_POINTVEL), then relative to the cell's flow
+    const L vab0 = Set(r.cv[3], z) + w1 * dz - w2 * dy;
+    const L vab1 = Set(r.cv[4], z) + w2 * dx - w0 * dz;
+    const L vab2 = Set(r.cv[5], z) + w0 * dy - w1 * dx;
+    const L v0 = vab0 - Load(cflow_.data() + c, z), v1 = vab1 - Load(cflow_.data() + nc + c, z),
+            v2 = vab2 - Load(cflow_.data() + 2 * nc + c, z);
+    const L sp2 = v0 * v0 + v1 * v1 + v2 * v2;  // |v|^2: sqrt only where needed
+    // the relative velocity in the geom frame
+    const double* R = o_.mats + 9 * k;
+    const L lx = Set(R[0], z) * v0 + Set(R[3], z) * v1 + Set(R[6], z) * v2;
+    const L ly = Set(R[1], z) * v0 + Set(R[4], z) * v1 + Set(R[7], z) * v2;
+    const L lz = Set(R[2], z) * v0 + Set(R[5], z) * v1 + Set(R[8], z) * v2;
+    const L dQ = Load(dcoef_.data() + kDQ * S + si, z);
+    L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
+    if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
+      dq = dQ * ProjAreaV(typ, gpr_.data() + 3 * k, lx, ly, lz);
+    } else {
+      const L sp = Sqrt(sp2);
+      dq = dQ * ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp) * sp;
+    }
+    const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
+    const auto moving = sp2 > zero;  // else no drag force
+    L Fd0 = Sel(moving, ncoef * v0, zero), Fd1 = Sel(moving, ncoef * v1, zero),
+      Fd2 = Sel(moving, ncoef * v2, zero);
+    const L nct = -((Load(dcoef_.data() + kDRot * S + si, z) +
+                     Load(dcoef_.data() + kDRot2 * S + si, z) * Set(r.wn, z)) *
+                    f);
+    L Td0 = nct * w0, Td1 = nct * w1, Td2 = nct * w2;
+    const auto surf = Load(col(kSSurf), z) > zero;  // surface (radiation stand-in) damping
+    if (Any(surf)) {
+      const L n0 = Load(col(kSN), z), n1 = Load(col(kSN + 1), z), n2 = Load(col(kSN + 2), z);
+      const L A = Load(o_.areas + si, z);
+      const L B = Set(kCS, z) * rho * A * Sqrt(Load(col(kSGH), z));
+      const L vn = v0 * n0 + v1 * n1 + v2 * n2;
+      Fd0 = Sel(surf, Fd0 - B * vn * n0, Fd0);
+      Fd1 = Sel(surf, Fd1 - B * vn * n1, Fd1);
+      Fd2 = Sel(surf, Fd2 - B * vn * n2, Fd2);
+      const L wnn = w0 * n0 + w1 * n1 + w2 * n2;
+      const L bt = B * A / Set(12.0, z);
+      Td0 = Sel(surf, Td0 - bt * (w0 - wnn * n0), Td0);
+      Td1 = Sel(surf, Td1 - bt * (w1 - wnn * n1), Td1);
+      Td2 = Sel(surf, Td2 - bt * (w2 - wnn * n2), Td2);
+    }
+    if (pf.record)
+      Store(col(kSP), Fd0 * vab0 + Fd1 * vab1 + Fd2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
+    F0 = F0 + Fd0;
+    F1 = F1 + Fd1;
+    F2 = F2 + Fd2;
+    T0 = T0 + Td0;
+    T1 = T1 + Td1;
+    T2 = T2 + Td2;
+  }
+  Store(col(kSM), T0 + dy * F2 - dz * F1);
+  Store(col(kSM + 1), T1 + dz * F0 - dx * F2);
+  Store(col(kSM + 2), T2 + dx * F1 - dy * F0);
+  Store(col(kSF), F0);
+  Store(col(kSF + 1), F1);
+  Store(col(kSF + 2), F2);
+}
 
 void ForceStage::Passive(const ForceData& d) {
   const int ng = m_.ng, nc = m_.nc, nv = m_.nv, kmax = m_.kmax;
@@ -366,18 +476,22 @@ void ForceStage::Passive(const ForceData& d) {
   }
 
   // ---- per geom, per cell: buoyancy, drag, surface damping.  Three passes, so
-  // that no piece waits on the one before it: (A) the piece list with what each
-  // piece reads (gravity, the surface's up direction and height, its body's
-  // run) in model order, the cached square roots and divisions there; (B) each
-  // piece's wrench and ledger terms, independent across pieces; (C) the sums, in
-  // piece order: per run of consecutive geoms on one body, the wrench (moment
-  // about the root's subtree com, world) projected on its dofs once.
+  // that no piece waits on the one before it: (A) per geom in model order, its
+  // body's run and, per piece (the geom's part in one cell), what the piece
+  // reads that is not in the clip's rows: gravity, the pressure potential, the
+  // surface's up direction and height (cached while gravity's bits and the geom
+  // stay the same); (B) the wrenches and ledger terms, a geom's cells two at a
+  // time in lanes (Wrenches); (C) the sums, in piece order (geoms, then cells):
+  // per run of consecutive geoms on one body, the wrench (moment about the
+  // root's subtree com, world) projected on its dofs once.
   const bool drag = m_.fl[kFDrag] != 0, buoy = m_.fl[kFBuoy] != 0;
   double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
-         up_h = 0.0;  // up_h: sqrt(|g| h)
+         up_gh = 0.0;  // up_gh: |g| h (pass B takes its square root)
   int up_k = -1;
-  int np = 0, nr = 0;
+  int nr = 0;
   int64_t sb = -1;
+  const int64_t S = slot_stride_;
+  double* sl = slots_.data();
   for (int k = 0; k < ng; ++k) {
     int64_t b = m_.gi[4 * k + 1];
     int64_t mark = m_.gi[4 * k + 3];
@@ -387,47 +501,50 @@ void ForceStage::Passive(const ForceData& d) {
       const int64_t rb = m_.broot[b];
       Run& r = runs_[nr];
       r.b = b;
-      r.p0 = np;
+      r.k0 = k;
       for (int a = 0; a < 3; ++a) r.sc[a] = d.subtree_com[3 * rb + a];
       const double* cv = d.cvel + 6 * b;
       for (int a = 0; a < 6; ++a) r.cv[a] = cv[a];
       r.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
       ++nr;
     }
+    runs_[nr - 1].k1 = k + 1;
     const int64_t typ = m_.gi[4 * k + 2];
     const double* R = mats + 9 * k;
+    bool any = false;
     for (int c = 0; c < nc; ++c) {
-      double V = o_.vols[k * nc + c];
-      if (V <= 0.0) continue;
+      const int64_t si = static_cast<int64_t>(k) * nc + c;
       const double* cc = cf + c * kNCF;
-      if (mark == 2 && cc[kCGas] == 0.0) continue;
-      Piece& q = pieces_[np];
-      q.k = k;
-      q.c = c;
-      q.r = nr - 1;
-      q.buoy = mark == 1 && buoy;
-      q.V = V;
-      for (int a = 0; a < 3; ++a) q.x[a] = o_.cents[3 * (k * nc + c) + a];
-      q.cellg = gk == 3 && !IsNan(cc[kCG]);
-      if (q.cellg) {
-        q.g[0] = cc[kCG];
-        q.g[1] = cc[kCG + 1];
-        q.g[2] = cc[kCG + 2];
+      const bool valid = o_.vols[si] > 0.0 && !(mark == 2 && cc[kCGas] == 0.0);
+      valid_[si] = valid ? 1 : 0;
+      if (!valid) continue;
+      any = true;
+      const double* x = o_.cents + 3 * si;
+      const bool cellg = gk == 3 && !IsNan(cc[kCG]);
+      double g[3];
+      if (cellg) {
+        g[0] = cc[kCG];
+        g[1] = cc[kCG + 1];
+        g[2] = cc[kCG + 2];
       } else {
-        GravAt(gk, gf, q.x, q.g);
+        GravAt(gk, gf, x, g);
       }
-      q.surf = false;
-      double A = o_.areas[k * nc + c];
+      for (int a = 0; a < 3; ++a) sl[(kSG + a) * S + si] = g[a];
+      if (record && mark == 1 && buoy)  // the potential phi (J/kg) for the pressure energy U
+        sl[kSPhi * S + si] =
+            cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
+      bool surf = false;
+      double A = o_.areas[si];
       if (drag && mark == 1 && A == A && A > 0.0) {
-        // the up direction n = -g/|g| and sqrt(|g| x the geom's height along
-        // n): the same bits of g (a uniform field: every piece) give the same
-        // values, so they are recomputed only when g's bits or the geom change
-        if (!SameBits(q.g, up_g)) {
-          std::memcpy(up_g, q.g, sizeof up_g);
-          up_gn = std::sqrt(q.g[0] * q.g[0] + q.g[1] * q.g[1] + q.g[2] * q.g[2]);
-          up_n[0] = -q.g[0] / up_gn;
-          up_n[1] = -q.g[1] / up_gn;
-          up_n[2] = -q.g[2] / up_gn;
+        // the up direction n = -g/|g| and |g| x the geom's height along n: the
+        // same bits of g (a uniform field: every piece) give the same values, so
+        // they are recomputed only when g's bits or the geom change
+        if (!SameBits(g, up_g)) {
+          std::memcpy(up_g, g, sizeof up_g);
+          up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+          up_n[0] = -g[0] / up_gn;
+          up_n[1] = -g[1] / up_gn;
+          up_n[2] = -g[2] / up_gn;
           up_k = -1;
         }
         if (up_gn > 0.0) {
@@ -435,124 +552,61 @@ void ForceStage::Passive(const ForceData& d) {
             double lx = R[0] * up_n[0] + R[3] * up_n[1] + R[6] * up_n[2];
             double ly = R[1] * up_n[0] + R[4] * up_n[1] + R[7] * up_n[2];
             double lz = R[2] * up_n[0] + R[5] * up_n[1] + R[8] * up_n[2];
-            bool mesh = typ == kMesh;
-            int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-            int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
-            double hmax, hmin;
-            SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
-                         &hmin);
-            up_h = std::sqrt(up_gn * (hmax - hmin));
+            double ext;  // the geom's extent along n: hmax - hmin
+            if (typ == kBox) {  // SupportLocal's box, inline: hmax = h, hmin = -h
+              const double* sz = m_.gsz + 3 * k;
+              double h = sz[0] * std::fabs(lx) + sz[1] * std::fabs(ly) + sz[2] * std::fabs(lz);
+              ext = h - -h;
+            } else {
+              bool mesh = typ == kMesh;
+              int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+              int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+              double hmax, hmin;
+              SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
+                           &hmin);
+              ext = hmax - hmin;
+            }
+            up_gh = up_gn * ext;
             up_k = k;
           }
-          q.surf = true;
-          q.A = A;
-          q.h = up_h;
-          for (int a = 0; a < 3; ++a) q.n[a] = up_n[a];
+          surf = true;
+          sl[kSGH * S + si] = up_gh;
+          for (int a = 0; a < 3; ++a) sl[(kSN + a) * S + si] = up_n[a];
         }
       }
-      ++np;
+      sl[kSSurf * S + si] = surf ? 1.0 : 0.0;
     }
-  }
-  runs_[nr].p0 = np;
-
-  // (B) each piece's force F (world), torque T, moment about its root's com and
-  // ledger terms (buoyancy energy, drag power)
-  for (int p = 0; p < np; ++p) {
-    Piece& q = pieces_[p];
-    const int k = q.k;
-    const Run& r = runs_[q.r];
-    const double* cc = cf + q.c * kNCF;
-    const double rho = cc[kCRho], V = q.V;
-    const double* x = q.x;
-    const double* g = q.g;
-    double F[3] = {0.0, 0.0, 0.0}, T[3] = {0.0, 0.0, 0.0};
-    q.U = 0.0;
-    q.P = 0.0;
-    const double dx = x[0] - r.sc[0], dy = x[1] - r.sc[1], dz = x[2] - r.sc[2];
-    if (q.buoy) {
-      for (int a = 0; a < 3; ++a) F[a] = -rho * V * g[a];
-      if (record) {
-        // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
-        double ph = q.cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-        q.U = V * (-rho * ph + cc[kCP]);
-      }
-    }
-    if (drag) {
-      const double w0 = r.cv[0], w1 = r.cv[1], w2 = r.cv[2];
-      double f = V / m_.gvol[k];
-      double v[3];
-      v[0] = r.cv[3] + w1 * dz - w2 * dy;  // the piece centroid's velocity (AURGEN_POINTVEL)
-      v[1] = r.cv[4] + w2 * dx - w0 * dz;
-      v[2] = r.cv[5] + w0 * dy - w1 * dx;
-      const double vab0 = v[0], vab1 = v[1], vab2 = v[2];
-      for (int a = 0; a < 3; ++a) v[a] -= cc[kCFlow + a];
-      double sp2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // |v|^2: sqrt only where needed
-      double Fd[3] = {0.0, 0.0, 0.0}, Td[3];
-      const double* dk = dcoef_.data() + kNDC * (k * nc + q.c);
-      if (sp2 > 0.0) {
-        // the relative velocity in the geom frame
-        const double* R = mats + 9 * k;
-        const int64_t typ = m_.gt[k];
-        double lx = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
-        double ly = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
-        double lz = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
-        double dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
-        if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
-          dq = dk[kDQ] * ProjAreaV(typ, gpr_.data() + 3 * k, lx, ly, lz);
-        } else {
-          double sp = std::sqrt(sp2);
-          double Ap = ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp);
-          dq = dk[kDQ] * Ap * sp;
-        }
-        double coef = (dk[kDLin] + dq) * f;
-        for (int a = 0; a < 3; ++a) Fd[a] = -coef * v[a];
-      }
-      double ct = (dk[kDRot] + dk[kDRot2] * r.wn) * f;
-      Td[0] = -ct * w0;
-      Td[1] = -ct * w1;
-      Td[2] = -ct * w2;
-      if (q.surf) {
-        const double n0 = q.n[0], n1 = q.n[1], n2 = q.n[2], A = q.A;
-        double B = kCS * rho * A * q.h;
-        double vn = v[0] * n0 + v[1] * n1 + v[2] * n2;
-        Fd[0] -= B * vn * n0;
-        Fd[1] -= B * vn * n1;
-        Fd[2] -= B * vn * n2;
-        double wnn = w0 * n0 + w1 * n1 + w2 * n2;
-        double bt = B * A / 12.0;
-        Td[0] -= bt * (w0 - wnn * n0);
-        Td[1] -= bt * (w1 - wnn * n1);
-        Td[2] -= bt * (w2 - wnn * n2);
-      }
-      if (record)
-        q.P = (Fd[0] * vab0 + Fd[1] * vab1 + Fd[2] * vab2 + Td[0] * w0 + Td[1] * w1 +
-               Td[2] * w2);
-      for (int a = 0; a < 3; ++a) {
-        F[a] += Fd[a];
-        T[a] += Td[a];
-      }
-    }
-    q.M[0] = T[0] + dy * F[2] - dz * F[1];
-    q.M[1] = T[1] + dz * F[0] - dx * F[2];
-    q.M[2] = T[2] + dx * F[1] - dy * F[0];
-    q.F[0] = F[0];
-    q.F[1] = F[1];
-    q.F[2] = F[2];
+    if (!any) continue;
+    // (B) this geom's wrenches, its cells two at a time
+    const PieceFlags pf{mark == 1 && buoy, drag, record};
+    int c = 0;
+#if defined(__SSE2__)
+    for (; c + 2 <= nc; c += 2)
+      if (valid_[k * nc + c] || valid_[k * nc + c + 1])
+        Wrenches<lanes::D2>(k, c, runs_[nr - 1], typ, pf);
+#endif
+    for (; c < nc; ++c)
+      if (valid_[k * nc + c]) Wrenches<lanes::D1>(k, c, runs_[nr - 1], typ, pf);
   }
 
   // (C) the sums, in piece order
   double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
   for (int ir = 0; ir < nr; ++ir) {
     double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
-    for (int p = runs_[ir].p0; p < runs_[ir + 1].p0; ++p) {
-      const Piece& q = pieces_[p];
-      for (int a = 0; a < 3; ++a) {
-        sm[a] += q.M[a];
-        sF[a] += q.F[a];
-      }
-      if (record) {
-        if (q.buoy) l_ubuoy += q.U;
-        if (drag) l_pdrag += q.P;
+    for (int k = runs_[ir].k0; k < runs_[ir].k1; ++k) {
+      const int64_t mark = m_.gi[4 * k + 3];
+      if (mark != 1 && mark != 2) continue;
+      for (int c = 0; c < nc; ++c) {
+        const int64_t si = static_cast<int64_t>(k) * nc + c;
+        if (!valid_[si]) continue;
+        for (int a = 0; a < 3; ++a) {
+          sm[a] += sl[(kSM + a) * S + si];
+          sF[a] += sl[(kSF + a) * S + si];
+        }
+        if (record) {
+          if (mark == 1 && buoy) l_ubuoy += sl[kSU * S + si];
+          if (drag) l_pdrag += sl[kSP * S + si];
+        }
       }
     }
     AURGEN_FLUSH(runs_[ir].b, sm, sF);
@@ -668,12 +722,8 @@ void ForceStage::Passive(const ForceData& d) {
 
   if (record) {
     double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
-    for (const MEntry& e : ment_) {
-      if (e.i == e.j)
-        ke += 0.5 * d.M[e.idx] * d.qvel[e.i] * d.qvel[e.i];
-      else
-        ke += d.M[e.idx] * d.qvel[e.i] * d.qvel[e.j];
-    }
+    for (const MEntry& e : ment_)  // w: 0.5 on the diagonal, else 1 (1 * x is x)
+      ke += e.w * d.M[e.idx] * d.qvel[e.i] * d.qvel[e.j];
     led[kLKE] = ke;
     if (gk == 0) {
       double ug = 0.0;

@@ -112,35 +112,44 @@ class ForceStage {
   std::vector<int64_t> one_;     // (nc)
   std::vector<double> onesg_;    // (nc)
   std::vector<double> J_, AJ_;   // (6 x maxd)
-  // drag coefficients per geom and cell (ng x nc x kNDC; see the constructor)
+  // drag coefficients per geom and cell (see the constructor): column j at j S, the
+  // piece of geom k in cell c at k nc + c (S = slot_stride_)
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
   std::vector<double> dcoef_;
-  std::vector<double> gpr_;
+  std::vector<double> gpr_;      // (ng x 3) size products b c, a c, a b (drag's projected area)
+  std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' columns
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the damping items' D or Dq
   std::vector<int64_t> dnz0_;    // (nd + 1) each item's first in dnz_
   struct MEntry {
     int i, j;
     int64_t idx;
+    double w;  // 0.5 on the diagonal, else 1
   };
-  std::vector<MEntry> ment_;     // M's stored lower-triangle entries (i >= j), row by row  // (ng x 3) size products b c, a c, a b (drag's projected area)
-  // a piece: one geom's part in one cell, what it reads and what it gives
-  struct Piece {
-    int k = 0, c = 0, r = 0;              // geom, cell, run
-    bool buoy = false, cellg = false, surf = false;
-    double V = 0.0, x[3] = {}, g[3] = {};  // volume (m^3), centroid, gravity (world)
-    double A = 0.0, h = 0.0, n[3] = {};    // surface damping: section area, sqrt(|g| height), up
-    double U = 0.0, P = 0.0;               // ledger: buoyancy energy (J), drag power (W)
-    double M[3] = {}, F[3] = {};           // moment about the run's root com, force (world)
+  std::vector<MEntry> ment_;     // M's stored lower-triangle entries (i >= j), row by row
+  // the pieces (a geom's part in one cell), one slot k nc + c each, column j at
+  // j S: what pass A gives pass B (gravity, potential, surface damping's up
+  // direction, |g| x height and switch) and what pass B gives pass C (moment,
+  // force, energy, power)
+  enum {
+    kSG = 0, kSPhi = 3, kSN = 4, kSGH = 7, kSSurf = 8, kSM = 9, kSF = 12, kSU = 15, kSP = 16,
+    kNSlot = 17
   };
+  int64_t slot_stride_ = 1;     // S: ng nc (at least 1)
+  std::vector<double> slots_;   // (kNSlot x S)
+  std::vector<uint8_t> valid_;  // (S) the slot holds a piece
   // a run of consecutive geoms on one body: its root's subtree com, velocity, |w|
   struct Run {
     int64_t b = 0;
-    int p0 = 0;  // its first piece (runs_[nr].p0: the piece count)
+    int k0 = 0, k1 = 0;  // its geoms k0 <= k < k1 (those marked 1 or 2)
     double sc[3] = {}, cv[6] = {}, wn = 0.0;
   };
-  std::vector<Piece> pieces_;  // (ng x nc)
   std::vector<Run> runs_;      // (ng + 1)
+  struct PieceFlags {
+    bool buoy, drag, record;  // buoyancy (a displacement geom), drag, the ledger's terms
+  };
+  template <class L>
+  void Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf);
 };
 
 }  // namespace aurgen::core

@@ -1,6 +1,7 @@
-// Lanes for the kernel's block paths (smooth_rows.cc, clip_box.cc): one double
-// (D1), two (D2, one SSE2 register) or four (D4, two registers), with the same
-// operations, so one template serves every width.  Packed SSE2 add, sub, mul,
+// Lanes for the kernel's block paths (smooth_rows.cc, clip_box.cc) and the force
+// stage's pieces (forces.cc): one double (D1), two (D2, one SSE2 register) or
+// four (D4, two registers), with the same operations, so one template serves
+// every width.  Packed SSE2 add, sub, mul,
 // div and sqrt round exactly as the scalar operations do, negation and Abs flip
 // or clear the sign bit as -x and fabs do, and nothing is contracted
 // (-ffp-contract=off): a lane computes the scalar code's bits.  SSE2 is baseline
@@ -104,6 +105,14 @@ inline M4 operator&(M4 a, M4 b) { return {a.x & b.x, a.y & b.y}; }
 inline D4 Abs(D4 a) { return {Abs(a.x), Abs(a.y)}; }
 inline bool Any(M4 m) { return Any(m.x) || Any(m.y); }
 inline bool Lane(M4 m, int j) { return j < 2 ? Lane(m.x, j) : Lane(m.y, j - 2); }
+#endif
+
+// Lane loads and stores of consecutive doubles p[0..lanes).
+inline D1 Load(const double* p, D1) { return {p[0]}; }
+inline void Store(double* p, D1 x) { p[0] = x.v; }
+#if defined(__SSE2__)
+inline D2 Load(const double* p, D2) { return {_mm_loadu_pd(p)}; }
+inline void Store(double* p, D2 x) { _mm_storeu_pd(p, x.v); }
 #endif
 
 // Lane loads and stores at rows ii[0..lanes) of a row-major array: element
