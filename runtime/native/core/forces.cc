@@ -265,11 +265,16 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf
   L F0 = zero, F1 = zero, F2 = zero, T0 = zero, T1 = zero, T2 = zero;
   if (pf.buoy) {
     const L nrv = -rho * V;
-    F0 = nrv * Load(col(kSG), z);
-    F1 = nrv * Load(col(kSG + 1), z);
-    F2 = nrv * Load(col(kSG + 2), z);
-    if (pf.record)  // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
-      Store(col(kSU), V * (-rho * Load(col(kSPhi), z) + Load(cP_.data() + c, z)));
+    const L g0 = pf.uniform ? Set(pf.g[0], z) : Load(col(kSG), z);
+    const L g1 = pf.uniform ? Set(pf.g[1], z) : Load(col(kSG + 1), z);
+    const L g2 = pf.uniform ? Set(pf.g[2], z) : Load(col(kSG + 2), z);
+    F0 = nrv * g0;
+    F1 = nrv * g1;
+    F2 = nrv * g2;
+    if (pf.record) {  // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
+      const L phi = pf.uniform ? -(g0 * x0 + g1 * x1 + g2 * x2) : Load(col(kSPhi), z);  // Phi
+      Store(col(kSU), V * (-rho * phi + Load(cP_.data() + c, z)));
+    }
   }
   if (pf.drag) {
     const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
@@ -302,11 +307,15 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf
                      Load(dcoef_.data() + kDRot2 * S + si, z) * Set(r.wn, z)) *
                     f);
     L Td0 = nct * w0, Td1 = nct * w1, Td2 = nct * w2;
-    const auto surf = Load(col(kSSurf), z) > zero;  // surface (radiation stand-in) damping
+    // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
+    const L A = Load(o_.areas + si, z);
+    const auto surf = pf.uniform ? (pf.surf ? A > zero : zero > zero) : Load(col(kSSurf), z) > zero;
     if (Any(surf)) {
-      const L n0 = Load(col(kSN), z), n1 = Load(col(kSN + 1), z), n2 = Load(col(kSN + 2), z);
-      const L A = Load(o_.areas + si, z);
-      const L B = Set(kCS, z) * rho * A * Sqrt(Load(col(kSGH), z));
+      const L n0 = pf.uniform ? Set(pf.n[0], z) : Load(col(kSN), z);
+      const L n1 = pf.uniform ? Set(pf.n[1], z) : Load(col(kSN + 1), z);
+      const L n2 = pf.uniform ? Set(pf.n[2], z) : Load(col(kSN + 2), z);
+      const L gh = pf.uniform ? Set(pf.gh, z) : Load(col(kSGH), z);
+      const L B = Set(kCS, z) * rho * A * Sqrt(gh);
       const L vn = v0 * n0 + v1 * n1 + v2 * n2;
       Fd0 = Sel(surf, Fd0 - B * vn * n0, Fd0);
       Fd1 = Sel(surf, Fd1 - B * vn * n1, Fd1);
@@ -485,9 +494,46 @@ void ForceStage::Passive(const ForceData& d) {
   // per run of consecutive geoms on one body, the wrench (moment about the
   // root's subtree com, world) projected on its dofs once.
   const bool drag = m_.fl[kFDrag] != 0, buoy = m_.fl[kFBuoy] != 0;
+  // the up direction n = -g/|g| and |g| x geom k's height along n: the same bits
+  // of g (a uniform field: every piece) give the same values, so they are
+  // recomputed only when g's bits or the geom change
   double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
          up_gh = 0.0;  // up_gh: |g| h (pass B takes its square root)
   int up_k = -1;
+  auto up = [&](const double* g, int k, int64_t typ) {
+    if (!SameBits(g, up_g)) {
+      std::memcpy(up_g, g, sizeof up_g);
+      up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+      up_n[0] = -g[0] / up_gn;
+      up_n[1] = -g[1] / up_gn;
+      up_n[2] = -g[2] / up_gn;
+      up_k = -1;
+    }
+    if (up_gn > 0.0 && up_k != k) {
+      const double* R = mats + 9 * k;
+      double lx = R[0] * up_n[0] + R[3] * up_n[1] + R[6] * up_n[2];
+      double ly = R[1] * up_n[0] + R[4] * up_n[1] + R[7] * up_n[2];
+      double lz = R[2] * up_n[0] + R[5] * up_n[1] + R[8] * up_n[2];
+      double ext;  // the geom's extent along n: hmax - hmin
+      if (typ == kBox) {  // SupportLocal's box, inline: hmax = h, hmin = -h
+        const double* sz = m_.gsz + 3 * k;
+        double h = sz[0] * std::fabs(lx) + sz[1] * std::fabs(ly) + sz[2] * std::fabs(lz);
+        ext = h - -h;
+      } else {
+        bool mesh = typ == kMesh;
+        int64_t mid = mesh ? m_.mesh_ids[k] : 0;
+        int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+        double hmax, hmin;
+        SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax, &hmin);
+        ext = hmax - hmin;
+      }
+      up_gh = up_gn * ext;
+      up_k = k;
+    }
+  };
+  // one gravity for every piece (a uniform field, no cell's own): pass B reads
+  // it, and the up direction, from PieceFlags instead of the slots
+  const bool uniform = gk == 0;
   int nr = 0;
   int64_t sb = -1;
   const int64_t S = slot_stride_;
@@ -510,8 +556,8 @@ void ForceStage::Passive(const ForceData& d) {
     }
     runs_[nr - 1].k1 = k + 1;
     const int64_t typ = m_.gi[4 * k + 2];
-    const double* R = mats + 9 * k;
-    bool any = false;
+    const bool surfk = drag && mark == 1;  // surface damping where the section area A > 0
+    bool any = false, anysurf = false;
     for (int c = 0; c < nc; ++c) {
       const int64_t si = static_cast<int64_t>(k) * nc + c;
       const double* cc = cf + c * kNCF;
@@ -519,6 +565,10 @@ void ForceStage::Passive(const ForceData& d) {
       valid_[si] = valid ? 1 : 0;
       if (!valid) continue;
       any = true;
+      const double A = o_.areas[si];
+      const bool surf = surfk && A == A && A > 0.0;
+      anysurf |= surf;
+      if (uniform) continue;
       const double* x = o_.cents + 3 * si;
       const bool cellg = gk == 3 && !IsNan(cc[kCG]);
       double g[3];
@@ -533,52 +583,21 @@ void ForceStage::Passive(const ForceData& d) {
       if (record && mark == 1 && buoy)  // the potential phi (J/kg) for the pressure energy U
         sl[kSPhi * S + si] =
             cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-      bool surf = false;
-      double A = o_.areas[si];
-      if (drag && mark == 1 && A == A && A > 0.0) {
-        // the up direction n = -g/|g| and |g| x the geom's height along n: the
-        // same bits of g (a uniform field: every piece) give the same values, so
-        // they are recomputed only when g's bits or the geom change
-        if (!SameBits(g, up_g)) {
-          std::memcpy(up_g, g, sizeof up_g);
-          up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-          up_n[0] = -g[0] / up_gn;
-          up_n[1] = -g[1] / up_gn;
-          up_n[2] = -g[2] / up_gn;
-          up_k = -1;
-        }
-        if (up_gn > 0.0) {
-          if (up_k != k) {
-            double lx = R[0] * up_n[0] + R[3] * up_n[1] + R[6] * up_n[2];
-            double ly = R[1] * up_n[0] + R[4] * up_n[1] + R[7] * up_n[2];
-            double lz = R[2] * up_n[0] + R[5] * up_n[1] + R[8] * up_n[2];
-            double ext;  // the geom's extent along n: hmax - hmin
-            if (typ == kBox) {  // SupportLocal's box, inline: hmax = h, hmin = -h
-              const double* sz = m_.gsz + 3 * k;
-              double h = sz[0] * std::fabs(lx) + sz[1] * std::fabs(ly) + sz[2] * std::fabs(lz);
-              ext = h - -h;
-            } else {
-              bool mesh = typ == kMesh;
-              int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-              int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
-              double hmax, hmin;
-              SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
-                           &hmin);
-              ext = hmax - hmin;
-            }
-            up_gh = up_gn * ext;
-            up_k = k;
-          }
-          surf = true;
-          sl[kSGH * S + si] = up_gh;
-          for (int a = 0; a < 3; ++a) sl[(kSN + a) * S + si] = up_n[a];
-        }
+      if (surf) up(g, k, typ);
+      sl[kSSurf * S + si] = surf && up_gn > 0.0 ? 1.0 : 0.0;
+      if (surf && up_gn > 0.0) {
+        sl[kSGH * S + si] = up_gh;
+        for (int a = 0; a < 3; ++a) sl[(kSN + a) * S + si] = up_n[a];
       }
-      sl[kSSurf * S + si] = surf ? 1.0 : 0.0;
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    const PieceFlags pf{mark == 1 && buoy, drag, record};
+    PieceFlags pf{mark == 1 && buoy, drag, record, uniform, false, gf, up_n, 0.0};
+    if (uniform && anysurf) {
+      up(gf, k, typ);
+      pf.surf = up_gn > 0.0;
+      pf.gh = up_gh;
+    }
     int c = 0;
 #if defined(__SSE2__)
     for (; c + 2 <= nc; c += 2)

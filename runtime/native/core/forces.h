@@ -147,6 +147,12 @@ class ForceStage {
   std::vector<Run> runs_;      // (ng + 1)
   struct PieceFlags {
     bool buoy, drag, record;  // buoyancy (a displacement geom), drag, the ledger's terms
+    // one gravity g (3) for every piece, so the slots hold none; then surface
+    // damping (surf: where the section area > 0) with the up direction n (3) and
+    // |g| x the geom's height along n, gh
+    bool uniform, surf;
+    const double *g, *n;
+    double gh;
   };
   template <class L>
   void Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf);
