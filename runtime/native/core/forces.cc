@@ -190,7 +190,6 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
   for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
   for (int k = 0; k < m_.ng; ++k)
     if (m_.gt[k] == kBox) box_idx_.push_back(k);
-  runs_.resize(m_.ng + 1);
   one_.assign(std::max(m_.nc, 1), -1);
   onesg_.assign(std::max(m_.nc, 1), 0.0);
   J_.assign(6 * std::max(m_.maxd, 1), 0.0);
@@ -484,15 +483,15 @@ void ForceStage::Passive(const ForceData& d) {
     }
   }
 
-  // ---- per geom, per cell: buoyancy, drag, surface damping.  Three passes, so
-  // that no piece waits on the one before it: (A) per geom in model order, its
-  // body's run and, per piece (the geom's part in one cell), what the piece
-  // reads that is not in the clip's rows: gravity, the pressure potential, the
-  // surface's up direction and height (cached while gravity's bits and the geom
-  // stay the same); (B) the wrenches and ledger terms, a geom's cells two at a
-  // time in lanes (Wrenches); (C) the sums, in piece order (geoms, then cells):
-  // per run of consecutive geoms on one body, the wrench (moment about the
-  // root's subtree com, world) projected on its dofs once.
+  // ---- per geom, per cell: buoyancy, drag, surface damping.  Per geom in model
+  // order: (A) its body's run and, per piece (the geom's part in one cell), what
+  // the piece reads that is not in the clip's rows: gravity, the pressure
+  // potential, the surface's up direction and height (cached while gravity's
+  // bits and the geom stay the same); (B) the wrenches and ledger terms, its
+  // cells two at a time in lanes (Wrenches); (C) the sums, in piece order (geoms,
+  // then cells): per run of consecutive geoms on one body, the wrench (moment
+  // about the root's subtree com, world) projected on its dofs once, when the
+  // run ends.  No piece's wrench waits on the sums.
   const bool drag = m_.fl[kFDrag] != 0, buoy = m_.fl[kFBuoy] != 0;
   // the up direction n = -g/|g| and |g| x geom k's height along n: the same bits
   // of g (a uniform field: every piece) give the same values, so they are
@@ -534,8 +533,10 @@ void ForceStage::Passive(const ForceData& d) {
   // one gravity for every piece (a uniform field, no cell's own): pass B reads
   // it, and the up direction, from PieceFlags instead of the slots
   const bool uniform = gk == 0;
-  int nr = 0;
-  int64_t sb = -1;
+  Run run;  // the current run
+  int64_t sb = -1;  // its body
+  double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
+  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
   const int64_t S = slot_stride_;
   double* sl = slots_.data();
   for (int k = 0; k < ng; ++k) {
@@ -543,18 +544,17 @@ void ForceStage::Passive(const ForceData& d) {
     int64_t mark = m_.gi[4 * k + 3];
     if (mark != 1 && mark != 2) continue;
     if (b != sb) {  // a new run: its root's subtree com, its velocity, |w|
+      if (sb >= 0) {  // the last run's wrench to its dofs
+        AURGEN_FLUSH(sb, sm, sF);
+        for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
+      }
       sb = b;
       const int64_t rb = m_.broot[b];
-      Run& r = runs_[nr];
-      r.b = b;
-      r.k0 = k;
-      for (int a = 0; a < 3; ++a) r.sc[a] = d.subtree_com[3 * rb + a];
+      for (int a = 0; a < 3; ++a) run.sc[a] = d.subtree_com[3 * rb + a];
       const double* cv = d.cvel + 6 * b;
-      for (int a = 0; a < 6; ++a) r.cv[a] = cv[a];
-      r.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
-      ++nr;
+      for (int a = 0; a < 6; ++a) run.cv[a] = cv[a];
+      run.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
     }
-    runs_[nr - 1].k1 = k + 1;
     const int64_t typ = m_.gi[4 * k + 2];
     const bool surfk = drag && mark == 1;  // surface damping where the section area A > 0
     bool any = false, anysurf = false;
@@ -602,34 +602,26 @@ void ForceStage::Passive(const ForceData& d) {
 #if defined(__SSE2__)
     for (; c + 2 <= nc; c += 2)
       if (valid_[k * nc + c] || valid_[k * nc + c + 1])
-        Wrenches<lanes::D2>(k, c, runs_[nr - 1], typ, pf);
+        Wrenches<lanes::D2>(k, c, run, typ, pf);
 #endif
     for (; c < nc; ++c)
-      if (valid_[k * nc + c]) Wrenches<lanes::D1>(k, c, runs_[nr - 1], typ, pf);
-  }
-
-  // (C) the sums, in piece order
-  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
-  for (int ir = 0; ir < nr; ++ir) {
-    double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};
-    for (int k = runs_[ir].k0; k < runs_[ir].k1; ++k) {
-      const int64_t mark = m_.gi[4 * k + 3];
-      if (mark != 1 && mark != 2) continue;
-      for (int c = 0; c < nc; ++c) {
-        const int64_t si = static_cast<int64_t>(k) * nc + c;
-        if (!valid_[si]) continue;
-        for (int a = 0; a < 3; ++a) {
-          sm[a] += sl[(kSM + a) * S + si];
-          sF[a] += sl[(kSF + a) * S + si];
-        }
-        if (record) {
-          if (mark == 1 && buoy) l_ubuoy += sl[kSU * S + si];
-          if (drag) l_pdrag += sl[kSP * S + si];
-        }
+      if (valid_[k * nc + c]) Wrenches<lanes::D1>(k, c, run, typ, pf);
+    // (C) the sums, in piece order
+    for (int c2 = 0; c2 < nc; ++c2) {
+      const int64_t si = static_cast<int64_t>(k) * nc + c2;
+      if (!valid_[si]) continue;
+      for (int a = 0; a < 3; ++a) {
+        sm[a] += sl[(kSM + a) * S + si];
+        sF[a] += sl[(kSF + a) * S + si];
+      }
+      if (record) {
+        if (pf.buoy) l_ubuoy += sl[kSU * S + si];
+        if (drag) l_pdrag += sl[kSP * S + si];
       }
     }
-    AURGEN_FLUSH(runs_[ir].b, sm, sF);
   }
+
+  if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
   led[kLUBuoy] = l_ubuoy;
   led[kLPDrag] = l_pdrag;
 

@@ -140,11 +140,8 @@ class ForceStage {
   std::vector<uint8_t> valid_;  // (S) the slot holds a piece
   // a run of consecutive geoms on one body: its root's subtree com, velocity, |w|
   struct Run {
-    int64_t b = 0;
-    int k0 = 0, k1 = 0;  // its geoms k0 <= k < k1 (those marked 1 or 2)
     double sc[3] = {}, cv[6] = {}, wn = 0.0;
   };
-  std::vector<Run> runs_;      // (ng + 1)
   struct PieceFlags {
     bool buoy, drag, record;  // buoyancy (a displacement geom), drag, the ledger's terms
     // one gravity g (3) for every piece, so the slots hold none; then surface
