@@ -38,12 +38,19 @@ def test_aurgen_is_the_installed_package():
     assert Path(worlds.__file__).name == "worlds.py" and hasattr(worlds, "write_worlds")
 
 
-def _aurgen(args, cwd, timeout=900):
-    """Run the installed command as a user would (the console script beside this Python)."""
+def _aurgen(args, cwd, timeout=900, env_only=False):
+    """Run the installed command as a user would (the console script beside this Python);
+    env_only: the environment it would run in, instead."""
     exe = Path(sys.executable).parent / "aurgen"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "aurgen"]
-    env = dict(os.environ, PYTHONPATH="")  # nothing of the checkout on the path
+    # nothing of the checkout on the path; anything else there (a wheel installed with
+    # pip --target, the install under test) stays
+    keep = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and CHECKOUT != Path(p).resolve() and CHECKOUT not in Path(p).resolve().parents]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(keep))
     env.setdefault("MPLBACKEND", "Agg")
+    if env_only:
+        return env
     return subprocess.run(cmd + args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -68,6 +75,11 @@ def test_cli_tour_from_an_empty_folder(tmp_path):
         (["sweep", "blueboat_payload.yaml"], ["build/sweeps/blueboat_payload/sweep.csv",
                                               "build/sweeps/blueboat_payload/capsize_boundary.png"]),
     ]
+    # the commands run the aurgen under test, not another copy on the machine
+    env = dict(os.environ, PYTHONPATH=_aurgen([], tmp_path, env_only=True)["PYTHONPATH"])
+    where = subprocess.run([sys.executable, "-c", "import aurgen; print(aurgen.__file__)"], cwd=tmp_path,
+                           capture_output=True, text=True, env=env).stdout.strip()
+    assert Path(where).resolve() == Path(aurgen.__file__).resolve(), (where, aurgen.__file__)
     for args, outputs in steps:
         res = _aurgen(args, tmp_path)
         assert res.returncode == 0, f"aurgen {' '.join(args)} -> {res.returncode}\n{res.stdout}\n{res.stderr}"
