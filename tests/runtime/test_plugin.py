@@ -276,3 +276,21 @@ def test_load_reads_the_mujoco_version_the_build_recorded(monkeypatch):
     with pytest.raises(ImportError, match=r"built against mujoco 0\.1\.0 but mujoco \d+\.\d+"):
         hplugin.load()
     assert hplugin._handle is None
+
+
+def test_the_libraries_export_none_of_the_core():
+    """The plugin and the Python module each link a copy of the core: neither exports its
+    symbols (a host or the other copy could otherwise bind to the wrong one)."""
+    import shutil
+
+    from aurgen.runtime import _native
+
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) on this machine")
+    for lib in (hplugin.library_path(), Path(_native.__file__)):
+        out = subprocess.run([nm, "-D", "--defined-only", str(lib)], capture_output=True, text=True,
+                             check=True).stdout
+        names = [line.split()[-1] for line in out.splitlines() if line.strip()]
+        assert names, f"{lib}: nm listed nothing"
+        assert not [n for n in names if "aurgen" in n], (lib, names)  # mangled: ...6aurgen...
