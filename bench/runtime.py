@@ -26,9 +26,10 @@ squares against the number of boxes the kernel finds partially submerged
 (volume strictly between 0 and full, averaged over the timed trajectory); the
 slope is compared with the target of 0.15 µs per partial box.
 Then: ``mujoco.batch.Batch`` throughput of the open_water world on 1 and 2
-threads, and the cold start of ``aurgen specs``, ``build`` and ``sim`` in fresh
-processes against ``python -c "import numpy, yaml"`` (run it from an installed
-wheel: a source tree without cached bytecode compiles aurgen on every run).
+threads (medians of alternating rounds), and the cold start of ``aurgen specs``,
+``build`` and ``sim`` in fresh processes against ``python -c "import numpy, yaml"``
+(run it from an installed wheel: a source tree without cached bytecode compiles
+aurgen on every run).
 """
 
 from __future__ import annotations
@@ -170,19 +171,22 @@ def marginal(steps: int, rounds: int, integrator: str = "Euler"):
     return rows, slope
 
 
-def batch_throughput(path: Path, steps: int):
+def batch_throughput(path: Path, steps: int, rounds: int = 5):
+    """{nthread: median steps/s} of mujoco.batch.Batch (8 sims) on 1 and 2 threads, the two
+    timed in alternation over ``rounds`` rounds (the shared machine's load drifts)."""
     from mujoco.batch import Batch
 
     m = models(path, "implicitfast")[1]
-    out = {}
-    for nthread in (1, 2):
-        b = Batch(m, nsim=8, nthread=nthread)
-        b.reset()
-        b.step(nstep=10)
-        t0 = time.perf_counter()
-        b.step(nstep=steps)
-        out[nthread] = 8 * steps / (time.perf_counter() - t0)
-    return out
+    batches = {n: Batch(m, nsim=8, nthread=n) for n in (1, 2)}
+    rates = {n: [] for n in batches}
+    for _ in range(rounds):
+        for n, b in batches.items():
+            b.reset()
+            b.step(nstep=10)
+            t0 = time.perf_counter()
+            b.step(nstep=steps)
+            rates[n].append(8 * steps / (time.perf_counter() - t0))
+    return {n: statistics.median(r) for n, r in rates.items()}
 
 
 def cold_start(world: Path, rounds: int):
@@ -241,8 +245,8 @@ def main(argv=None) -> int:
         print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
               f"{TARGET_US_PER_BOX} µs target)")
         thr = batch_throughput(files["open_water"], a.steps // 4)
-        print(f"Batch (open_water, 8 sims): {thr[1]:.0f} steps/s on 1 thread, {thr[2]:.0f} on 2 "
-              f"({thr[2] / thr[1]:.2f}x)")
+        print(f"Batch (open_water, 8 sims; medians of 5 alternating rounds): {thr[1]:.0f} steps/s on "
+              f"1 thread, {thr[2]:.0f} on 2 ({thr[2] / thr[1]:.2f}x)")
         cold = cold_start(files["BlueBoat"], 5 if a.quick else 11)
         base = cold.pop("import numpy, yaml")
         print(f"cold start, fresh process, median ms (ratio to python -c 'import numpy, yaml', "
