@@ -35,9 +35,11 @@ exactly zero, its height range does). The plugin's window is its
 ``settle_window`` config (s, default 1) and the tracked body its ``track``
 config (default the first free body).
 
-Without the plugin (a model with no environment, or the reference engine the
-tests keep, tests/runtime/callback_engine.py) a :class:`Monitor` keeps the same
-ledger in its own arrays, from a Python step loop.
+A model with no environment keeps the state checks and the height window only
+(the plugin's ``ledger`` plain). Without the plugin (an ``MjModel`` with no
+environment and no instance, or the reference engine the tests keep,
+tests/runtime/callback_engine.py) a :class:`Monitor` keeps the same ledger in
+its own arrays, from a Python step loop.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ second reset of the same kind would be silent (and its counter stays 1). The
 engine plugin ``aurgen.hydrostatics`` re-arms those counters itself after every
 step (its ``advance``) and counts the resets in its state, which the health
 ledger reads (no Python per step); the Tally's own count and :meth:`Tally.rearm`
-serve the runs with no plugin (a model with no environment, the tests'
-``callback`` reference), whose Python step loops call it after a step in which
-a reset was heard.
+serve the runs with no plugin (an ``MjModel`` with no environment and no
+instance, the tests' ``callback`` reference), whose Python step loops call it
+after a step in which a reset was heard.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@
 
 The environment comes from the file (``<custom><text name="aurgen:environment">``),
 or from ``environment=`` (dict, JSON or :class:`~aurgen.runtime.env.Environment`),
-or ``water=density`` (open water, surface z = 0). With none, nothing is
-registered and the model steps exactly as plain MuJoCo (bitwise).
+or ``water=density`` (open water, surface z = 0). With none, the model steps
+exactly as plain MuJoCo (bitwise): the plugin is attached with ``ledger`` plain
+(no forces; the health ledger's state checks and height window only).
 
 Forces are computed inside MuJoCo's pipeline by the engine plugin
 ``aurgen.hydrostatics`` (runtime/native/plugin): a file that declares it runs
@@ -23,9 +24,10 @@ No global callback: aurgen installs none. The tests keep a reference engine of
 their own (tests/runtime/callback_engine.py: the same compiled force stage,
 ``_native.ForceStage`` over the arrays ``_Plan`` builds here, run from MuJoCo's
 ``mjcb_passive`` with the ledger kept by a Python step loop), which they
-register through :func:`register_engine`. A model without an environment steps
-as plain MuJoCo, with the state checks and the settle window kept by a Python
-loop (there is no plugin to keep them).
+register through :func:`register_engine`. Only an ``MjModel`` without an
+environment or an instance steps in a Python loop, which keeps the state checks
+and the settle window (there is no plugin to keep them, and it can't be
+recompiled with one).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from . import forces as fz
 from . import plugin as hplugin
 from ._native import ForceStage, Ledger
 from .geoms import EMPTY_HULLS, hull_of, pack_hulls
-from .health import Monitor, PluginLedger, window_steps
+from .health import PLUGIN_INSTANCE, Monitor, PluginLedger, window_steps
 from .kernel import full_local
 
 MARK_DISPLACEMENT = 1
@@ -447,7 +449,13 @@ class Simulation:
                 m, d, plan = self._ref.prepare(self, m, src, env, plan, drag, added_mass, buoyancy)
             self._plan = plan
             self.model, self.data = m, d
-        else:
+        else:  # no environment: the plugin keeps the health ledger (no forces), if it can be attached
+            if self._ref is None and src is not None:
+                self._plugin_mode(m, src, None)
+                m = self._attach_plain(src, settle_window, track)
+                self._plugin = True
+            elif self._ref is None and self._declares_plugin(m):
+                self._plugin = self._plugin_mode(m, src, None)
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
         ledger = None
@@ -499,15 +507,12 @@ class Simulation:
         return True
 
     @staticmethod
-    def _attach(src, env, plan, drag, added_mass, buoyancy, settle_window=1.0, track=None):
-        """The model recompiled through MjSpec with the plugin instance (its config: the
-        force switches, and the health ledger's settle window and tracked body), the
-        environment text, the options the plugin takes over, and full mass-matrix rows
-        where added mass needs them."""
+    def _spec_with_plugin(src, config, settle_window, track):
+        """(kind, text or path) -> its MjSpec with the plugin instance configured: ``config``
+        and the health ledger's settle window and tracked body."""
         kind, s = src
         spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
-        config = {"drag": str(bool(drag)).lower(), "added_mass": str(bool(added_mass)).lower(),
-                  "buoyancy": str(bool(buoyancy)).lower(), "settle_window": repr(float(settle_window))}
+        config = dict(config, settle_window=repr(float(settle_window)))
         if track is not None:
             config["track"] = str(track)
         ours = [p for p in spec.plugins if p.plugin_name == hplugin.NAME]
@@ -516,10 +521,36 @@ class Simulation:
         else:
             spec.activate_plugin(hplugin.NAME)
             p = spec.add_plugin()
-            p.name = "hydrostatics"
+            p.name = PLUGIN_INSTANCE
             p.plugin_name = hplugin.NAME
             p.active = True
             p.config = config
+        return spec
+
+    @staticmethod
+    def _compile(spec, src):
+        try:
+            return spec.compile()
+        except ValueError as exc:
+            raise SimulationError(f"{src[1] if src[0] == 'path' else 'MJCF string'}: {exc}") from None
+
+    @staticmethod
+    def _attach_plain(src, settle_window=1.0, track=None):
+        """A model with no environment recompiled with the plugin in ``ledger`` plain: no
+        forces, MuJoCo's options untouched, the health ledger's state checks and height window
+        kept by the plugin (no Python per step)."""
+        spec = Simulation._spec_with_plugin(src, {"ledger": "plain"}, settle_window, track)
+        return Simulation._compile(spec, src)
+
+    @staticmethod
+    def _attach(src, env, plan, drag, added_mass, buoyancy, settle_window=1.0, track=None):
+        """The model recompiled through MjSpec with the plugin instance (its config: the
+        force switches, and the health ledger's settle window and tracked body), the
+        environment text, the options the plugin takes over, and full mass-matrix rows
+        where added mass needs them."""
+        config = {"drag": str(bool(drag)).lower(), "added_mass": str(bool(added_mass)).lower(),
+                  "buoyancy": str(bool(buoyancy)).lower()}
+        spec = Simulation._spec_with_plugin(src, config, settle_window, track)
         texts = [t for t in spec.texts if t.name == envmod.ENV_TEXT]
         t = texts[0] if texts else spec.add_text()
         t.name = envmod.ENV_TEXT
@@ -532,10 +563,7 @@ class Simulation:
         for b in spec.bodies:
             if b.name in names:
                 b.simple = 0
-        try:
-            return spec.compile()
-        except ValueError as exc:
-            raise SimulationError(f"{s if kind == 'path' else 'MJCF string'}: {exc}") from None
+        return Simulation._compile(spec, src)
 
     @staticmethod
     def _declares_plugin(m) -> bool:

@@ -147,6 +147,35 @@ def test_simulation_step_is_one_mj_step_call(monkeypatch):
         assert sim.monitor.state[health.S_N] == 500  # and the ledger advanced 500 times
 
 
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_a_model_with_no_environment_keeps_its_health_in_the_plugin(integrator, monkeypatch):
+    """No environment: the plugin, in ledger plain (no forces), keeps the state checks and the
+    height window inside mj_step, bit for bit what the Python step loop keeps, and the
+    trajectory is plain MuJoCo's; step(n) is one mj_step call."""
+    src = _cube(integrator, z=1.0, env=False)
+    kick = np.array([0.1, -0.2, 0.3, 0.5, -1.0, 0.7])
+    with Simulation(src) as a, Simulation(src, engine="callback") as b:
+        assert a.monitor.plugin is not None and b.monitor.plugin is None
+        assert "plain" in a.model.plugin_attr.tobytes().decode(errors="replace")  # config ledger plain
+        _drive(a, 300, kick)
+        _drive(b, 300, kick)
+        assert np.array_equal(a.data.qpos, b.data.qpos) and np.array_equal(a.data.qvel, b.data.qvel)
+        assert np.array_equal(a.monitor.state, b.monitor.state)
+        assert np.array_equal(a.monitor.zbuf, b.monitor.zbuf)
+        assert a.monitor.state[health.S_N] == 300 and a.check() == b.check()
+        calls = []
+        real = mujoco.mj_step
+        monkeypatch.setattr(mujoco, "mj_step", lambda m, d, nstep=1: (calls.append(nstep), real(m, d, nstep=nstep)))
+        a.step(50)
+        assert calls == [50] and a.monitor.state[health.S_N] == 350
+    m = mujoco.MjModel.from_xml_string(src)  # no forces: plain MuJoCo's trajectory
+    d = mujoco.MjData(m)
+    with Simulation(src) as sim:
+        mujoco.mj_step(m, d, nstep=200)
+        sim.step(200)
+        assert np.array_equal(sim.data.qpos, d.qpos) and np.array_equal(sim.data.qvel, d.qvel)
+
+
 def test_a_batch_worlds_health_is_a_serial_simulations():
     """health_of reads any MjData stepped with the plugin: mujoco.batch.Batch on 2 threads."""
     from mujoco.batch import Batch
@@ -236,6 +265,7 @@ def test_settle_window_and_track_go_to_the_plugin():
     ('<config key="settle_window" value="-1"/>', "settle_window"),
     ('<config key="settle_window" value="soon"/>', "settle_window"),
     ('<config key="track" value="nobody"/>', "track"),
+    ('<config key="ledger" value="some"/>', "ledger"),
 ])
 def test_bad_health_config_fails_compilation_naming_the_key(config, needle):
     xml = _declared(_cube()).replace('<instance name="hydrostatics"/>',

@@ -20,7 +20,8 @@ namespace {
 
 constexpr char kEnvText[] = "aurgen:environment";
 constexpr char kPluginName[] = "aurgen.hydrostatics";
-constexpr const char* kAttributes[] = {"drag", "added_mass", "buoyancy", "settle_window", "track"};
+constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy",
+                                       "settle_window", "track",      "ledger"};
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMarkDisplacement = 1, kMarkWindage = 2, kMarkAddedOnly = 3;
@@ -204,6 +205,15 @@ std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance
     }
     c.settle_window = w;
   }
+  if (const char* v = mj_getPluginConfig(m, instance, "ledger"); v && *v) {
+    std::string s(v);
+    if (s != "energy" && s != "plain") {
+      mju_warning("%s instance %d: config key 'ledger' is '%s'; expected energy or plain", kPluginName,
+                  instance, v);
+      return std::nullopt;
+    }
+    c.plain = s == "plain";
+  }
   if (const char* v = mj_getPluginConfig(m, instance, "track"); v && *v) {
     if (mj_name2id(m, mjOBJ_BODY, v) < 0) {
       mju_warning("%s instance %d: config key 'track' is '%s'; expected the name of a body", kPluginName,
@@ -242,7 +252,8 @@ std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) 
   if (!cfg) return nullptr;
   std::unique_ptr<Hydro> h(new Hydro());
   std::string err;
-  if (!h->Build(m, instance, *cfg, &err)) {
+  h->plain_ = cfg->plain;
+  if (!h->plain_ && !h->Build(m, instance, *cfg, &err)) {
     mju_warning("%s instance %d: %s", kPluginName, instance, err.c_str());
     return nullptr;
   }
@@ -591,6 +602,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
 }
 
 void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
+  if (plain_) return;  // no environment: no forces
   mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
   core::ForceData fd;
   fd.qvel = d->qvel;
@@ -655,6 +667,12 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   // the step's account: the evaluation recorded at its start, the state after it
   int tb = static_cast<int>(st[L_.track]);
   if (tb < 0 || tb >= m->nbody) tb = track_;
+  if (plain_) {  // no environment: the state checks and the height only
+    core::LedgerStep(st + L_.ledger, 0.0, 0.0, 0.0, m->opt.timestep, d->time, d->qpos, m->nq, d->qvel,
+                     d->qacc, m->nv, d->xipos[3 * tb + 2], st + L_.zbuf, L_.nz);
+    st[L_.record] = 1;
+    return;
+  }
   core::StepArrays a;
   a.led = st + L_.led;
   a.q0 = st + L_.q0;

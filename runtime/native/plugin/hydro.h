@@ -9,10 +9,12 @@
 //
 // Config keys: drag, added_mass, buoyancy (true/false, default true);
 // settle_window (s, default 1) and track (a body name, default the first body
-// with a free joint) for the health ledger's "settled" window.
+// with a free joint) for the health ledger's "settled" window; ledger (energy,
+// the default, or plain: a model with no environment, no forces, and the health
+// ledger's state checks and height window only, as for plain MuJoCo).
 //
 // At init it reads the world's <custom><text name="aurgen:environment"> (the
-// JSON of docs/formats.md) and scans the model once into flat arrays; compute
+// JSON of docs/formats.md; none with ledger plain) and scans the model once into flat arrays; compute
 // allocates nothing.  Per-instance state: the instance object in
 // d->plugin_data (one per mjData, so threads never share it), and the health
 // ledger in d->plugin_state (state.h), advanced once per step by advance, which
@@ -44,6 +46,7 @@ struct HydroConfig {
   bool drag = true, added_mass = true, buoyancy = true;
   double settle_window = 1.0;  // s, the height window for "settled"
   std::string track;           // body whose height fills it; "": the first free body
+  bool plain = false;          // ledger plain: no environment, no forces
   // Reads the instance's config; on a bad value, mju_warning naming the key and nullopt.
   static std::optional<HydroConfig> FromModel(const mjModel* m, int instance);
 };
@@ -78,6 +81,7 @@ class Hydro {
   // outputs and scratch (ForceOut)
   std::vector<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
   bool has_added_ = false;
+  bool plain_ = false;  // ledger plain (no force stage)
   int ng_ = 0, track_ = 0;
   StateLayout L_{};
   std::unique_ptr<core::ForceStage> stage_;
