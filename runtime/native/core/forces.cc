@@ -469,20 +469,6 @@ void ForceStage::Passive(const ForceData& d) {
     }
   }
 
-  // ---- submerged fraction per weld group (for declared damping / added mass)
-  if (rho_max > 0.0) {
-    for (int k = 0; k < ng; ++k) {
-      if (m_.gi[4 * k + 3] != 1) continue;
-      double s = 0.0;
-      for (int c = 0; c < nc; ++c) s += cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
-      o_.wfrac[m_.gw[k]] += s / rho_max;
-    }
-    for (int w = 0; w < m_.nw; ++w) {
-      led[kLVSub] += o_.wfrac[w];
-      if (m_.wvol[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.wvol[w];
-    }
-  }
-
   // ---- per geom, per cell: buoyancy, drag, surface damping.  Per geom in model
   // order: (A) its body's run and, per piece (the geom's part in one cell), what
   // the piece reads that is not in the clip's rows: gravity, the pressure
@@ -556,6 +542,11 @@ void ForceStage::Passive(const ForceData& d) {
       run.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
     }
     const int64_t typ = m_.gi[4 * k + 2];
+    if (mark == 1 && rho_max > 0.0) {  // the submerged fraction of its weld group, summed
+      double s = 0.0;
+      for (int c = 0; c < nc; ++c) s += cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
+      o_.wfrac[m_.gw[k]] += s / rho_max;
+    }
     const bool surfk = drag && mark == 1;  // surface damping where the section area A > 0
     bool any = false, anysurf = false;
     for (int c = 0; c < nc; ++c) {
@@ -624,6 +615,14 @@ void ForceStage::Passive(const ForceData& d) {
   if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
   led[kLUBuoy] = l_ubuoy;
   led[kLPDrag] = l_pdrag;
+
+  // ---- submerged fraction per weld group (for declared damping / added mass):
+  // its displaced volume in densest-fluid equivalent, summed in the loop above
+  if (rho_max > 0.0)
+    for (int w = 0; w < m_.nw; ++w) {
+      led[kLVSub] += o_.wfrac[w];
+      if (m_.wvol[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.wvol[w];
+    }
 
   // ---- gravity fields over each body's mass distribution (second order)
   if (gk != 0) {
