@@ -10,8 +10,6 @@ per step. Needs a display.
 
 from __future__ import annotations
 
-from aurgen.errors import AurgenError
-
 
 def load(model: str, water: float | None = None):
     """(MjModel, MjData) of the file with the plugin instance attached, at its initial state."""
@@ -20,10 +18,7 @@ def load(model: str, water: float | None = None):
 
     if water is None and not _declares_environment(model):
         water = 1025.0
-    sim = Simulation(model, water=water)
-    if not sim._plugin:
-        raise AurgenError(f"{model}: the viewer needs the aurgen.hydrostatics plugin, which cannot serve this "
-                          "model (mesh displacement geoms are not in the plugin yet); use aurgen sim")
+    sim = Simulation(model, water=water)  # a file always gets the plugin instance (or a clear error)
     return sim.model, sim.data
 
 
