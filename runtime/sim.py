@@ -438,7 +438,7 @@ class Simulation:
                     raise SimulationError(f"bodies {names}: MuJoCo keeps only the diagonal of their mass "
                                           "matrix rows even with simple=0; added mass cannot be applied")
             self._finish(m, env, plan)
-            self._plugin = self._ref is None and self._plugin_mode(m, src, plan)
+            self._plugin = self._ref is None and self._plugin_mode(m, src)
             if self._plugin:
                 if src is not None:
                     m = self._attach(src, env, plan, drag, added_mass, buoyancy, settle_window, track)
@@ -450,12 +450,10 @@ class Simulation:
             self._plan = plan
             self.model, self.data = m, d
         else:  # no environment: the plugin keeps the health ledger (no forces), if it can be attached
-            if self._ref is None and src is not None:
-                self._plugin_mode(m, src, None)
-                m = self._attach_plain(src, settle_window, track)
-                self._plugin = True
-            elif self._ref is None and self._declares_plugin(m):
-                self._plugin = self._plugin_mode(m, src, None)
+            if self._ref is None and (src is not None or self._declares_plugin(m)):
+                self._plugin = self._plugin_mode(m, src)
+                if src is not None:
+                    m = self._attach_plain(src, settle_window, track)
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
         ledger = None
@@ -493,7 +491,7 @@ class Simulation:
         # (-1: a body with declared terms but no displacement geoms counts as fully immersed)
 
     @staticmethod
-    def _plugin_mode(m, src, plan) -> bool:
+    def _plugin_mode(m, src) -> bool:
         """The plugin applies the forces (there is no other engine for users); a clear error
         where it can't: its library does not load, or an MjModel without its instance."""
         try:
@@ -567,7 +565,7 @@ class Simulation:
 
     @staticmethod
     def _declares_plugin(m) -> bool:
-        return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == "hydrostatics" for i in range(m.nplugin))
+        return any(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_PLUGIN, i) == PLUGIN_INSTANCE for i in range(m.nplugin))
 
     def _led(self):
         """The force stage's ledger of the latest recorded evaluation (NLED,)."""

@@ -453,6 +453,15 @@ class PyLedger {
   }
   void Account(double dt, double t, int64_t tb) {
     Check(tb);
+    core::Account(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+  }
+  void Plain(double dt, double t, int64_t tb) {
+    Check(tb);
+    core::AccountPlain(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+  }
+
+ private:
+  core::StepArrays Arrays() const {
     core::StepArrays a;
     a.led = led_;
     a.q0 = q0_;
@@ -472,15 +481,8 @@ class PyLedger {
     a.nv = nv_;
     a.nq = nq_;
     a.nb = nb_;
-    core::Account(st_, a, dt, t, tb, zbuf_, nz_);
+    return a;
   }
-  void Plain(double dt, double t, int64_t tb) {
-    Check(tb);
-    core::LedgerStep(st_, 0.0, 0.0, 0.0, dt, t, qpos_, nq_, qvel_, qacc_, nv_, xipos_[3 * tb + 2],
-                     zbuf_, nz_);
-  }
-
- private:
   void Check(int64_t tb) const {
     if (tb < 0 || tb >= nb_) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
     if (!(st_[core::kSN] >= 0.0)) Fail("Ledger: the step count st[6] is not >= 0");

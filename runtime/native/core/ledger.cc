@@ -87,4 +87,10 @@ void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, d
              zbuf, nz);
 }
 
+void AccountPlain(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
+                  int64_t nz) {
+  LedgerStep(st, 0.0, 0.0, 0.0, dt, t, a.qpos, a.nq, a.qvel, a.qacc, a.nv, a.xipos[3 * tb + 2], zbuf,
+             nz);
+}
+
 }  // namespace aurgen::core

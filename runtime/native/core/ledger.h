@@ -53,6 +53,12 @@ struct StepArrays {
 void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
              int64_t nz);
 
+// Account one step of a model with no environment: no energy (E = ke = P = 0),
+// the state checks and the height of body tb only (reads a.qpos, a.qvel, a.qacc,
+// a.xipos and the sizes).  Behind the plugin's ledger plain and Ledger.plain.
+void AccountPlain(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
+                  int64_t nz);
+
 }  // namespace aurgen::core
 
 #endif  // AURGEN_CORE_LEDGER_H_

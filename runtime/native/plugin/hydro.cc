@@ -667,12 +667,6 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   // the step's account: the evaluation recorded at its start, the state after it
   int tb = static_cast<int>(st[L_.track]);
   if (tb < 0 || tb >= m->nbody) tb = track_;
-  if (plain_) {  // no environment: the state checks and the height only
-    core::LedgerStep(st + L_.ledger, 0.0, 0.0, 0.0, m->opt.timestep, d->time, d->qpos, m->nq, d->qvel,
-                     d->qacc, m->nv, d->xipos[3 * tb + 2], st + L_.zbuf, L_.nz);
-    st[L_.record] = 1;
-    return;
-  }
   core::StepArrays a;
   a.led = st + L_.led;
   a.q0 = st + L_.q0;
@@ -692,7 +686,10 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   a.nv = m->nv;
   a.nq = m->nq;
   a.nb = m->nbody;
-  core::Account(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
+  if (plain_)  // no environment: the state checks and the height only
+    core::AccountPlain(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
+  else
+    core::Account(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
   st[L_.record] = 1;
 }
 
