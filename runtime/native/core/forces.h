@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernel.h"
+#include "lines.h"
 
 namespace aurgen::core {
 
@@ -91,7 +92,10 @@ struct ForceOut {
   double* qmine = nullptr;   // (nv) the generalized force this stage added
 };
 
-class ForceStage {
+// alignas: the object (SetBodyArrays writes it every evaluation) fills cache lines
+// of its own, as do the buffers it writes (lines.h): instances on two threads
+// share no line.
+class alignas(kLine) ForceStage {
  public:
   ForceStage(const ForceModel& model, const ForceOut& out);
   // One evaluation for the current stage of d.
@@ -109,9 +113,9 @@ class ForceStage {
   ForceModel m_;
   ForceOut o_;
   Scratch scratch_;
-  std::vector<int64_t> one_;     // (nc)
-  std::vector<double> onesg_;    // (nc)
-  std::vector<double> J_, AJ_;   // (6 x maxd)
+  LineVec<int64_t> one_;     // (nc)
+  LineVec<double> onesg_;    // (nc)
+  LineVec<double> J_, AJ_;   // (6 x maxd)
   // drag coefficients per geom and cell (see the constructor): column j at j S, the
   // piece of geom k in cell c at k nc + c (S = slot_stride_)
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
@@ -136,8 +140,8 @@ class ForceStage {
     kNSlot = 17
   };
   int64_t slot_stride_ = 1;     // S: ng nc (at least 1)
-  std::vector<double> slots_;   // (kNSlot x S)
-  std::vector<uint8_t> valid_;  // (S) the slot holds a piece
+  LineVec<double> slots_;   // (kNSlot x S)
+  LineVec<uint8_t> valid_;  // (S) the slot holds a piece
   // a run of consecutive geoms on one body: its root's subtree com, velocity, |w|
   struct Run {
     double sc[3] = {}, cv[6] = {}, wn = 0.0;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "clip_poly.h"
+#include "lines.h"
 
 namespace aurgen::core {
 
@@ -62,10 +63,10 @@ struct HullSet {
 
 // Scratch for ClipGeom; Reserve once (at init), then clip without allocating.
 struct Scratch {
-  std::vector<double> E1, E2, cap;    // (e_cap x 6), (e_cap x 6), (f_cap x 6)
-  std::vector<int64_t> fs1, fs2;      // (f_cap + 1)
-  std::vector<double> act;            // (p_cap x 4) the cutting planes, geom frame
-  std::vector<double> acc, res, tmp;  // kNAcc, kNAcc, 8
+  LineVec<double> E1, E2, cap;    // (e_cap x 6), (e_cap x 6), (f_cap x 6)
+  LineVec<int64_t> fs1, fs2;      // (f_cap + 1)
+  LineVec<double> act;            // (p_cap x 4) the cutting planes, geom frame
+  LineVec<double> acc, res, tmp;  // kNAcc, kNAcc, 8
   int64_t e_cap = 0, f_cap = 0;
   int p_cap = 0;
   // Reference switch: clip a box cut by one plane with the generic edge soup

@@ -75,11 +75,13 @@ class Hydro {
   Hydro() = default;
   bool Build(const mjModel* m, int instance, const HydroConfig& cfg, std::string* err);
   // model arrays (see core/forces.h ForceModel for the shapes)
-  std::vector<int64_t> fl_, gi_, gt_, gw_, mesh_ids_, cnp_, bch_, bnd_, broot_, di_, ai_, Mmap_;
+  core::LineVec<int64_t> fl_;  // written per evaluation (the record flag)
+  std::vector<int64_t> gi_, gt_, gw_, mesh_ids_, cnp_, bch_, bnd_, broot_, di_, ai_, Mmap_;
   std::vector<double> gcl_, gsz_, gvol_, cpl_, cf_, gf_, bmass_, binert_, df_, af_, wvol_;
   core::HullPack hulls_;  // mesh displacement geoms' convex hulls (core/hull.h)
-  // outputs and scratch (ForceOut)
-  std::vector<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
+  // outputs and scratch (ForceOut), written per evaluation: whole cache lines each
+  // (core/lines.h), so the instances of two threads share none
+  core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int ng_ = 0, track_ = 0;
