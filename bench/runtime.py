@@ -26,7 +26,9 @@ squares against the number of boxes the kernel finds partially submerged
 (volume strictly between 0 and full, averaged over the timed trajectory); the
 slope is compared with the target of 0.15 µs per partial box.
 Then: ``mujoco.batch.Batch`` throughput of the open_water world on 1 and 2
-threads (medians of alternating rounds), and the cold start of ``aurgen specs``,
+threads, with and without the plugin (medians of alternating rounds: plain
+MuJoCo's 2-thread scaling in the same rounds is the ceiling the shared machine
+allows at the time), and the cold start of ``aurgen specs``,
 ``build`` and ``sim`` in fresh processes against ``python -c "import numpy, yaml"``
 (run it from an installed wheel: a source tree without cached bytecode compiles
 aurgen on every run).
@@ -35,7 +37,9 @@ aurgen on every run).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import io
 import statistics
 import subprocess
 import sys
@@ -52,10 +56,11 @@ INTEGRATORS = ("Euler", "implicitfast", "RK4")
 def build(out: Path) -> Path:
     from aurgen.cli import main
 
-    if main(["build", "blueboat.yaml", "bluerov2.yaml", "-o", str(out)]) != 0:
-        sys.exit("aurgen build failed")
-    if main(["worlds", "open_water", "-o", str(out)]) != 0:
-        sys.exit("aurgen worlds failed")
+    with contextlib.redirect_stdout(io.StringIO()):  # its "wrote ..." lines
+        if main(["build", "blueboat.yaml", "bluerov2.yaml", "-o", str(out)]) != 0:
+            sys.exit("aurgen build failed")
+        if main(["worlds", "open_water", "-o", str(out)]) != 0:
+            sys.exit("aurgen worlds failed")
     return out
 
 
@@ -172,21 +177,27 @@ def marginal(steps: int, rounds: int, integrator: str = "Euler"):
 
 
 def batch_throughput(path: Path, steps: int, rounds: int = 5):
-    """{nthread: median steps/s} of mujoco.batch.Batch (8 sims) on 1 and 2 threads, the two
-    timed in alternation over ``rounds`` rounds (the shared machine's load drifts)."""
+    """{model: {nthread: median steps/s}} of mujoco.batch.Batch (8 sims) on 1 and 2 threads, for
+    the aurgen world and for plain MuJoCo (the same file without the plugin), all four timed in
+    alternation over ``rounds`` rounds. Plain MuJoCo's scaling in the same rounds is the ceiling
+    this machine allows at that moment (its second core is shared)."""
     from mujoco.batch import Batch
 
-    m = models(path, "implicitfast")[1]
-    batches = {n: Batch(m, nsim=8, nthread=n) for n in (1, 2)}
-    rates = {n: [] for n in batches}
+    plain, aur, _ = models(path, "implicitfast")
+    batches = {(k, n): Batch(m, nsim=8, nthread=n) for k, m in (("plain", plain), ("aurgen", aur)) for n in (1, 2)}
+    rates = {key: [] for key in batches}
     for _ in range(rounds):
-        for n, b in batches.items():
+        for key, b in batches.items():
             b.reset()
             b.step(nstep=10)
             t0 = time.perf_counter()
             b.step(nstep=steps)
-            rates[n].append(8 * steps / (time.perf_counter() - t0))
-    return {n: statistics.median(r) for n, r in rates.items()}
+            rates[key].append(8 * steps / (time.perf_counter() - t0))
+            assert np.all(np.isfinite(b.bind("qpos"))), "a simulation diverged"
+    out = {"plain": {}, "aurgen": {}}
+    for (k, n), r in rates.items():
+        out[k][n] = statistics.median(r)
+    return out
 
 
 def cold_start(world: Path, rounds: int):
@@ -244,9 +255,11 @@ def main(argv=None) -> int:
             print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
         print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
               f"{TARGET_US_PER_BOX} µs target)")
-        thr = batch_throughput(files["open_water"], a.steps // 4)
-        print(f"Batch (open_water, 8 sims; medians of 5 alternating rounds): {thr[1]:.0f} steps/s on "
-              f"1 thread, {thr[2]:.0f} on 2 ({thr[2] / thr[1]:.2f}x)")
+        thr = batch_throughput(files["open_water"], a.steps // 4, a.rounds)
+        au, pl = thr["aurgen"], thr["plain"]
+        print(f"Batch (open_water, 8 sims; medians of {a.rounds} alternating rounds): aurgen {au[1]:.0f} "
+              f"steps/s on 1 thread, {au[2]:.0f} on 2 ({au[2] / au[1]:.2f}x); plain MuJoCo in the same "
+              f"rounds {pl[1]:.0f} and {pl[2]:.0f} ({pl[2] / pl[1]:.2f}x, the machine's ceiling now)")
         cold = cold_start(files["BlueBoat"], 5 if a.quick else 11)
         base = cold.pop("import numpy, yaml")
         print(f"cold start, fresh process, median ms (ratio to python -c 'import numpy, yaml', "
