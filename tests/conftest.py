@@ -53,6 +53,33 @@ def sdf_checker(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def mujoco_host(tmp_path_factory):
+    """A function ``run(plugin_library or None, model, steps, body) -> CompletedProcess`` of a
+    MuJoCo host with no Python: tests/data/mujoco_host.c, compiled once per session as C against
+    the installed mujoco's headers and library (the C API a simulate app or controller uses)."""
+    import mujoco
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        _missing("no C compiler (cc, gcc) found: cannot build the C MuJoCo host")
+    root = Path(mujoco.__file__).parent
+    libs = sorted(root.glob("libmujoco.so*")) + sorted(root.glob("libmujoco*.dylib"))
+    if not (root / "include" / "mujoco" / "mujoco.h").exists() or not libs:
+        pytest.fail(f"the mujoco wheel at {root} has no headers or library to link a C host against",
+                    pytrace=False)
+    exe = tmp_path_factory.mktemp("mujoco_host") / "mujoco_host"
+    build = _run([cc, str(DATA / "mujoco_host.c"), "-o", str(exe), f"-I{root / 'include'}", str(libs[0]),
+                  f"-Wl,-rpath,{root}"])
+    if build.returncode != 0:
+        pytest.fail(f"cannot compile tests/data/mujoco_host.c:\n{build.stderr}", pytrace=False)
+
+    def run(library, model, steps, body):
+        return _run([str(exe), str(library) if library else "-", str(model), str(steps), body])
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def check_urdf():
     """A function ``check(path) -> (ok, output)`` running urdfdom's ``check_urdf``."""
     exe = shutil.which("check_urdf")

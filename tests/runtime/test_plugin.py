@@ -205,6 +205,32 @@ def test_plain_mujoco_process_floats_the_blueboat_at_its_specs_draft(world, tmp_
     assert -float(z) == pytest.approx(draft, abs=1e-3)
 
 
+def test_a_c_host_floats_the_blueboat_and_without_the_library_gets_the_documented_error(world, tmp_path,
+                                                                                       mujoco_host):
+    """A MuJoCo host with no Python (tests/data/mujoco_host.c: the C API, as MuJoCo's simulate app
+    or a C++ controller) loads the plugin library with mj_loadPluginLibrary and floats the BlueBoat
+    at its specs draft; without the library the world fails to load with MuJoCo's error, which
+    the README quotes next to the fix."""
+    from test_vehicles_sim import specs_rows
+
+    path = tmp_path / "open_water_plugin.xml"
+    path.write_text(declare(_world_xml(world, "implicitfast")))
+    r = mujoco_host(hplugin.library_path(), path, 5000, "blueboat/base_link")
+    assert r.returncode == 0, r.stderr[-2000:]
+    z, ncon = r.stdout.split()
+    assert int(ncon) == 0
+    draft = float(specs_rows(world / "blueboat" / "blueboat.xml")["draft"].split()[0])
+    assert -float(z) == pytest.approx(draft, abs=1e-3)
+
+    r = mujoco_host(None, path, 1, "blueboat/base_link")
+    assert r.returncode == 1 and r.stdout == ""
+    error = r.stderr.splitlines()[0]
+    assert f"plugin {hplugin.NAME} not found" in error, r.stderr
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    if readme.exists():  # a source checkout (the installed wheel has no README)
+        assert f"\"{error}\"" in " ".join(readme.read_text().split())
+
+
 @pytest.mark.parametrize("integrator", ("implicitfast", "RK4"))
 def test_simulation_runs_on_the_plugin_with_no_callback(world, integrator):
     """Simulation attaches the instance through MjSpec (the world file declares none) and
