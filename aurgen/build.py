@@ -69,8 +69,5 @@ def build(configs, output="build") -> list[Path]:
             files[target] = text
         # the ROS side (aurgen.ros): outside the vehicle's folder, which holds the model files only
         files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = ros.bridge_yaml(vehicle)
-    try:
-        return write_set(files, root=out_root)
-    except OSError as exc:
-        raise BuildError(f"cannot write under {out_root}: {exc}") from None
+    return write_set(files, root=out_root)  # the system's refusals: OutputError (aurgen.files)
 

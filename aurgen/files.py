@@ -24,6 +24,7 @@ Output folders (``write_set(files, root=...)``, ``claim_dir``):
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -86,7 +87,40 @@ def _text_filler(text: str) -> Callable[[Path], None]:
 
 class OutputError(AurgenError):
     """An output path aurgen will not write: outside the output root, a symlink, or a folder
-    holding files aurgen did not write."""
+    holding files aurgen did not write; or one the operating system refused (no such folder,
+    permission denied, a read-only or full file system)."""
+
+
+def _os_refusal(fn):
+    """``fn`` (a public writer here) with the operating system's refusals (OSError) raised as an
+    OutputError naming the path and the reason, so the CLI reports it as bad input (exit 2)
+    instead of a traceback. A temp file's name is reported as its folder (the temp file is
+    aurgen's, the folder is the user's); the staged temp files are already removed."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except OSError as exc:
+            where = Path(exc.filename) if exc.filename else _subject(args, kwargs)
+            if where is not None and where.name.startswith(TMP_PREFIX):
+                where = where.parent
+            what = f"{where}: " if where is not None else ""
+            raise OutputError(f"{what}cannot write there ({exc.strerror or exc}); choose an output path "
+                              f"in a folder you can write to") from None
+
+    return wrapper
+
+
+def _subject(args, kwargs) -> Path | None:
+    """What a writer was asked to write (its ``root``, else its first target), for an OSError
+    that names no file."""
+    if kwargs.get("root") is not None:
+        return Path(kwargs["root"])
+    first = args[0] if args else None
+    if isinstance(first, dict):
+        first = next(iter(first), None)
+    return Path(first) if first is not None else None
 
 
 def confine(root: Path, target: Path) -> Path:
@@ -133,6 +167,7 @@ def check_dir(folder: Path) -> None:
                               f"{', ...' if len(foreign) > 3 else ''}); refusing to write there")
 
 
+@_os_refusal
 def claim_dir(folder: Path, root: Path | None = None) -> Path:
     """Make ``folder`` an aurgen output folder (inside ``root`` when given) and return it resolved.
 
@@ -190,6 +225,7 @@ def _check_targets(targets) -> None:
             raise OutputError(f"{t}: exists and is not a regular file; nothing was written")
 
 
+@_os_refusal
 def write_set(files: dict, root: Path | None = None) -> list[Path]:
     """Write ``{target: text or fill(tmp_path)}`` as a set: all staged first, then all moved into place.
 
@@ -225,6 +261,7 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
     return targets
 
 
+@_os_refusal
 def write_with(target: Path, fill: Callable[[Path], None]) -> Path:
     """Write one file atomically through ``fill(tmp_path)``, which writes the whole file
     (a CSV writer, ``matplotlib``'s ``savefig``). The target is replaced only if ``fill`` returns."""
@@ -233,6 +270,8 @@ def write_with(target: Path, fill: Callable[[Path], None]) -> Path:
     os.replace(tmp, target)
     return target
 
+
+@_os_refusal
 def append_text(target: Path, text: str, root: Path) -> Path:
     """Append ``text`` (UTF-8) to ``target``, a journal written row by row (``aurgen sweep``'s results).
 

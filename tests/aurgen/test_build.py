@@ -13,6 +13,7 @@ from aurgen import stamp
 from aurgen.build import TMP_PREFIX, build, bundled_vehicles
 from aurgen.cli import main
 from aurgen.compose import resolve
+from aurgen.files import OutputError
 from aurgen.errors import BuildError
 
 BOAT = str(bundled_vehicles()[0])
@@ -117,7 +118,7 @@ def test_a_failing_write_leaves_no_temp_files(tmp_path, monkeypatch):
         return real(file, mode, *a, **kw)
 
     monkeypatch.setattr(builtins, "open", flaky)
-    with pytest.raises(BuildError, match="No space left"):
+    with pytest.raises(OutputError, match=f"{tmp_path}: cannot write there \\(No space left"):
         build([BOAT], tmp_path)
     assert snapshot(tmp_path) == before
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith(TMP_PREFIX)]

@@ -36,3 +36,44 @@ def test_a_set_into_a_new_folder_that_is_the_root(tmp_path):
     write_set({root / "report.md": "# r\n", root / "a.png": "png"}, root=root)
     write_set({root / "report.md": "# r2\n"}, root=root)  # again: its own folder now
     assert (root / "report.md").read_text() == "# r2\n" and (root / "a.png").read_text() == "png"
+
+
+def test_a_folder_the_system_refuses_is_an_output_error_naming_it(tmp_path):
+    """The operating system's refusal (here: a file where the folder should be) is an
+    OutputError naming the path, not an OSError; no temp file is left behind."""
+    from aurgen.files import append_text, claim_dir, write_with
+
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a user's file\n")
+    calls = [lambda: write_with(blocker / "run.csv", lambda tmp: tmp.write_text("t,z\n")),
+             lambda: write_set({blocker / "sub" / "a.xml": "x"}, root=blocker / "sub"),
+             lambda: claim_dir(blocker / "sub"),
+             lambda: append_text(blocker / "sub" / "j.jsonl", "{}\n", root=blocker / "sub")]
+    for call in calls:
+        with pytest.raises(OutputError, match=r"not_a_folder(/sub)?: cannot write there \("):
+            call()
+    assert blocker.read_text() == "a user's file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_folder"]
+
+
+@pytest.mark.parametrize("argv", [["report", "blueboat.yaml", "-o", "{blocker}/report"],
+                                  ["build", "blueboat.yaml", "-o", "{blocker}/build"],
+                                  ["sim", "{world}", "--duration", "0.02", "--plot", "/proc/aurgen-z.png"]])
+def test_cli_unwritable_output_is_exit_2_without_traceback(tmp_path, capsys, argv):
+    """A folder the system refuses (a file in the way; /proc, which nobody may write) is bad
+    input: exit 2, the path and the reason, no traceback, the user's file untouched."""
+    from aurgen.cli import main
+
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a user's file\n")
+    world = tmp_path / "w"
+    assert main(["build", "blueboat.yaml", "-o", str(world)]) == 0
+    capsys.readouterr()
+    args = [a.format(blocker=blocker, world=world / "blueboat" / "blueboat.xml") for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]  # after the report's progress lines
+    assert last.startswith("aurgen: error: ") and "cannot write there" in last, err
+    assert "not_a_folder" in last or "/proc" in last, err
+    assert blocker.read_text() == "a user's file\n"
