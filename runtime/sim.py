@@ -87,6 +87,10 @@ def _compile(source):
         s = str(source)
         if s.lstrip().startswith("<"):
             return mujoco.MjModel.from_xml_string(s), ("string", s)
+        if s.lower().endswith((".yaml", ".yml")):  # a config, not a model: say how to get the model
+            raise SimulationError(f"{s}: a config, not a model: build it first ('aurgen build {s}' for a "
+                                  f"vehicle, 'aurgen worlds {s}' for a world), then pass the MJCF it "
+                                  f"writes (build/<name>/<name>.xml, build/worlds/<name>.xml)")
         if not os.path.exists(s):
             raise SimulationError(f"{s}: no such file (expected an MJCF world or model written by aurgen)")
         return mujoco.MjModel.from_xml_path(s), ("path", s)

@@ -30,3 +30,13 @@ def test_sim_cli_refuses_bad_environment(tmp_path, capsys):
     assert main(["sim", str(f), "--duration", "1", "--quiet"]) == 2
     assert "cell 'water': density -1.0" in capsys.readouterr().err
     assert main(["sim", str(tmp_path / "missing.xml"), "--quiet"]) == 2
+
+
+def test_sim_and_view_given_a_config_say_to_build_it_first(tmp_path, capsys):
+    """A vehicle or world config passed where a model is expected (an easy slip after
+    `aurgen specs blueboat.yaml`): exit 2, and the message names the command that writes the model."""
+    for argv in (["sim", "blueboat.yaml", "--quiet"], ["view", str(tmp_path / "my_boat.yml")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert f"{argv[1]}: a config, not a model" in err and f"'aurgen build {argv[1]}'" in err, err
