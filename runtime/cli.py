@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from aurgen.errors import AurgenError
-from aurgen.files import write_with
+from aurgen.files import check_replaceable, write_with
 
 
 def _bar(frac: float, width: int = 30) -> str:
@@ -26,8 +26,9 @@ def _bar(frac: float, width: int = 30) -> str:
 MAX_STEPS = 10_000_000  # a run longer than this many steps is refused before it starts
 
 
-def _check_output(option: str, path) -> None:
-    """An output path must be writable as a file: its folder exists, it is not a folder itself."""
+def _check_output(option: str, path, ours) -> None:
+    """An output path must be writable as a file: its folder exists, it is not a folder itself,
+    and a file already there is one aurgen wrote (``ours``: :func:`_our_csv`, :func:`_our_png`)."""
     import os
 
     if path is None:
@@ -39,6 +40,24 @@ def _check_output(option: str, path) -> None:
         raise AurgenError(f"{option} {path}: is a folder; name a file")
     if not os.access(folder, os.W_OK):
         raise AurgenError(f"{option} {path}: the folder {folder} is not writable")
+    try:
+        check_replaceable(path, ours)
+    except AurgenError as exc:
+        raise AurgenError(f"{option} {exc}") from None
+
+
+# what marks aurgen's own outputs, so that a rerun may replace them and nothing else
+PNG_SOFTWARE = "aurgen"  # the PNG's tEXt Software entry (matplotlib's savefig metadata)
+
+
+def _our_csv(head: bytes) -> bool:
+    """A run CSV aurgen sim wrote: its header starts with the time column."""
+    return head.startswith(CSV_COLUMNS[0].encode() + b",")
+
+
+def _our_png(head: bytes) -> bool:
+    """A plot aurgen sim wrote: a PNG whose tEXt Software entry is aurgen's (before the image data)."""
+    return head.startswith(b"\x89PNG\r\n\x1a\n") and b"tEXtSoftware\x00" + PNG_SOFTWARE.encode() in head
 
 
 def _declares_environment(path) -> bool:
@@ -62,8 +81,8 @@ def cli_sim(args) -> int:
     # everything checked before the run, so a long run's results are never lost to a bad path
     if not (math.isfinite(args.duration) and args.duration > 0):
         raise AurgenError(f"--duration must be a positive, finite number of seconds, got {args.duration}")
-    _check_output("--out", getattr(args, "out", None))
-    _check_output("--plot", getattr(args, "plot", None))
+    _check_output("--out", getattr(args, "out", None), _our_csv)
+    _check_output("--plot", getattr(args, "plot", None), _our_png)
     water = getattr(args, "water", None)
     if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
         raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
@@ -149,7 +168,7 @@ def _run(sim, args) -> int:
         header = list(CSV_COLUMNS[:1])
         for nm in names:
             header += [f"{nm}.{c}" for c in CSV_COLUMNS[1:]]
-        write_with(args.out, lambda tmp: _csv(tmp, header, rows))
+        write_with(args.out, lambda tmp: _csv(tmp, header, rows), ours=_our_csv)
         print(f"wrote {args.out}")
     if args.plot:
         _plot(args.plot, names, np.array(rows), f"aurgen sim {Path(str(sim.source)).name}: {args.duration:g} s "
@@ -200,6 +219,7 @@ def _plot(path, names, a, title=None):
     fig.suptitle(title or "aurgen sim: heave, heel and trim of each free body", fontsize=10)
     fig.tight_layout()
     try:
-        write_with(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png", metadata={"Software": PNG_SOFTWARE}),
+                   ours=_our_png)
     finally:
         plt.close(fig)

@@ -77,3 +77,20 @@ def test_cli_unwritable_output_is_exit_2_without_traceback(tmp_path, capsys, arg
     assert last.startswith("aurgen: error: ") and "cannot write there" in last, err
     assert "not_a_folder" in last or "/proc" in last, err
     assert blocker.read_text() == "a user's file\n"
+
+
+def test_write_with_replaces_only_what_its_owner_test_recognises(tmp_path):
+    """write_with(..., ours=...) re-checks at write time: a file that appeared meanwhile and is
+    not aurgen's is left alone (OutputError), a file that is aurgen's is replaced."""
+    from aurgen.files import write_with
+
+    target = tmp_path / "run.csv"
+    target.write_text("someone else's\n")
+    ours = lambda head: head.startswith(b"time [s],")  # noqa: E731
+    with pytest.raises(OutputError, match="exists and is not a file aurgen wrote"):
+        write_with(target, lambda tmp: tmp.write_text("time [s],z\n"), ours=ours)
+    assert target.read_text() == "someone else's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.csv"]
+    target.write_text("time [s],z [m]\n0,1\n")
+    write_with(target, lambda tmp: tmp.write_text("time [s],z [m]\n0,2\n"), ours=ours)
+    assert target.read_text() == "time [s],z [m]\n0,2\n"

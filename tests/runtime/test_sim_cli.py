@@ -40,3 +40,35 @@ def test_sim_and_view_given_a_config_say_to_build_it_first(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "Traceback" not in err
         assert f"{argv[1]}: a config, not a model" in err and f"'aurgen build {argv[1]}'" in err, err
+
+
+def test_sim_outputs_replace_only_aurgens_own_files(tmp_path, capsys):
+    """--out and --plot replace a file only if aurgen sim wrote it (a rerun); the model being
+    simulated, a user's notes or a PNG from elsewhere are refused before the run (exit 2) and
+    left byte for byte."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xml = mjcf(body("cube", (0, 0, 0.11), 4.0, (0.027,) * 3, geom("box", [0.1, 0.1, 0.1])), env=water_env(1000.0))
+    model = tmp_path / "w.xml"
+    model.write_text(xml)
+    notes = tmp_path / "notes.csv"
+    notes.write_text("my,own,numbers\n1,2,3\n")
+    theirs = tmp_path / "photo.png"
+    fig = plt.figure()
+    fig.savefig(theirs, format="png")  # matplotlib's own Software entry, not aurgen's
+    plt.close(fig)
+    before = {p: p.read_bytes() for p in (model, notes, theirs)}
+    for option, target in (("--out", model), ("--out", notes), ("--plot", theirs), ("--out", theirs)):
+        assert main(["sim", str(model), "--duration", "0.1", option, str(target), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{option} {target}: exists and is not a file aurgen wrote" in err, err
+    assert {p: p.read_bytes() for p in before} == before
+    out, png = tmp_path / "run.csv", tmp_path / "run.png"
+    for duration in ("0.1", "0.2"):  # the second run replaces the first run's files
+        assert main(["sim", str(model), "--duration", duration, "--out", str(out), "--plot", str(png), "--quiet"]) == 0
+        rows = list(csv.reader(open(out)))
+        assert float(rows[-1][0]) == float(duration)
+    capsys.readouterr()
