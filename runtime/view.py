@@ -22,10 +22,30 @@ def load(model: str, water: float | None = None):
     return sim.model, sim.data
 
 
+def no_display_reason(platform: str, environ) -> str | None:
+    """Why the viewer cannot open a window here, or None: on Linux (and the BSDs) GLFW needs an
+    X11 or Wayland display, which ``DISPLAY`` or ``WAYLAND_DISPLAY`` names (over SSH: ``ssh -X``)."""
+    if platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not (
+            environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
+        return "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+    return None
+
+
 def cli_view(args, launch=None) -> int:
-    """Open the viewer (``launch(model, data)``, default ``mujoco.viewer.launch``); blocks until closed."""
+    """Open the viewer (``launch(model, data)``, default ``mujoco.viewer.launch``); blocks until closed.
+    The model is loaded (and its errors reported) first; then, for the real viewer, a machine
+    with no display is a clear error instead of GLFW's "could not initialize"."""
+    import os
+    import sys
+
+    from aurgen.errors import AurgenError
+
     m, d = load(args.model, args.water)
     if launch is None:
+        why = no_display_reason(sys.platform, os.environ)
+        if why:
+            raise AurgenError(f"aurgen view: {why}: run it on a desktop or with X forwarding (ssh -X); "
+                              f"'aurgen sim {args.model}' simulates without a window")
         import mujoco.viewer
 
         launch = mujoco.viewer.launch

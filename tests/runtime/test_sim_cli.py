@@ -72,3 +72,27 @@ def test_sim_outputs_replace_only_aurgens_own_files(tmp_path, capsys):
         rows = list(csv.reader(open(out)))
         assert float(rows[-1][0]) == float(duration)
     capsys.readouterr()
+
+
+def test_view_without_a_display_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    """No DISPLAY or WAYLAND_DISPLAY on Linux: exit 2 saying so (GLFW said only "could not
+    initialize GLFW"), after the model itself loaded; with either set, or on macOS, no objection."""
+    import sys
+
+    from aurgen.runtime.view import no_display_reason
+
+    assert no_display_reason("linux", {}) is not None
+    assert no_display_reason("linux", {"DISPLAY": ""}) is not None
+    assert no_display_reason("linux", {"DISPLAY": ":0"}) is None
+    assert no_display_reason("linux", {"WAYLAND_DISPLAY": "wayland-0"}) is None
+    assert no_display_reason("darwin", {}) is None
+    if not sys.platform.startswith("linux"):
+        return
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    f = tmp_path / "w.xml"
+    f.write_text(mjcf(body("cube", (0, 0, 0.11), 4.0, (0.027,) * 3, geom("box", [0.1, 0.1, 0.1])),
+                      env=water_env(1000.0)))
+    assert main(["view", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "no display" in err and f"aurgen sim {f}" in err, err
