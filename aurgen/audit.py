@@ -650,10 +650,27 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
     for w in world_files:
         diffs.extend(check_world(w, configs))
     files = files + world_files
+    unreadable.extend(_unused_configs(configs, files))
     order = {a.path: i for i, a in enumerate(files)}
     checks = {"content": 0, "config": 1, "formats": 2, "set": 3, "render": 4}
     diffs.sort(key=lambda d: (order.get(Path(d.file.split(":")[0]), len(order)), checks[d.check]))
     return diffs, unreadable, [a.path for a in files]
+
+
+def _unused_configs(configs, files) -> list[str]:
+    """A ``--config`` path that is not a file, or that no audited file's header names (by file
+    name, as :func:`aurgen.config.locate_config` matches it): a message each. Silently unused,
+    it would let the audit pass against another config of the header's name."""
+    named = sorted({a.config for a in files})
+    out = []
+    for c in configs:
+        if not Path(c).is_file():
+            out.append(f"--config {c}: {'not a regular file' if Path(c).exists() else 'no such file'}")
+        elif Path(c).name not in named:
+            out.append(f"--config {c}: no audited file was built from a config named '{Path(c).name}' "
+                       f"(their headers name {', '.join(named) or 'none'}); --config is used for the "
+                       f"files whose header names its file name: rename it to match, or drop --config")
+    return out
 
 
 # ---------------------------------------------------------------- output

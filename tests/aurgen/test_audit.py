@@ -283,3 +283,19 @@ def test_table_is_aligned():
     assert lines[0].split()[:4] == ["file", "check", "figure", "found"]
     starts = {line.index("content") if "content" in line else line.index("formats") for line in lines[2:]}
     assert len(starts) == 1
+
+
+def test_a_config_the_audit_cannot_use_is_an_error_not_ignored(boat, tmp_path, capsys):
+    """--config naming a file no header names (or no file at all) used to be ignored silently:
+    the audit then passed against the config the header's name finds, not the one the user
+    meant. Exit 2 naming it; the matching config still audits clean."""
+    cfg, d = boat
+    other = tmp_path / "my_boat.yaml"
+    shutil.copy(cfg, other)
+    code, out, err = _run(capsys, d, config=[other])
+    assert code == 2 and "clean" not in out
+    assert f"--config {other}: no audited file was built from a config named 'my_boat.yaml'" in err
+    assert "blueboat.yaml" in err, err
+    code, _, err = _run(capsys, d, config=[tmp_path / "missing.yaml"])
+    assert code == 2 and "missing.yaml: no such file" in err
+    assert _run(capsys, d, config=[cfg])[0] == 0
