@@ -51,7 +51,9 @@ struct HydroConfig {
   static std::optional<HydroConfig> FromModel(const mjModel* m, int instance);
 };
 
-class Hydro {
+// alignas: the instance fills cache lines of its own (as do the buffers it writes,
+// core/lines.h), so instances stepped on two threads share no line.
+class alignas(core::kLine) Hydro {
  public:
   // Scans the model and the environment; nullptr after mju_warning (naming the
   // instance and what is wrong) if they can't be used.
