@@ -71,9 +71,12 @@ TARGET_US_PER_BOX = 0.15  # issue 11: marginal cost per partially submerged box
 def models(path, integrator: str):
     """(plain, aurgen, fluid) MjModels of one file (a Path) or MJCF text (a str) under one
     integrator, contacts off."""
+    from aurgen.runtime.cli import _declares_environment
     from aurgen.runtime.sim import Simulation
 
-    sim = Simulation(path if isinstance(path, str) else str(path), water=1025.0)
+    # open water for a vehicle file; a world carries its environment (water= would be refused)
+    water = None if not isinstance(path, str) and _declares_environment(path) else 1025.0
+    sim = Simulation(path if isinstance(path, str) else str(path), water=water)
     assert sim._plugin, "the plugin is not in use"
     aur = sim.model
     spec = mujoco.MjSpec.from_string(path) if isinstance(path, str) else mujoco.MjSpec.from_file(str(path))

@@ -74,6 +74,14 @@ def _declares_environment(path) -> bool:
     return any(t.name == ENV_TEXT for t in spec.texts)
 
 
+def _check_water(model, water) -> None:
+    """--water is for a file without an environment (said in the CLI's terms before
+    Simulation, which refuses ``water=`` with an environment too, is asked)."""
+    if water is not None and _declares_environment(model):
+        raise AurgenError(f"{model}: --water is for a model without an environment; this file carries "
+                          "one (a world): drop --water")
+
+
 def cli_sim(args) -> int:
     from . import env as envmod
     from .sim import Simulation
@@ -86,14 +94,12 @@ def cli_sim(args) -> int:
     water = getattr(args, "water", None)
     if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
         raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
+    _check_water(args.model, water)
     try:
         sim = Simulation(args.model, water=water)
     except envmod.EnvironmentInvalid as exc:  # name the file the environment came from
         raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
     try:
-        if water is not None and _declares_environment(args.model):
-            raise AurgenError(f"{args.model}: --water is for a model without an environment; this file carries "
-                              "one (a world): drop --water")
         steps = args.duration / sim.model.opt.timestep
         if steps < 1:
             raise AurgenError(f"--duration {args.duration:g} s is shorter than one step "

@@ -74,6 +74,17 @@ def register_engine(name: str, engine) -> None:
     _ENGINES[name] = engine
 
 
+def _positive(name: str, value, unit: str) -> float:
+    """``value`` as a finite float > 0, else a SimulationError naming the argument."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = float("nan")
+    if not (math.isfinite(x) and x > 0):
+        raise SimulationError(f"{name}={value!r}: expected {unit}, a finite number > 0")
+    return x
+
+
 # --------------------------------------------------------------- loading
 
 def _compile(source):
@@ -414,6 +425,12 @@ class Simulation:
         engine = DEFAULT_ENGINE if engine is None else engine
         if engine != "plugin" and engine not in _ENGINES:
             raise SimulationError(f"engine {engine!r}: expected 'plugin'")
+        if water is not None:
+            water = _positive("water", water, "a fluid density in kg/m^3")
+            if environment is not None:
+                raise SimulationError("pass environment= or water= (open water of that density), not both")
+        _positive("settle_window", settle_window, "seconds")
+        _positive("settle_tol", settle_tol, "metres")
         self._ref = _ENGINES.get(engine)  # a reference engine, or None: the plugin
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
@@ -422,8 +439,11 @@ class Simulation:
             env = envmod.parse(environment)
         else:
             env = envmod.from_model(m)
+            if env is not None and water is not None:
+                raise SimulationError(f"{self.source}: water= is for a model without an environment; this "
+                                      "one carries its own (drop water=, or pass environment= to replace it)")
             if env is None and water is not None:
-                env = envmod.open_water(float(water))
+                env = envmod.open_water(water)
         self.environment = env
         self._plan = None
         self._plugin = False
@@ -601,6 +621,8 @@ class Simulation:
 
     def step(self, n: int = 1):
         """Advance n steps (mj_step with the runtime's forces), keeping the health ledger."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"step(n): n is a whole number of steps >= 0, got {n!r}")
         m, d = self.model, self.data
         self.monitor.tally.activate()  # MuJoCo's messages in this thread go to this run's tally
         if self._plugin:  # the plugin keeps the ledger and counts MuJoCo's resets: no Python per step
@@ -634,6 +656,10 @@ class Simulation:
 
     def run(self, duration: float, callback=None, every: int = 1):
         """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""
+        if not (isinstance(duration, (int, float, np.number)) and math.isfinite(duration) and duration >= 0):
+            raise ValueError(f"run(duration): a finite number of seconds >= 0, got {duration!r}")
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"run(every=): a whole number of steps >= 1, got {every!r}")
         n = int(round(duration / self.model.opt.timestep))
         if callback is None:
             self.step(n)

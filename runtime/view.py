@@ -13,9 +13,10 @@ from __future__ import annotations
 
 def load(model: str, water: float | None = None):
     """(MjModel, MjData) of the file with the plugin instance attached, at its initial state."""
-    from .cli import _declares_environment
+    from .cli import _check_water, _declares_environment
     from .sim import Simulation
 
+    _check_water(model, water)
     if water is None and not _declares_environment(model):
         water = 1025.0
     sim = Simulation(model, water=water)  # a file always gets the plugin instance (or a clear error)

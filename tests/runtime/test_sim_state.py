@@ -86,3 +86,33 @@ def test_readout_matches_a_fresh_forward_pass():
         np.testing.assert_array_equal(b["position"], d2.xpos[1])
         np.testing.assert_array_equal(b["quaternion"], d2.xquat[1])
         assert math.isclose(b["roll"], math.atan2(d2.xmat[1][7], d2.xmat[1][8]), abs_tol=0)
+
+
+def test_bad_arguments_are_refused_naming_them():
+    """Simulation's arguments and step/run's: a clear error naming the argument, never a silent
+    no-op (step(-1) did nothing), a wrong fluid (water= beside a model's own environment was
+    ignored), or MuJoCo's or Python's own message (run(every=0): modulo by zero)."""
+    from aurgen.runtime.sim import SimulationError
+
+    boat = mjcf(body("b", (0, 0, 0), 2.0, (0.01, 0.01, 0.01), geom("box", [0.1, 0.1, 0.1])))
+    world = mjcf(body("b", (0, 0, 0), 2.0, (0.01, 0.01, 0.01), geom("box", [0.1, 0.1, 0.1])), env=water_env(1000.0))
+    for kwargs, needle in (({"water": -1}, "water=-1: expected a fluid density"),
+                           ({"water": "x"}, "water='x'"),
+                           ({"water": 1000.0, "environment": water_env(1000.0)}, "not both"),
+                           ({"settle_tol": float("nan")}, "settle_tol=nan"),
+                           ({"settle_window": 0}, "settle_window=0")):
+        with pytest.raises(SimulationError, match=needle):
+            Simulation(boat, **kwargs)
+    with pytest.raises(SimulationError, match="water= is for a model without an environment"):
+        Simulation(world, water=1025.0)
+    with Simulation(world) as sim:
+        for call, needle in ((lambda: sim.step(-1), r"step\(n\).*got -1"),
+                             (lambda: sim.step(2.5), r"step\(n\).*got 2.5"),
+                             (lambda: sim.run(float("nan")), r"run\(duration\).*got nan"),
+                             (lambda: sim.run(0.01, callback=lambda s: None, every=0), r"every=.*got 0")):
+            with pytest.raises(ValueError, match=needle):
+                call()
+        assert sim.data.time == 0.0  # nothing stepped
+        sim.step(np.int64(3))
+        sim.step(0)
+        assert sim.data.time == pytest.approx(3 * sim.model.opt.timestep)
