@@ -25,6 +25,12 @@ from aurgen.errors import AurgenError
 from aurgen.records import record
 
 ENV_TEXT = "aurgen:environment"
+# size limits (docs/formats.md), the plugin's too (runtime/native/plugin/hydro.cc): the clip's
+# scratch grows with the square of a cell's planes, and the overlap check with the square of
+# the cells; far beyond any tank, harbour or river reach, well short of exhausting memory
+MAX_PLANES = 1024
+MAX_CELL_PLANES = 64  # planes one cell uses (nonzero signs)
+MAX_CELLS = 256
 
 
 class EnvironmentInvalid(AurgenError):
@@ -247,7 +253,10 @@ def parse(obj) -> Environment:
         raise EnvironmentInvalid(f"environment: expected a JSON object with planes, cells, gravity, got {_kind(obj)}")
     _obj(obj, "environment", TOP_KEYS)
     planes = []
-    for i, p in enumerate(_list(obj.get("planes", []), "planes")):
+    plane_list = _list(obj.get("planes", []), "planes")
+    if len(plane_list) > MAX_PLANES:
+        raise EnvironmentInvalid(f"planes: {len(plane_list)} planes, more than the {MAX_PLANES} an environment may have")
+    for i, p in enumerate(plane_list):
         v = _vec(p, 4, f"planes[{i}]")
         nn = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
         if abs(nn - 1.0) > 1e-9:
@@ -256,7 +265,10 @@ def parse(obj) -> Environment:
     P = np.array(planes, float).reshape(-1, 4)
     cells = []
     names = set()
-    for i, c in enumerate(_list(obj.get("cells", []), "cells")):
+    cell_list = _list(obj.get("cells", []), "cells")
+    if len(cell_list) > MAX_CELLS:
+        raise EnvironmentInvalid(f"cells: {len(cell_list)} cells, more than the {MAX_CELLS} an environment may have")
+    for i, c in enumerate(cell_list):
         key = f"cells[{i}]"
         if not isinstance(c, dict):
             raise EnvironmentInvalid(f"{key}: expected an object {{name, signs, density, viscosity, flow}}, "
@@ -270,6 +282,9 @@ def parse(obj) -> Environment:
         names.add(name)
         key = f"{key} ({name!r})"
         signs = _signs(c.get("signs", []), f"{key}.signs", len(P))
+        if sum(1 for x in signs if x != 0) > MAX_CELL_PLANES:
+            raise EnvironmentInvalid(f"{key}.signs: bounded by {sum(1 for x in signs if x != 0)} planes, more "
+                                     f"than the {MAX_CELL_PLANES} a cell may use (split it into several cells)")
         rho = _num(c.get("density", 0.0), f"{key}.density")
         visc = _num(c.get("viscosity", 0.0), f"{key}.viscosity")
         if rho < 0:

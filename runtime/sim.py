@@ -201,9 +201,10 @@ class _Plan:
         self.welds = welds
 
         # cells
-        P = env.planes
         nc = len(env.cells)
-        kmax = max(1, len(P))
+        # the most planes one cell uses: the clip's scratch grows with its square, so a world of
+        # many small cells must not size it by all its planes
+        kmax = max([1] + [sum(1 for s in cell.signs if s != 0) for cell in env.cells])
         cpl = np.zeros((nc, kmax, 4))
         cnp = np.zeros(nc, dtype=np.int64)
         cf = np.zeros((nc, fz.NCF))

@@ -131,3 +131,45 @@ def test_integral_signs_are_signs():
     env = envmod.parse(_with(("cells", 0, "signs"), [-1.0]))
     assert env.cells[0].signs == (-1,)
     assert envmod.parse(GOOD).cells[0].signs == (-1,)
+
+
+def test_size_limits_are_the_plugins_and_name_the_key():
+    """More planes, cells or planes per cell than the limits (the plugin's too: test_plugin) is
+    refused naming what; at the limits an environment loads."""
+    plane = [0.0, 0.0, 1.0, 0.0]
+    with pytest.raises(envmod.EnvironmentInvalid, match=f"planes: {envmod.MAX_PLANES + 1} planes"):
+        envmod.parse({"planes": [plane] * (envmod.MAX_PLANES + 1), "cells": []})
+    with pytest.raises(envmod.EnvironmentInvalid, match=f"cells: {envmod.MAX_CELLS + 1} cells"):
+        envmod.parse({"cells": [{"name": f"c{i}"} for i in range(envmod.MAX_CELLS + 1)]})
+    n = envmod.MAX_CELL_PLANES + 1
+    planes = [[0.0, 0.0, 1.0, float(i)] for i in range(n)]
+    with pytest.raises(envmod.EnvironmentInvalid, match=rf"cells\[0\] \('c'\)\.signs: bounded by {n} planes"):
+        envmod.parse({"planes": planes, "cells": [{"name": "c", "signs": [-1] * n}]})
+    ok = envmod.parse({"planes": planes[:-1], "cells": [{"name": "c", "signs": [-1] * (n - 1)}]})
+    assert len(ok.cell_planes(0)) == envmod.MAX_CELL_PLANES
+
+
+def test_a_world_of_many_one_plane_cells_steps_like_the_reference(tmp_path):
+    """The clip scratch is sized by the most planes one cell uses (here 2 of 12 planes): a layered
+    water column of six slabs steps bitwise alike on the plugin and on the reference engine, and
+    floats the box at the depth its density sets."""
+    cuts = [-0.5, -0.3, -0.1, 0.0, 0.2, 0.5]  # slab faces z = d
+    planes = [[0.0, 0.0, 1.0, d] for d in cuts]
+    cells = []
+    for i in range(len(cuts) + 1):  # below the first face, between faces, above the last
+        signs = [0] * len(cuts)
+        if i > 0:
+            signs[i - 1] = 1
+        if i < len(cuts):
+            signs[i] = -1
+        water = cuts[i - 1] < 0.0 if 0 < i else True
+        cells.append({"name": f"s{i}", "signs": signs, "density": 1000.0 if water else 1.2,
+                      "viscosity": 1e-3 if water else 1.8e-5})
+    env = {"planes": planes, "cells": cells, "gravity": {"type": "uniform", "g": [0, 0, -9.81]}}
+    xml = mjcf(body("cube", (0, 0, 0.05), 4.0, (0.027,) * 3, geom("box", [0.1, 0.1, 0.1])), env=env)
+    with Simulation(xml) as a, Simulation(xml, engine="callback") as b:
+        a.step(2000)
+        b.step(2000)
+        assert a.data.qpos.tobytes() == b.data.qpos.tobytes()
+        # 4 kg in 1000 kg/m^3 water: 0.004 m^3 below the surface, a 0.2 x 0.2 m face: 0.1 m draft
+        assert a.data.qpos[2] == pytest.approx(0.1 - 0.1, abs=2e-3)

@@ -166,6 +166,14 @@ def test_bad_config_fails_compilation_naming_the_key(config, needle):
     ("{not json", "does not parse"),
     ('{"planes": [[0, 0, 2, 0]], "cells": []}', "unit vector"),
     ('{"planes": [[0, 0, 1, 0]], "cells": [{"signs": [-1], "density": -1}]}', "density"),
+    # size limits, the Python loader's (runtime/env.py MAX_*): 200,000 planes once made the
+    # plugin reserve clip scratch for their square (std::bad_alloc)
+    ('{"planes": [' + ",".join(["[0, 0, 1, 0]"] * 1025) + '], "cells": []}',
+     "1025 planes, more than the 1024"),
+    ('{"planes": [], "cells": [' + ",".join('{"name": "c%d"}' % i for i in range(257)) + ']}',
+     "257 cells, more than the 256"),
+    ('{"planes": [' + ",".join(["[0, 0, 1, %d]" % i for i in range(65)]) + '], "cells": [{"signs": ['
+     + ",".join(["-1"] * 65) + ']}]}', "bounded by 65 planes, more than the 64"),
 ])
 def test_bad_environment_fails_compilation_with_the_reason(env_text, needle):
     xml = declare(_lamb_xml("Euler"))

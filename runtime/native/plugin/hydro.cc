@@ -25,6 +25,8 @@ constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy"
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMarkDisplacement = 1, kMarkWindage = 2, kMarkAddedOnly = 3;
+// size limits, runtime/env.py's (MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS; docs/formats.md)
+constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
 
 struct Cell {
   std::string name;
@@ -68,6 +70,9 @@ Env ParseEnv(const std::string& text) {
   Env env;
   if (const json::Value* pl = root.Get("planes")) {
     if (pl->kind != json::Value::kArr) throw Fail("planes: expected a list of [nx, ny, nz, d]");
+    if (pl->arr.size() > kMaxPlanes)
+      throw Fail("planes: " + std::to_string(pl->arr.size()) + " planes, more than the " +
+                 std::to_string(kMaxPlanes) + " an environment may have");
     for (size_t i = 0; i < pl->arr.size(); ++i) {
       double p[4];
       Vec(&pl->arr[i], 4, p, "planes[" + std::to_string(i) + "]");
@@ -80,6 +85,9 @@ Env ParseEnv(const std::string& text) {
   env.P = static_cast<int>(env.planes.size() / 4);
   if (const json::Value* cs = root.Get("cells")) {
     if (cs->kind != json::Value::kArr) throw Fail("cells: expected a list");
+    if (cs->arr.size() > kMaxCells)
+      throw Fail("cells: " + std::to_string(cs->arr.size()) + " cells, more than the " +
+                 std::to_string(kMaxCells) + " an environment may have");
     for (size_t i = 0; i < cs->arr.size(); ++i) {
       const json::Value& c = cs->arr[i];
       Cell cell;
@@ -98,6 +106,11 @@ Env ParseEnv(const std::string& text) {
         }
       }
       cell.signs.resize(env.P, 0);
+      const size_t used = static_cast<size_t>(
+          std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
+      if (used > kMaxCellPlanes)
+        throw Fail(w + " signs: bounded by " + std::to_string(used) + " planes, more than the " +
+                   std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
       cell.density = c.Get("density") ? Num(c.Get("density"), w + " density") : 0.0;
       cell.viscosity = c.Get("viscosity") ? Num(c.Get("viscosity"), w + " viscosity") : 0.0;
       if (cell.density < 0 || cell.viscosity < 0) throw Fail(w + ": density and viscosity must be >= 0");
@@ -337,7 +350,12 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     for (int k = 0; k < ng; ++k)
       if (gi_[4 * k + 3] == kMarkDisplacement) wvol_[gw_[k]] += gvol_[k];
     // ---- cells
-    int P = env.P, nc = static_cast<int>(env.cells.size()), kmax = std::max(1, P);
+    // kmax: the most planes one cell uses (the clip's scratch grows with its square: a world
+    // of many small cells must not size it by all its planes; as runtime/sim.py _Plan)
+    int P = env.P, nc = static_cast<int>(env.cells.size()), kmax = 1;
+    for (const Cell& cell : env.cells)
+      kmax = std::max(kmax, static_cast<int>(std::count_if(cell.signs.begin(), cell.signs.end(),
+                                                           [](int s) { return s != 0; })));
     cpl_.assign(static_cast<size_t>(nc) * kmax * 4, 0.0);
     cnp_.assign(nc, 0);
     cf_.assign(static_cast<size_t>(nc) * core::kNCF, 0.0);
