@@ -27,8 +27,9 @@ _NSIZE = {"sphere": 1, "ellipsoid": 3, "box": 3, "cylinder": 2, "capsule": 2, "m
 class Geom:
     """One displacing geom.
 
-    type: one of GEOM_TYPES.  size: MuJoCo size (m).  pos (3,) and mat (3, 3):
-    pose, geom frame -> world (or body frame, for :func:`equilibrium`).
+    type: one of GEOM_TYPES.  size: MuJoCo size (m), finite and positive.  pos (3,) and
+    mat (3, 3): pose, geom frame -> world (or body frame, for :func:`equilibrium`); finite,
+    and mat a rotation (orthonormal to 1e-6, det +1), else ValueError.
     vertices: (V, 3) mesh vertices in the geom frame (mesh only; the convex hull
     is taken internally).  faces: optional (F, 3) mesh triangles, used only to
     tell whether the mesh is concave (its own volume below its hull's).
@@ -47,15 +48,27 @@ class Geom:
         size = tuple(float(s) for s in np.atleast_1d(self.size))
         if len(size) < _NSIZE[self.type]:
             raise ValueError(f"{self.type} needs {_NSIZE[self.type]} size values, got {size}")
-        if any(s <= 0 for s in size[: _NSIZE[self.type]]):
-            raise ValueError(f"{self.type} size must be positive, got {size}")
+        if not all(np.isfinite(s) and s > 0 for s in size[: _NSIZE[self.type]]):
+            raise ValueError(f"{self.type} size must be finite and positive, got {size}")
         if self.type == "mesh" and self.vertices is None:
             raise ValueError("mesh geom needs vertices")
+        pos = np.asarray(self.pos, dtype=np.float64)
+        mat = np.asarray(self.mat, dtype=np.float64)
+        if pos.size != 3 or mat.size != 9:
+            raise ValueError(f"pos is 3 numbers and mat a 3x3 rotation, got shapes {pos.shape} and {mat.shape}")
+        pos, mat = pos.reshape(3), mat.reshape(3, 3)
+        if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(mat))):
+            raise ValueError(f"pos and mat must be finite, got pos {pos.tolist()}, mat {mat.tolist()}")
+        if not np.allclose(mat.T @ mat, np.eye(3), rtol=0.0, atol=1e-6) or np.linalg.det(mat) < 0:
+            raise ValueError(f"mat must be a rotation (orthonormal, det +1; MuJoCo's xmat), got {mat.tolist()}")
         object.__setattr__(self, "size", size)
-        object.__setattr__(self, "pos", np.asarray(self.pos, dtype=np.float64).reshape(3))
-        object.__setattr__(self, "mat", np.asarray(self.mat, dtype=np.float64).reshape(3, 3))
+        object.__setattr__(self, "pos", pos)
+        object.__setattr__(self, "mat", mat)
         if self.vertices is not None:
-            object.__setattr__(self, "vertices", np.asarray(self.vertices, dtype=np.float64).reshape(-1, 3))
+            verts = np.asarray(self.vertices, dtype=np.float64).reshape(-1, 3)
+            if not np.all(np.isfinite(verts)):
+                raise ValueError("mesh vertices must be finite")
+            object.__setattr__(self, "vertices", verts)
 
     @property
     def code(self) -> int:

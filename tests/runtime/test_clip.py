@@ -523,3 +523,25 @@ def test_one_half_space_is_normalised_as_the_array_path():
         _half_space([0, 1], 0.0)
     with pytest.raises(ValueError, match="unknown geom type 'torus'"):
         clip_batch("torus", np.ones((2, 3)), np.zeros((2, 3)), np.tile(np.eye(3), (2, 1, 1)), [0, 0, 1], 0.0)
+
+
+def test_a_geom_that_is_not_a_shape_at_a_pose_is_refused():
+    """Geom refuses what would clip to nonsense without a word: NaN or infinite sizes (a NaN box
+    clipped to volume 0), a non-finite pose, a mat that is no rotation (2 I was clipped as if it
+    were one), a reflection, non-finite mesh vertices."""
+    from aurgen.runtime.hydrostatics import Geom
+
+    z, eye = np.zeros(3), np.eye(3)
+    for kwargs, needle in (({"size": (np.nan, 1, 1)}, "finite and positive"),
+                           ({"size": (np.inf, 1, 1)}, "finite and positive"),
+                           ({"pos": [np.inf, 0, 0]}, "must be finite"),
+                           ({"mat": 2 * eye}, "must be a rotation"),
+                           ({"mat": np.diag([1.0, 1.0, -1.0])}, "must be a rotation"),
+                           ({"mat": np.ones((2, 2))}, "3x3 rotation")):
+        args = {"type": "box", "size": (1, 1, 1), "pos": z, "mat": eye, **kwargs}
+        with pytest.raises(ValueError, match=needle):
+            Geom(**args)
+    with pytest.raises(ValueError, match="vertices must be finite"):
+        Geom("mesh", (), z, eye, vertices=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, np.nan]]))
+    r = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # a rotation: accepted
+    assert clip(Geom("box", (1, 1, 1), z, r), n=(0, 0, 1), d=0.0).volume == pytest.approx(4.0)
