@@ -198,13 +198,34 @@ def type_codes(types, n: int) -> np.ndarray:
     return codes
 
 
+# size entries each type uses (MuJoCo's), by mjtGeom code: sphere 1, capsule and cylinder 2,
+# ellipsoid and box 3, mesh none (its hull carries its size)
+_NSIZE_CODE = np.zeros(8, dtype=np.int64)
+for _name, _k in (("sphere", 1), ("capsule", 2), ("ellipsoid", 3), ("cylinder", 2), ("box", 3)):
+    _NSIZE_CODE[TYPE_CODE[_name]] = _k
+
+
+def _check_batch(codes, sizes, pos, mats) -> None:
+    """ValueError for a batch :func:`Geom` would refuse: a used size entry not finite and
+    positive, a non-finite pose (vectorised; mats are taken as rotations unchecked)."""
+    used = np.arange(3) < _NSIZE_CODE[codes][:, None]
+    bad = used & ~(np.isfinite(sizes[:, :3]) & (sizes[:, :3] > 0))
+    if bad.any():
+        i = int(np.nonzero(bad.any(axis=1))[0][0])
+        raise ValueError(f"sizes[{i}] = {sizes[i].tolist()}: a {CODE_TYPE[int(codes[i])]}'s sizes must be "
+                         f"finite and positive")
+    if not (np.isfinite(pos).all() and np.isfinite(mats).all()):
+        raise ValueError("pos and mats must be finite")
+
+
 def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     """Clip N geoms by one half-space ``n·x <= d``; the same core as :func:`clip`.
 
     types: a name, a list of names, or MuJoCo mjtGeom codes (N,).  sizes (N, 3)
     (pad unused entries), pos (N, 3), mats (N, 3, 3).  For mesh geoms, mesh_ids
     (N,) index into ``hulls`` (a :func:`pack_hulls` tuple or a list of Hull).
-    Returns volumes (N,) m^3, centroids (N, 3) world, areas (N,) m^2.
+    Returns volumes (N,) m^3, centroids (N, 3) world, areas (N,) m^2.  Sizes and poses are
+    checked as :class:`Geom` checks them (ValueError), but for the rotations.
     """
     pos = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1, 3)
     N = len(pos)
@@ -213,6 +234,7 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     if sizes.shape[1] < 3:
         sizes = np.hstack([sizes, np.zeros((N, 3 - sizes.shape[1]))])
     mats = np.ascontiguousarray(mats, dtype=np.float64).reshape(N, 3, 3)
+    _check_batch(codes, sizes, pos, mats)
     if hulls is None:
         hulls = EMPTY_HULLS
     elif not isinstance(hulls, tuple):

@@ -3,7 +3,8 @@
 The kernel is C++17 (``runtime/native/core``), reached through the nanobind
 module :mod:`aurgen.runtime._native`; this module re-exports it with the type
 codes.  :func:`clip_into` takes preallocated arrays and writes its results in
-place::
+place (the raw core: it checks shapes and indices, not values; ``hydrostatics.Geom``
+and ``clip_batch`` check sizes and poses before calling it)::
 
     clip_into(types, sizes, pos, mats, mesh_ids, hulls, planes, out, want_wp)
 

@@ -545,3 +545,22 @@ def test_a_geom_that_is_not_a_shape_at_a_pose_is_refused():
         Geom("mesh", (), z, eye, vertices=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, np.nan]]))
     r = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # a rotation: accepted
     assert clip(Geom("box", (1, 1, 1), z, r), n=(0, 0, 1), d=0.0).volume == pytest.approx(4.0)
+
+
+def test_clip_batch_refuses_what_geom_refuses_naming_the_row():
+    """clip_batch checks each row's used size entries (finite, positive; a sphere's padding zeros
+    are not used) and the poses' finiteness, naming the first bad row."""
+    eye3 = np.tile(np.eye(3), (3, 1, 1))
+    sizes = np.ones((3, 3))
+    sizes[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"sizes\[2\] = \[1.0, nan, 1.0\]: a box's sizes"):
+        clip_batch("box", sizes, np.zeros((3, 3)), eye3, [0, 0, 1], 0.0)
+    with pytest.raises(ValueError, match=r"sizes\[1\].*a sphere's"):
+        clip_batch("sphere", [[0.5], [-1.0], [0.2]], np.zeros((3, 3)), eye3, [0, 0, 1], 0.0)
+    pos = np.zeros((3, 3))
+    pos[0, 0] = np.inf
+    with pytest.raises(ValueError, match="pos and mats must be finite"):
+        clip_batch("box", np.ones((3, 3)), pos, eye3, [0, 0, 1], 0.0)
+    v, _, _ = clip_batch(["sphere", "capsule", "box"], [[0.5, 0, 0], [0.2, 0.3, 0], [1, 1, 1]],
+                         np.zeros((3, 3)), eye3, [0, 0, 1], 0.0)
+    assert v == pytest.approx([0.5 * 4 / 3 * np.pi * 0.125, 0.5 * (np.pi * 0.04 * 0.6 + 4 / 3 * np.pi * 0.008), 4.0])
