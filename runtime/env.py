@@ -282,9 +282,10 @@ def parse(obj) -> Environment:
         names.add(name)
         key = f"{key} ({name!r})"
         signs = _signs(c.get("signs", []), f"{key}.signs", len(P))
-        if sum(1 for x in signs if x != 0) > MAX_CELL_PLANES:
-            raise EnvironmentInvalid(f"{key}.signs: bounded by {sum(1 for x in signs if x != 0)} planes, more "
-                                     f"than the {MAX_CELL_PLANES} a cell may use (split it into several cells)")
+        used = sum(1 for x in signs if x != 0)
+        if used > MAX_CELL_PLANES:
+            raise EnvironmentInvalid(f"{key}.signs: bounded by {used} planes, more than the {MAX_CELL_PLANES} "
+                                     f"a cell may use (split it into several cells)")
         rho = _num(c.get("density", 0.0), f"{key}.density")
         visc = _num(c.get("viscosity", 0.0), f"{key}.viscosity")
         if rho < 0:

@@ -21,6 +21,24 @@ GEOM_TYPES = ("sphere", "ellipsoid", "box", "cylinder", "capsule", "mesh")
 TYPE_CODE = {"sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6, "mesh": 7}
 CODE_TYPE = {v: k for k, v in TYPE_CODE.items()}
 _NSIZE = {"sphere": 1, "ellipsoid": 3, "box": 3, "cylinder": 2, "capsule": 2, "mesh": 0}
+#: the same by mjtGeom code (a mesh's hull carries its size)
+NSIZE_CODE = np.zeros(max(CODE_TYPE) + 1, dtype=np.int64)
+for _name, _k in _NSIZE.items():
+    NSIZE_CODE[TYPE_CODE[_name]] = _k
+
+
+def check_sizes_and_poses(codes, sizes, pos, mats) -> None:
+    """ValueError unless each row's used size entries (``NSIZE_CODE``) are finite and positive
+    and the poses finite, naming the first bad row; (N,) codes, (N, >=3) sizes, (N, 3) pos,
+    (N, 3, 3) mats. Rotations are not checked here (:class:`Geom` checks its own)."""
+    used = np.arange(3) < NSIZE_CODE[codes][:, None]
+    bad = used & ~(np.isfinite(sizes[:, :3]) & (sizes[:, :3] > 0))
+    if bad.any():
+        i = int(np.nonzero(bad.any(axis=1))[0][0])
+        raise ValueError(f"sizes[{i}] = {sizes[i].tolist()}: a {CODE_TYPE[int(codes[i])]}'s sizes must be "
+                         f"finite and positive")
+    if not (np.isfinite(pos).all() and np.isfinite(mats).all()):
+        raise ValueError("pos and mats must be finite")
 
 
 @record(eq=False)
@@ -48,8 +66,6 @@ class Geom:
         size = tuple(float(s) for s in np.atleast_1d(self.size))
         if len(size) < _NSIZE[self.type]:
             raise ValueError(f"{self.type} needs {_NSIZE[self.type]} size values, got {size}")
-        if not all(np.isfinite(s) and s > 0 for s in size[: _NSIZE[self.type]]):
-            raise ValueError(f"{self.type} size must be finite and positive, got {size}")
         if self.type == "mesh" and self.vertices is None:
             raise ValueError("mesh geom needs vertices")
         pos = np.asarray(self.pos, dtype=np.float64)
@@ -57,8 +73,9 @@ class Geom:
         if pos.size != 3 or mat.size != 9:
             raise ValueError(f"pos is 3 numbers and mat a 3x3 rotation, got shapes {pos.shape} and {mat.shape}")
         pos, mat = pos.reshape(3), mat.reshape(3, 3)
-        if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(mat))):
-            raise ValueError(f"pos and mat must be finite, got pos {pos.tolist()}, mat {mat.tolist()}")
+        size3 = np.zeros(3)
+        size3[: min(3, len(size))] = size[:3]
+        check_sizes_and_poses(np.array([TYPE_CODE[self.type]]), size3[None], pos[None], mat[None])
         if not np.allclose(mat.T @ mat, np.eye(3), rtol=0.0, atol=1e-6) or np.linalg.det(mat) < 0:
             raise ValueError(f"mat must be a rotation (orthonormal, det +1; MuJoCo's xmat), got {mat.tolist()}")
         object.__setattr__(self, "size", size)

@@ -41,7 +41,7 @@ import numpy as np
 from aurgen.records import record
 
 from .geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
-                    hull_of, pack_hulls)
+                    check_sizes_and_poses, hull_of, pack_hulls)
 from .kernel import OUT_W, T_MESH, clip_into, full_local, support_local
 
 __all__ = [
@@ -198,26 +198,6 @@ def type_codes(types, n: int) -> np.ndarray:
     return codes
 
 
-# size entries each type uses (MuJoCo's), by mjtGeom code: sphere 1, capsule and cylinder 2,
-# ellipsoid and box 3, mesh none (its hull carries its size)
-_NSIZE_CODE = np.zeros(8, dtype=np.int64)
-for _name, _k in (("sphere", 1), ("capsule", 2), ("ellipsoid", 3), ("cylinder", 2), ("box", 3)):
-    _NSIZE_CODE[TYPE_CODE[_name]] = _k
-
-
-def _check_batch(codes, sizes, pos, mats) -> None:
-    """ValueError for a batch :func:`Geom` would refuse: a used size entry not finite and
-    positive, a non-finite pose (vectorised; mats are taken as rotations unchecked)."""
-    used = np.arange(3) < _NSIZE_CODE[codes][:, None]
-    bad = used & ~(np.isfinite(sizes[:, :3]) & (sizes[:, :3] > 0))
-    if bad.any():
-        i = int(np.nonzero(bad.any(axis=1))[0][0])
-        raise ValueError(f"sizes[{i}] = {sizes[i].tolist()}: a {CODE_TYPE[int(codes[i])]}'s sizes must be "
-                         f"finite and positive")
-    if not (np.isfinite(pos).all() and np.isfinite(mats).all()):
-        raise ValueError("pos and mats must be finite")
-
-
 def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     """Clip N geoms by one half-space ``n·x <= d``; the same core as :func:`clip`.
 
@@ -234,7 +214,7 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     if sizes.shape[1] < 3:
         sizes = np.hstack([sizes, np.zeros((N, 3 - sizes.shape[1]))])
     mats = np.ascontiguousarray(mats, dtype=np.float64).reshape(N, 3, 3)
-    _check_batch(codes, sizes, pos, mats)
+    check_sizes_and_poses(codes, sizes, pos, mats)
     if hulls is None:
         hulls = EMPTY_HULLS
     elif not isinstance(hulls, tuple):

@@ -202,16 +202,17 @@ class _Plan:
 
         # cells
         nc = len(env.cells)
+        cell_rows = [env.cell_planes(c) for c in range(nc)]
         # the most planes one cell uses: the clip's scratch grows with its square, so a world of
         # many small cells must not size it by all its planes
-        kmax = max([1] + [sum(1 for s in cell.signs if s != 0) for cell in env.cells])
+        kmax = max([1] + [len(rows) for rows in cell_rows])
         cpl = np.zeros((nc, kmax, 4))
         cnp = np.zeros(nc, dtype=np.int64)
         cf = np.zeros((nc, fz.NCF))
         gvec = np.array(env.gravity.at(np.zeros(3)) if env.gravity.kind == "uniform" else (0, 0, -1.0))
         percell = any(c.gravity is not None for c in env.cells)
         for c, cell in enumerate(env.cells):
-            rows = env.cell_planes(c)
+            rows = cell_rows[c]
             cpl[c, : len(rows)] = rows
             cnp[c] = len(rows)
             cf[c, fz.C_RHO] = cell.density
@@ -622,8 +623,9 @@ class Simulation:
 
     def step(self, n: int = 1):
         """Advance n steps (mj_step with the runtime's forces), keeping the health ledger."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"step(n): n is a whole number of steps >= 0, got {n!r}")
+        if type(n) is not int or n < 0:  # the common case first: step(1) in a control loop
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+                raise ValueError(f"step(n): n is a whole number of steps >= 0, got {n!r}")
         m, d = self.model, self.data
         self.monitor.tally.activate()  # MuJoCo's messages in this thread go to this run's tally
         if self._plugin:  # the plugin keeps the ledger and counts MuJoCo's resets: no Python per step

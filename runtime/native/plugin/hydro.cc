@@ -31,6 +31,7 @@ constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
 struct Cell {
   std::string name;
   std::vector<int> signs;  // per plane: -1 (n.x <= d), +1 (n.x >= d), 0
+  int used = 0;            // the planes that bound it (nonzero signs)
   double density = 0, viscosity = 0, flow[3] = {0, 0, 0}, gravity[3] = {0, 0, 0};
   bool has_gravity = false;
 };
@@ -106,10 +107,10 @@ Env ParseEnv(const std::string& text) {
         }
       }
       cell.signs.resize(env.P, 0);
-      const size_t used = static_cast<size_t>(
+      cell.used = static_cast<int>(
           std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
-      if (used > kMaxCellPlanes)
-        throw Fail(w + " signs: bounded by " + std::to_string(used) + " planes, more than the " +
+      if (static_cast<size_t>(cell.used) > kMaxCellPlanes)
+        throw Fail(w + " signs: bounded by " + std::to_string(cell.used) + " planes, more than the " +
                    std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
       cell.density = c.Get("density") ? Num(c.Get("density"), w + " density") : 0.0;
       cell.viscosity = c.Get("viscosity") ? Num(c.Get("viscosity"), w + " viscosity") : 0.0;
@@ -353,9 +354,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     // kmax: the most planes one cell uses (the clip's scratch grows with its square: a world
     // of many small cells must not size it by all its planes; as runtime/sim.py _Plan)
     int P = env.P, nc = static_cast<int>(env.cells.size()), kmax = 1;
-    for (const Cell& cell : env.cells)
-      kmax = std::max(kmax, static_cast<int>(std::count_if(cell.signs.begin(), cell.signs.end(),
-                                                           [](int s) { return s != 0; })));
+    for (const Cell& cell : env.cells) kmax = std::max(kmax, cell.used);
     cpl_.assign(static_cast<size_t>(nc) * kmax * 4, 0.0);
     cnp_.assign(nc, 0);
     cf_.assign(static_cast<size_t>(nc) * core::kNCF, 0.0);
