@@ -90,3 +90,21 @@ def test_a_closed_pipe_ends_quietly(argv, tmp_path):
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert proc.returncode in (0, 141)  # done before the pipe closed, or stopped by it, the Unix way
+
+
+def test_processes_with_different_hash_salts_write_the_same_bytes(tmp_path):
+    """Python salts str hashes per process: a set or a hash() that reached an
+    output would change it from run to run, which one process cannot see."""
+    trees = []
+    for salt in ("0", "4242"):
+        out = tmp_path / f"salt{salt}"
+        env = dict(os.environ, PYTHONHASHSEED=salt)
+        for argv in (["build", "--all", "-o", str(out / "build")],
+                     ["sim", str(out / "build" / "worlds" / "open_water.xml"), "--duration", "0.3",
+                      "--quiet", "--out", str(out / "run.csv")]):
+            r = subprocess.run([sys.executable, "-m", "aurgen", *argv], capture_output=True, text=True,
+                               env=env, cwd=tmp_path)
+            assert r.returncode == 0, r.stderr
+        trees.append(_tree(out))
+    assert len(trees[0]) > 15 and "run.csv" in trees[0]
+    assert trees[0] == trees[1]
