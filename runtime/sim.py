@@ -15,7 +15,8 @@ Forces are computed inside MuJoCo's pipeline by the engine plugin
 ``aurgen.hydrostatics`` (runtime/native/plugin): a file that declares it runs
 as it is; otherwise the instance is attached through MjSpec (with the
 environment text, the options it takes over, and ``simple="false"`` on bodies
-that carry added mass) and the model recompiled. Mesh displacement geoms are
+that carry added mass; aurgen.runtime.attach) and the model recompiled, and
+``to_xml()`` writes the same edits into the source's text. Mesh displacement geoms are
 served too (the plugin takes their convex hulls from MuJoCo's, mesh_graph).
 The plugin also keeps the health ledger in its state (aurgen.runtime.health),
 so ``step(n)`` is one ``mj_step(m, d, nstep=n)``: no Python runs per step.
@@ -41,6 +42,7 @@ import numpy as np
 from aurgen.errors import AurgenError
 
 from . import added_mass as am
+from . import attach
 from . import env as envmod
 from . import forces as fz
 from . import plugin as hplugin
@@ -110,14 +112,23 @@ def _compile(source):
                               f"MuJoCo could not compile it: {exc}") from None
 
 
-def _recompile_not_simple(src, bodies):
+def _body_names(m, ids) -> set:
+    return {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(b)) for b in ids}
+
+
+def _read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _spec_of(src):
+    """The MjSpec of a ("path" | "string", path or text) source."""
     kind, s = src
-    spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
-    names = set(bodies)
-    for b in spec.bodies:
-        if b.name in names:
-            b.simple = 0
-    return spec.compile()
+    return mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
+
+
+def _recompile_not_simple(src, bodies):
+    return attach.not_simple(_spec_of(src), bodies).compile()
 
 
 def _chain(m, b):
@@ -434,7 +445,11 @@ class Simulation:
         _positive("settle_window", settle_window, "seconds")
         _positive("settle_tol", settle_tol, "metres")
         self._ref = _ENGINES.get(engine)  # a reference engine, or None: the plugin
+        self._attachment = None  # what the plugin's attachment wrote into the source (to_xml)
         m, src = _compile(model)
+        self._xml = None  # the source's bytes as compiled, for to_xml
+        if src is not None:
+            self._xml = src[1].encode() if src[0] == "string" else _read_bytes(src[1])
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
         if environment is not None:
@@ -452,11 +467,13 @@ class Simulation:
         if env is not None:
             d = mujoco.MjData(m)
             plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+            simple = _body_names(m, [b for b in range(m.nbody) if m.body_simple[b]])  # as the source has it
+            welds = []
             if plan.missing_offdiag:
                 if src is None:
                     raise SimulationError("bodies carrying added mass need full mass-matrix rows: write them "
                                           '<body simple="false"> (or pass a path/string so the runtime can)')
-                names = sorted({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.missing_offdiag})
+                names = welds = sorted(_body_names(m, plan.missing_offdiag))
                 m = _recompile_not_simple(src, names)
                 d = mujoco.MjData(m)
                 plan = _Plan(m, d, env, drag, added_mass, buoyancy)
@@ -467,7 +484,15 @@ class Simulation:
             self._plugin = self._ref is None and self._plugin_mode(m, src)
             if self._plugin:
                 if src is not None:
-                    m = self._attach(src, env, plan, drag, added_mass, buoyancy, settle_window, track)
+                    # simple="false" where the source leaves a body carrying added mass simple
+                    names = (_body_names(m, plan.added_bodies) | set(welds)) & simple
+                    self._attachment = attach.Attachment(
+                        self._plugin_config(settle_window, track, drag=drag, added_mass=added_mass,
+                                            buoyancy=buoyancy),
+                        environment=env.to_json(),
+                        gravity=tuple(env.gravity.g) if plan.gk == 0 else (0.0, 0.0, 0.0),
+                        not_simple=tuple(sorted(names)))
+                    m = self._attach(src, self._attachment)
                     d = mujoco.MjData(m)
                     plan = _Plan(m, d, env, drag, added_mass, buoyancy)
                     self._finish(m, env, plan)
@@ -479,7 +504,9 @@ class Simulation:
             if self._ref is None and (src is not None or self._declares_plugin(m)):
                 self._plugin = self._plugin_mode(m, src)
                 if src is not None:
-                    m = self._attach_plain(src, settle_window, track)
+                    self._attachment = attach.Attachment(self._plugin_config(settle_window, track,
+                                                                             ledger="plain"))
+                    m = self._attach(src, self._attachment)
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
         ledger = None
@@ -531,63 +558,41 @@ class Simulation:
         return True
 
     @staticmethod
-    def _spec_with_plugin(src, config, settle_window, track):
-        """(kind, text or path) -> its MjSpec with the plugin instance configured: ``config``
-        and the health ledger's settle window and tracked body."""
-        kind, s = src
-        spec = mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
-        config = dict(config, settle_window=repr(float(settle_window)))
-        if track is not None:
-            config["track"] = str(track)
-        ours = [p for p in spec.plugins if p.plugin_name == hplugin.NAME]
-        if ours:
-            ours[0].config = config
-        else:
-            spec.activate_plugin(hplugin.NAME)
-            p = spec.add_plugin()
-            p.name = PLUGIN_INSTANCE
-            p.plugin_name = hplugin.NAME
-            p.active = True
-            p.config = config
-        return spec
-
-    @staticmethod
-    def _compile(spec, src):
+    def _attach(src, att):
+        """The source recompiled through MjSpec with ``att`` (aurgen.runtime.attach: the
+        plugin instance, the environment text, the options it takes over, full mass-matrix
+        rows where added mass needs them)."""
         try:
-            return spec.compile()
+            return attach.to_spec(_spec_of(src), att).compile()
         except ValueError as exc:
             raise SimulationError(f"{src[1] if src[0] == 'path' else 'MJCF string'}: {exc}") from None
 
     @staticmethod
-    def _attach_plain(src, settle_window=1.0, track=None):
-        """A model with no environment recompiled with the plugin in ``ledger`` plain: no
-        forces, MuJoCo's options untouched, the health ledger's state checks and height window
-        kept by the plugin (no Python per step)."""
-        spec = Simulation._spec_with_plugin(src, {"ledger": "plain"}, settle_window, track)
-        return Simulation._compile(spec, src)
+    def _plugin_config(settle_window, track, **config):
+        """The instance's config: the switches given, the health ledger's settle window and
+        tracked body."""
+        config = {k: v if isinstance(v, str) else str(bool(v)).lower() for k, v in config.items()}
+        config["settle_window"] = repr(float(settle_window))
+        if track is not None:
+            config["track"] = str(track)
+        return config
 
-    @staticmethod
-    def _attach(src, env, plan, drag, added_mass, buoyancy, settle_window=1.0, track=None):
-        """The model recompiled through MjSpec with the plugin instance (its config: the
-        force switches, and the health ledger's settle window and tracked body), the
-        environment text, the options the plugin takes over, and full mass-matrix rows
-        where added mass needs them."""
-        config = {"drag": str(bool(drag)).lower(), "added_mass": str(bool(added_mass)).lower(),
-                  "buoyancy": str(bool(buoyancy)).lower()}
-        spec = Simulation._spec_with_plugin(src, config, settle_window, track)
-        texts = [t for t in spec.texts if t.name == envmod.ENV_TEXT]
-        t = texts[0] if texts else spec.add_text()
-        t.name = envmod.ENV_TEXT
-        t.data = env.to_json()
-        spec.option.density = 0.0
-        spec.option.viscosity = 0.0
-        spec.option.wind = [0.0, 0.0, 0.0]
-        spec.option.gravity = list(env.gravity.g) if plan.gk == 0 else [0.0, 0.0, 0.0]
-        names = {mujoco.mj_id2name(plan.m, mujoco.mjtObj.mjOBJ_BODY, b) for b in plan.added_bodies}
-        for b in spec.bodies:
-            if b.name in names:
-                b.simple = 0
-        return Simulation._compile(spec, src)
+    def to_xml(self) -> str:
+        """The MJCF this simulation runs: the source with the ``aurgen.hydrostatics``
+        instance and its config, the environment text and the options the plugin takes
+        over (gravity, no built-in fluid model).  Any MuJoCo host with the plugin
+        registered runs it as ``step`` does, bit for bit: ``python -m mujoco.viewer
+        --mjcf`` after saving it, MuJoCo's ``simulate`` with the plugin library, a
+        ``mujoco.MjModel.from_xml_string`` of its own.  Asset files (meshes) stay named
+        as the source names them, relative to the source's folder.  An ``MjModel``
+        given as the model has no MJCF to return (SimulationError)."""
+        if self._attachment is None:
+            raise SimulationError("this simulation was made from an MjModel (or by a reference engine), "
+                                  "which keeps no MJCF: pass the MJCF path or string to Simulation")
+        try:
+            return attach.to_xml(self._xml, self._attachment)
+        except attach.AttachError as exc:
+            raise SimulationError(f"{self.source}: {exc}") from None
 
     @staticmethod
     def _declares_plugin(m) -> bool:

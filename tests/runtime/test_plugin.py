@@ -239,6 +239,72 @@ def test_a_c_host_floats_the_blueboat_and_without_the_library_gets_the_documente
         assert f"\"{error}\"" in " ".join(readme.read_text().split())
 
 
+@pytest.mark.parametrize("source, kwargs", [("blueboat/blueboat.xml", {"water": 1025.0}),
+                                            ("bluerov2/bluerov2.xml", {"water": 997.0, "drag": False}),
+                                            ("worlds/open_water.xml", {"settle_window": 0.5})])
+def test_to_xml_runs_in_a_plain_mujoco_process_bit_for_bit(world, tmp_path, source, kwargs):
+    """Simulation.to_xml(): the MJCF the simulation runs (plugin instance, its config, the
+    environment), saved next to the source (a world names its vehicles' files relative to
+    its own folder) and stepped in a process that imports only mujoco, follows the
+    Simulation's trajectory bitwise (a vehicle file holds no plugin or water of its own)."""
+    if not _entry_point_installed():
+        pytest.skip("the installed aurgen declares no mujoco.plugins entry point (reinstall aurgen)")
+    with Simulation(world / source, **kwargs) as sim:
+        text = sim.to_xml()
+        sim.step(700)
+        want = sim.data.qpos.tobytes().hex()
+        window = sim.monitor.plugin.nz
+    path = (world / source).with_name("to_xml_saved.xml")
+    path.write_text(text)
+    code = ("import sys, mujoco\n"
+            "m = mujoco.MjModel.from_xml_path(sys.argv[1]); d = mujoco.MjData(m)\n"
+            "for _ in range(700): mujoco.mj_step(m, d)\n"
+            "print(d.qpos.tobytes().hex(), m.nplugin, "
+            "sorted(k for k in sys.modules if k.startswith('aurgen.runtime.')))\n")
+    try:
+        r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                           cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    finally:
+        path.unlink()
+    assert r.returncode == 0, r.stderr[-2000:]
+    got, nplugin, mods = r.stdout.split(" ", 2)
+    assert set(eval(mods)) <= {"aurgen.runtime.plugin", "aurgen.runtime._build_info"}
+    assert int(nplugin) == 1 and got == want
+    assert f'plugin="{hplugin.NAME}"' in text and f'value="{0.5 if "settle_window" in kwargs else 1.0}"' in text
+    assert window > 0
+
+
+def test_to_xml_of_a_string_writes_what_the_attachment_changed(tmp_path):
+    """An MJCF string whose body carries added mass without simple="false", in a
+    non-uniform density: to_xml writes simple="false", the environment and the options
+    exactly (repr), and a plain mujoco compiles it to the same model, stepping bitwise."""
+    g = geom("ellipsoid", (0.5, 0.1, 0.1), extra='fluidshape="ellipsoid"')
+    b = body("e", (0, 0, -2.0), 0.5 * 1000.0 * 4 / 3 * math.pi * 0.5 * 0.01, (0.01, 0.05, 0.05), g,
+             euler=(0.3, 0.5, 0.2))
+    xml = mjcf(b, integrator="RK4", gravity=(0.1, 0.0, -9.7)).replace("<option ", '<option density="1.2" ')
+    assert "simple" not in xml
+    env = water_env(1000.0 / 3, g=9.80665)
+    with Simulation(xml, environment=env) as sim:
+        text = sim.to_xml()
+        m = mujoco.MjModel.from_xml_string(text)
+        d = mujoco.MjData(m)
+        for _ in range(300):
+            mujoco.mj_step(m, d)
+        sim.step(300)
+        assert np.array_equal(d.qpos, sim.data.qpos) and np.array_equal(d.qvel, sim.data.qvel)
+    assert 'simple="false"' in text and repr(1000.0 / 3) in text
+    assert m.body("e").simple == 0 and m.opt.density == 0  # the plugin, not MuJoCo's fluid model
+    assert np.array_equal(m.opt.gravity, [0.0, 0.0, -9.80665])  # the environment's
+
+
+def test_to_xml_of_an_mjmodel_is_a_clear_error(world):
+    from aurgen.runtime.sim import SimulationError
+
+    m = mujoco.MjModel.from_xml_string(declare(_world_xml(world, "implicitfast")))
+    with Simulation(m) as sim, pytest.raises(SimulationError, match="made from an MjModel.*pass the MJCF path"):
+        sim.to_xml()
+
+
 @pytest.mark.parametrize("integrator", ("implicitfast", "RK4"))
 def test_simulation_runs_on_the_plugin_with_no_callback(world, integrator):
     """Simulation attaches the instance through MjSpec (the world file declares none) and
