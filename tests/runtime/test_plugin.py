@@ -297,6 +297,42 @@ def test_to_xml_of_a_string_writes_what_the_attachment_changed(tmp_path):
     assert np.array_equal(m.opt.gravity, [0.0, 0.0, -9.80665])  # the environment's
 
 
+def _with_sleep(xml: str) -> str:
+    assert xml.count("<option ") == 1
+    return xml.replace("<option ", '<option><flag sleep="enable"/></option><option ', 1)
+
+
+def test_sleep_enabled_leaves_the_vehicles_awake_and_a_body_kept_awake_bitwise(world):
+    """MuJoCo's sleep (mjENBL_SLEEP) stops a tree whose speed stayed under
+    opt.sleep_tolerance: the emitted vehicles are actuated, which MuJoCo's compiler
+    keeps awake (mjSLEEP_AUTO_NEVER), so their world steps bitwise as without sleep.
+    A passive floating body may fall asleep while it still settles (docs/runtime.md,
+    the limits); sleep="never" on it gives back the trajectory without sleep, bit for bit."""
+    def run(xml, n):
+        m = mujoco.MjModel.from_xml_string(declare(xml))
+        d = mujoco.MjData(m)
+        for _ in range(n):
+            mujoco.mj_step(m, d)
+        return m, d
+
+    xml = _world_xml(world, "implicitfast")
+    m, d = run(_with_sleep(xml), 3000)
+    assert m.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP
+    assert set(m.tree_sleep_policy.tolist()) == {int(mujoco.mjtSleepPolicy.mjSLEEP_AUTO_NEVER)}
+    assert np.array_equal(d.qpos, run(xml, 3000)[1].qpos)
+
+    g = geom("box", (0.5, 0.3, 0.2))
+    box = mjcf(body("b", (0, 0, 0.1), 0.5 * 1000 * 0.24, (1, 1, 1), g), env=water_env(1000.0),
+               integrator="implicitfast")
+    awake = run(box, 6000)[1]
+    m, asleep = run(_with_sleep(box), 6000)
+    assert m.tree_sleep_policy[0] == mujoco.mjtSleepPolicy.mjSLEEP_AUTO_ALLOWED
+    assert asleep.tree_asleep[0] >= 0  # asleep (MuJoCo: < 0 counts down while awake)
+    assert abs(asleep.qpos[2] - awake.qpos[2]) > 1e-4  # stopped before the equilibrium
+    kept = run(_with_sleep(box).replace('<body name="b"', '<body name="b" sleep="never"'), 6000)[1]
+    assert np.array_equal(kept.qpos, awake.qpos) and np.array_equal(kept.qvel, awake.qvel)
+
+
 def test_to_xml_of_an_mjmodel_is_a_clear_error(world):
     from aurgen.runtime.sim import SimulationError
 
