@@ -109,11 +109,12 @@ def to_xml(text: bytes, att: Attachment) -> str:
         t = texts[0] if texts else etree.SubElement(_child(root, "custom"), "text", name=envmod.ENV_TEXT)
         t.set("data", att.environment)
     if att.gravity is not None:
-        opt = _child(root, "option", index=0)
-        opt.set("density", "0")
-        opt.set("viscosity", "0")
-        opt.set("wind", "0 0 0")
-        opt.set("gravity", " ".join(repr(float(g)) for g in att.gravity))
+        _child(root, "option", index=0)
+        for opt in root.findall("option"):  # each, so a later one can't override the edit
+            opt.set("density", "0")
+            opt.set("viscosity", "0")
+            opt.set("wind", "0 0 0")
+            opt.set("gravity", " ".join(repr(float(g)) for g in att.gravity))
     for name in att.not_simple:
         bodies = [b for b in root.iter("body") if b.get("name") == name]
         if not bodies:

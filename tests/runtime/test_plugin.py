@@ -275,14 +275,15 @@ def test_to_xml_runs_in_a_plain_mujoco_process_bit_for_bit(world, tmp_path, sour
 
 
 def test_to_xml_of_a_string_writes_what_the_attachment_changed(tmp_path):
-    """An MJCF string whose body carries added mass without simple="false", in a
-    non-uniform density: to_xml writes simple="false", the environment and the options
+    """An MJCF string whose body carries added mass without simple="false", with two
+    <option> elements setting gravity and density: to_xml writes simple="false", the environment and the options
     exactly (repr), and a plain mujoco compiles it to the same model, stepping bitwise."""
     g = geom("ellipsoid", (0.5, 0.1, 0.1), extra='fluidshape="ellipsoid"')
     b = body("e", (0, 0, -2.0), 0.5 * 1000.0 * 4 / 3 * math.pi * 0.5 * 0.01, (0.01, 0.05, 0.05), g,
              euler=(0.3, 0.5, 0.2))
     xml = mjcf(b, integrator="RK4", gravity=(0.1, 0.0, -9.7)).replace("<option ", '<option density="1.2" ')
-    assert "simple" not in xml
+    xml = xml.replace("<worldbody", '<option gravity="0 0 -1" density="3"/><worldbody', 1)  # a later one
+    assert "simple" not in xml and xml.count("<option ") == 2
     env = water_env(1000.0 / 3, g=9.80665)
     with Simulation(xml, environment=env) as sim:
         text = sim.to_xml()
