@@ -326,19 +326,15 @@ _ENV = None
 
 
 def environment():
-    """The Jinja environment over the bundled templates (``f``: a number, ``v``: a vector)."""
+    """The Jinja environment over the bundled templates (``f``: a number, ``v``: a vector),
+    precompiled in a wheel (aurgen.templating)."""
     global _ENV
     if _ENV is None:
-        import jinja2
-
+        from . import templating
         from .resources import data_dir
 
-        _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
-                                  autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                                  undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                                  keep_trailing_newline=True)
-        _ENV.filters["f"] = num
-        _ENV.filters["v"] = vec
+        _ENV = templating.environment(data_dir("templates"), data_dir("templates_compiled"),
+                                      {"f": num, "v": vec})
     return _ENV
 
 

@@ -8,7 +8,8 @@ _PKG = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Directory of bundled data ``name`` (``templates``, ``vehicles``, ``worlds`` or ``sweeps``).
+    """Directory of bundled data ``name`` (``templates``, ``vehicles``, ``worlds`` or ``sweeps``;
+    ``templates_compiled`` exists only in a wheel, aurgen.templating).
 
     Installed (a wheel), the data sits in ``aurgen/data/<name>``: plain folders with no
     ``__init__.py``, so none of them can shadow a module.  In a source checkout (an

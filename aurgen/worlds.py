@@ -32,7 +32,7 @@ import numpy as np
 from . import limits, ros, selfcheck, sensors, spatial
 from .build import all_configs, build, outputs
 from .config import resolve_config_path
-from .emit import num, vec
+from .emit import environment as jinja_environment, num, vec
 from .errors import AurgenError, ConfigError, did_you_mean
 from .files import write_set
 from .records import record
@@ -482,17 +482,8 @@ def _unique_models(vehicles):
     return out
 
 
-def _env():
-    import jinja2
-
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
-                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True)
-
-
 def render_mjcf(world: WorldConfig, placed: list[Placed]) -> str:
-    return _env().get_template("world.xml.j2").render(**context(world, placed))
+    return jinja_environment().get_template("world.xml.j2").render(**context(world, placed))
 
 
 def render_sdf(world: WorldConfig, placed: list[Placed]) -> str:
@@ -505,7 +496,7 @@ def render_sdf(world: WorldConfig, placed: list[Placed]) -> str:
     ctx.update(gazebo_flows(world))
     ctx["sensor_systems"] = sensors.systems({s.type for pl in placed for s in pl.vehicle.sensors})
     ctx["spherical"] = SPHERICAL_COORDINATES
-    return _env().get_template("world.sdf.j2").render(**ctx)
+    return jinja_environment().get_template("world.sdf.j2").render(**ctx)
 
 
 # Where the SDF worlds sit on the Earth (NavSat, magnetometer): Blue Robotics' home harbour,

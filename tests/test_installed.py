@@ -120,7 +120,8 @@ def _pyc_is_current(py: Path) -> bool:
 def test_first_run_after_install_compiles_nothing(tmp_path):
     """Issue 11: the first run after an install is no slower than later runs. pip compiles the
     wheel's modules at install time, so every module has current bytecode, and a first
-    ``aurgen specs`` writes nothing into the package (no bytecode, no cache)."""
+    ``aurgen specs`` or ``aurgen build`` writes nothing into the package (no bytecode, no cache;
+    the templates come precompiled, aurgen.templating)."""
     if os.environ.get("AURGEN_TEST_SOURCE") == "1":
         pytest.skip("AURGEN_TEST_SOURCE=1: a source checkout is not an install")
     pkg = Path(aurgen.__file__).resolve().parent
@@ -128,8 +129,27 @@ def test_first_run_after_install_compiles_nothing(tmp_path):
     assert not stale, f"installed without current bytecode (pip install --no-compile?): {stale}"
     before = {p: p.stat().st_mtime_ns for p in pkg.rglob("*")}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    res = subprocess.run([sys.executable, "-m", "aurgen", "specs", "blueboat.yaml"], cwd=tmp_path,
-                         capture_output=True, text=True, env=env, timeout=300)
-    assert res.returncode == 0, res.stderr
+    for args in (["specs", "blueboat.yaml"], ["build", "blueboat.yaml", "-o", "out"]):
+        res = subprocess.run([sys.executable, "-m", "aurgen", *args], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
     after = {p: p.stat().st_mtime_ns for p in pkg.rglob("*")}
     assert after == before, sorted(str(p) for p in set(after) ^ set(before) or after)
+
+
+def test_the_wheel_ships_its_templates_compiled_and_uses_them():
+    """The wheel's build compiles the templates (aurgen.templating); the installed aurgen
+    loads them instead of compiling them in every process."""
+    if os.environ.get("AURGEN_TEST_SOURCE") == "1":
+        pytest.skip("AURGEN_TEST_SOURCE=1: a source checkout compiles its templates")
+    import jinja2
+
+    from aurgen import emit, templating
+    from aurgen.resources import data_dir
+
+    compiled = data_dir("templates_compiled")
+    assert (compiled / templating.MANIFEST).is_file(), compiled
+    assert len(list(compiled.glob("tmpl_*.py"))) == len(list(data_dir("templates").glob("*.j2")))
+    assert templating.compiled_matches(data_dir("templates"), compiled), (
+        "the wheel's compiled templates do not match the installed jinja2 or templates")
+    assert isinstance(emit.environment().loader, jinja2.ModuleLoader)
