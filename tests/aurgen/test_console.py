@@ -84,3 +84,19 @@ def test_specs_imports_nothing_it_does_not_need(tmp_path):
     assert not specs & set(HEAVY), sorted(specs & set(HEAVY))
     build = _modules_after(["build", "blueboat.yaml", "-o", str(tmp_path / "out")], tmp_path)
     assert {"mujoco", "jinja2", "aurgen.emit"} <= build
+
+
+@pytest.mark.parametrize("argv", [
+    ["specs", "blueboat.yaml", "--json"], ["catalog"], ["build", "a.yaml", "-o", "out", "--all"],
+    ["worlds", "pool"], ["audit", "out", "--config", "a.yaml"], ["sim", "w.xml", "--water", "1025"],
+    ["view", "w.xml"], ["report", "a.yaml", "--no-roll-decay"], ["sweep", "s.yaml", "-j", "2", "--check"],
+])
+def test_a_command_alone_parses_as_the_whole_cli(argv, capsys):
+    """main() builds only the named command's parser: the same values, function and help."""
+    whole, alone = cli.build_parser(), cli.build_parser(argv[0])
+    assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
+    for parser in (whole, alone):
+        with pytest.raises(SystemExit):
+            parser.parse_args([argv[0], "--help"])
+    a, b = capsys.readouterr().out.split("usage: ")[1:]
+    assert a == b and a.startswith(f"aurgen {argv[0]} ")
