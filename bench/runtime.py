@@ -210,6 +210,10 @@ def cold_start(world: Path, rounds: int):
     0.1 s ``sim`` of ``world``."""
     import aurgen
 
+    if (Path(aurgen.__file__).resolve().parents[1] / "pyproject.toml").exists():
+        print("  note: aurgen is imported from a source checkout (an editable install's finder comes "
+              "before PYTHONPATH, so a wheel installed with pip --target is not the one run): measure "
+              "from a venv with the wheel installed")
     pyc = list(Path(aurgen.__file__).parent.glob("__pycache__/cli.*.pyc"))
     if not pyc or sys.dont_write_bytecode:
         print("  note: aurgen's bytecode is not cached here (an editable or source tree run with "
