@@ -334,6 +334,55 @@ def test_sleep_enabled_leaves_the_vehicles_awake_and_a_body_kept_awake_bitwise(w
     assert np.array_equal(kept.qpos, awake.qpos) and np.array_equal(kept.qvel, awake.qvel)
 
 
+COB_RGBA = (0.15, 0.45, 1.0, 1.0)  # hydro.cc kCobRgba
+
+
+def _cob_geoms(m, d, com: bool):
+    """The scene's centre-of-buoyancy spheres (the plugin's visualize), with MuJoCo's
+    "centre of mass" flag as given."""
+    scn, opt, cam = mujoco.MjvScene(m, 1000), mujoco.MjvOption(), mujoco.MjvCamera()
+    opt.flags[mujoco.mjtVisFlag.mjVIS_COM] = com
+    mujoco.mjv_updateScene(m, d, opt, None, cam, mujoco.mjtCatBit.mjCAT_ALL, scn)
+    return [scn.geoms[i] for i in range(scn.ngeom) if np.allclose(scn.geoms[i].rgba, COB_RGBA)]
+
+
+def test_visualize_marks_the_centre_of_buoyancy_of_a_level_box():
+    """Shown with MuJoCo's centre of mass: the displaced volume's centroid, each cell's
+    part weighted by its density, against the closed form for a level box 0.15 m deep."""
+    a, b, c, z0 = 0.5, 0.3, 0.2, 0.05
+    xml = mjcf(body("b", (0.3, -0.2, z0), 100.0, (1, 1, 1), geom("box", (a, b, c))), env=water_env(1000.0))
+    m = mujoco.MjModel.from_xml_string(declare(xml))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert _cob_geoms(m, d, com=False) == []
+    (g,) = _cob_geoms(m, d, com=True)
+    vw, va = 4 * a * b * (c - z0), 4 * a * b * (c + z0)  # below and above z = 0
+    zw, za = (z0 - c) / 2, (z0 + c) / 2
+    z = (1000.0 * vw * zw + 1.225 * va * za) / (1000.0 * vw + 1.225 * va)
+    np.testing.assert_allclose(g.pos, [0.3, -0.2, z], atol=1e-7)  # float32 in the scene
+    assert g.type == mujoco.mjtGeom.mjGEOM_SPHERE and g.objid == m.body("b").id
+    assert g.size[0] == pytest.approx(m.vis.scale.com * m.stat.meansize, rel=1e-6)
+
+
+def test_visualize_at_rest_the_centre_of_buoyancy_is_plumb_with_the_centre_of_mass(world):
+    """After 10 s in open_water each vehicle is at rest: weight through its centre of mass,
+    buoyancy through the centre of buoyancy the plugin draws, so the two are on one
+    vertical (moment balance), the ROV's centre of buoyancy above its centre of mass and
+    the boat's below (stable by its waterplane)."""
+    m = mujoco.MjModel.from_xml_string(declare(_world_xml(world, "implicitfast")))
+    d = mujoco.MjData(m)
+    for _ in range(5000):
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)
+    cob = {m.body(g.objid).name: np.array(g.pos, dtype=float) for g in _cob_geoms(m, d, com=True)}
+    assert set(cob) == {"blueboat/base_link", "bluerov2/base_link"}
+    for name, x in cob.items():
+        com = d.subtree_com[m.body(name).id]
+        assert np.abs(x[:2] - com[:2]).max() < 1e-5, (name, x, com)
+    assert cob["bluerov2/base_link"][2] > d.subtree_com[m.body("bluerov2/base_link").id][2] + 0.01
+    assert cob["blueboat/base_link"][2] < d.subtree_com[m.body("blueboat/base_link").id][2] - 0.01
+
+
 def test_to_xml_of_an_mjmodel_is_a_clear_error(world):
     from aurgen.runtime.sim import SimulationError
 

@@ -25,6 +25,7 @@ constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy"
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMarkDisplacement = 1, kMarkWindage = 2, kMarkAddedOnly = 3;
+constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
 // size limits, runtime/env.py's (MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS; docs/formats.md)
 constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
 
@@ -721,6 +722,36 @@ void Hydro::Reset(const mjModel* m, mjtNum* state) const {
   state[L_.track] = track_;
 }
 
+void Hydro::Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const {
+  if (plain_ || !opt->flags[mjVIS_COM]) return;
+  const int nc = static_cast<int>(cf_.size() / core::kNCF);
+  std::vector<double> acc(4 * static_cast<size_t>(m->nbody), 0.0);  // per root: sum w, sum w x
+  for (int k = 0; k < ng_; ++k) {
+    if (gi_[4 * k + 3] != kMarkDisplacement) continue;
+    const int root = m->body_rootid[gi_[4 * k + 1]];
+    for (int c = 0; c < nc; ++c) {
+      const double w = cf_[c * core::kNCF + core::kCRho] * vols_[k * nc + c];
+      if (!(w > 0.0)) continue;
+      const double* x = cents_.data() + 3 * (static_cast<size_t>(k) * nc + c);
+      acc[4 * root] += w;
+      for (int a = 0; a < 3; ++a) acc[4 * root + 1 + a] += w * x[a];
+    }
+  }
+  const mjtNum r = m->vis.scale.com * m->stat.meansize;
+  const mjtNum size[3] = {r, r, r};
+  for (int b = 0; b < m->nbody; ++b) {
+    if (!(acc[4 * b] > 0.0)) continue;
+    if (scn->ngeom >= scn->maxgeom) return;  // a full scene: nothing more
+    const mjtNum pos[3] = {acc[4 * b + 1] / acc[4 * b], acc[4 * b + 2] / acc[4 * b],
+                           acc[4 * b + 3] / acc[4 * b]};
+    mjvGeom* g = scn->geoms + scn->ngeom++;
+    mjv_initGeom(g, mjGEOM_SPHERE, size, pos, nullptr, kCobRgba);
+    g->category = mjCAT_DECOR;
+    g->objtype = mjOBJ_BODY;
+    g->objid = b;
+  }
+}
+
 void Hydro::RegisterPlugin() {
   mjpPlugin p;
   mjp_defaultPlugin(&p);
@@ -764,6 +795,10 @@ void Hydro::RegisterPlugin() {
   p.advance = +[](const mjModel* m, mjData* d, int instance) {
     auto* h = reinterpret_cast<Hydro*>(d->plugin_data[instance]);
     if (h) h->Advance(m, d, instance);
+  };
+  p.visualize = +[](const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn, int instance) {
+    auto* h = reinterpret_cast<const Hydro*>(d->plugin_data[instance]);
+    if (h) h->Visualize(m, opt, scn);
   };
   mjp_registerPlugin(&p);
 }

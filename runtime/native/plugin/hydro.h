@@ -70,6 +70,11 @@ class alignas(core::kLine) Hydro {
   void Advance(const mjModel* m, mjData* d, int instance);
   // mj_resetData: zero the state but the reset tally (kTPending set), record next.
   void Reset(const mjModel* m, mjtNum* state) const;
+  // With "centre of mass" shown (mjVIS_COM), a sphere at each kinematic tree's
+  // centre of buoyancy (the displaced volume's centroid, weighted by each
+  // cell's density; world), from the latest evaluation, beside MuJoCo's
+  // centre-of-mass sphere: same radius, its own colour (kCobRgba).
+  void Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const;
   const StateLayout& layout() const { return L_; }
   static void RegisterPlugin();
 
