@@ -445,11 +445,8 @@ class Simulation:
         _positive("settle_window", settle_window, "seconds")
         _positive("settle_tol", settle_tol, "metres")
         self._ref = _ENGINES.get(engine)  # a reference engine, or None: the plugin
-        self._attachment = None  # what the plugin's attachment wrote into the source (to_xml)
+        self._attachment = self._xml = None  # set by _attach, read by to_xml
         m, src = _compile(model)
-        self._xml = None  # the source's bytes as compiled, for to_xml
-        if src is not None:
-            self._xml = src[1].encode() if src[0] == "string" else _read_bytes(src[1])
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
         env = None
         if environment is not None:
@@ -486,13 +483,12 @@ class Simulation:
                 if src is not None:
                     # simple="false" where the source leaves a body carrying added mass simple
                     names = (_body_names(m, plan.added_bodies) | set(welds)) & simple
-                    self._attachment = attach.Attachment(
+                    m = self._attach(src, attach.Attachment(
                         self._plugin_config(settle_window, track, drag=drag, added_mass=added_mass,
                                             buoyancy=buoyancy),
                         environment=env.to_json(),
                         gravity=tuple(env.gravity.g) if plan.gk == 0 else (0.0, 0.0, 0.0),
-                        not_simple=tuple(sorted(names)))
-                    m = self._attach(src, self._attachment)
+                        not_simple=tuple(sorted(names))))
                     d = mujoco.MjData(m)
                     plan = _Plan(m, d, env, drag, added_mass, buoyancy)
                     self._finish(m, env, plan)
@@ -504,9 +500,8 @@ class Simulation:
             if self._ref is None and (src is not None or self._declares_plugin(m)):
                 self._plugin = self._plugin_mode(m, src)
                 if src is not None:
-                    self._attachment = attach.Attachment(self._plugin_config(settle_window, track,
-                                                                             ledger="plain"))
-                    m = self._attach(src, self._attachment)
+                    m = self._attach(src, attach.Attachment(self._plugin_config(settle_window, track,
+                                                                                ledger="plain")))
             self.model, self.data = m, mujoco.MjData(m)
         self._track = self._find_track(track)
         ledger = None
@@ -557,15 +552,18 @@ class Simulation:
                                   "the plugin in it (docs/runtime.md)")
         return True
 
-    @staticmethod
-    def _attach(src, att):
+    def _attach(self, src, att):
         """The source recompiled through MjSpec with ``att`` (aurgen.runtime.attach: the
         plugin instance, the environment text, the options it takes over, full mass-matrix
-        rows where added mass needs them)."""
+        rows where added mass needs them); ``att`` and the source's bytes as compiled are
+        kept for :meth:`to_xml`."""
         try:
-            return attach.to_spec(_spec_of(src), att).compile()
+            m = attach.to_spec(_spec_of(src), att).compile()
         except ValueError as exc:
             raise SimulationError(f"{src[1] if src[0] == 'path' else 'MJCF string'}: {exc}") from None
+        self._attachment = att
+        self._xml = src[1].encode() if src[0] == "string" else _read_bytes(src[1])
+        return m
 
     @staticmethod
     def _plugin_config(settle_window, track, **config):
