@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import console
+from aurgen.cli import console
 
 sys.exit(console())

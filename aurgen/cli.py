@@ -10,15 +10,15 @@ import argparse
 import os
 import sys
 
-from . import __version__
-from .errors import AurgenError
+from aurgen import __version__
+from aurgen.core.errors import AurgenError
 
 
 def _cmd_specs(args) -> int:
-    from . import specs
-    from .compose import resolve
+    from aurgen.compose import specs
+    from aurgen.compose.resolve import resolve
 
-    from .stamp import equilibrium_of
+    from aurgen.compose.stamp import equilibrium_of
 
     vehicle = resolve(args.config)
     eq = equilibrium_of(vehicle)
@@ -33,7 +33,7 @@ def _cmd_specs(args) -> int:
 
 
 def _cmd_catalog(args) -> int:
-    from .catalog import catalog_for
+    from aurgen.config.catalog import catalog_for
 
     cat = catalog_for(None)  # $AURGEN_PARTS_PATH, then the bundled catalog
     names = cat.names()
@@ -59,7 +59,7 @@ def _cmd_catalog(args) -> int:
 
 
 def _cmd_build(args) -> int:
-    from .build import all_configs, build
+    from aurgen.emit.build import all_configs, build
 
     configs = list(args.config or [])
     if args.all:
@@ -70,7 +70,7 @@ def _cmd_build(args) -> int:
     for path in build(configs, args.output):
         print(f"wrote {path}")
     if args.all:
-        from .worlds import write_worlds
+        from aurgen.emit.worlds import write_worlds
 
         # every vehicle was just built: the worlds need not rebuild them
         for path in write_worlds(names=None, output=args.output, build_vehicles=False):
@@ -79,7 +79,7 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_worlds(args) -> int:
-    from .worlds import write_worlds
+    from aurgen.emit.worlds import write_worlds
 
     for path in write_worlds(args.names or None, args.output):
         print(f"wrote {path}")
@@ -206,11 +206,11 @@ _PARSERS = [
     ("catalog", _add_catalog, _cmd_catalog),
     ("build", _add_build, _cmd_build),
     ("worlds", _add_worlds, _cmd_worlds),
-    ("audit", _add_audit, _lazy("audit", "cli_audit")),
+    ("audit", _add_audit, _lazy("check.audit", "cli_audit")),
     ("sim", _add_sim, _lazy("runtime.cli", "cli_sim")),
     ("view", _add_view, _lazy("runtime.view", "cli_view")),
-    ("report", _add_report, _lazy("report", "cli_report")),
-    ("sweep", _add_sweep, _lazy("sweep", "cli_sweep")),
+    ("report", _add_report, _lazy("analysis.report", "cli_report")),
+    ("sweep", _add_sweep, _lazy("analysis.sweep", "cli_sweep")),
 ]
 
 

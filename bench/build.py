@@ -21,10 +21,11 @@ import time
 
 from pathlib import Path
 
-from aurgen import selfcheck, stamp
-from aurgen.build import bundled_vehicles, outputs
+from aurgen.emit import selfcheck
+from aurgen.compose import stamp
+from aurgen.emit.build import bundled_vehicles, outputs
 from aurgen.cli import main
-from aurgen.compose import resolve
+from aurgen.compose.resolve import resolve
 
 TARGET = 2.0
 SCALING = (250, 500, 1000, 1990)

@@ -120,10 +120,10 @@ def compare(path: Path, integrator: str, steps: int, rounds: int):
 def blueboat_segments(n: int) -> str:
     """The BlueBoat's MJCF with hull_displacement segments = n, composed in memory (the loader
     path of ``aurgen sweep``: aurgen.config.vehicle_from_mapping, aurgen.compose.resolve)."""
-    from aurgen.build import outputs
-    from aurgen.compose import resolve
-    from aurgen.config import resolve_config_path, vehicle_from_mapping
-    from aurgen.yamlio import load
+    from aurgen.emit.build import outputs
+    from aurgen.compose.resolve import resolve
+    from aurgen.config.vehicle import resolve_config_path, vehicle_from_mapping
+    from aurgen.core.yamlio import load
 
     path = resolve_config_path("blueboat.yaml")
     data = copy.deepcopy(load(path))

@@ -2,7 +2,7 @@
 
 Static sweep (``aurgen sweep``): variants/s of a BlueBoat Monte Carlo sweep (payload
 mass and position, a battery slot, the chassis' CoM height), computed in this process
-(``aurgen.sweep.run_chunk``: compose in memory + kernel equilibrium + freeboard, no
+(``aurgen.analysis.sweep.run_chunk``: compose in memory + kernel equilibrium + freeboard, no
 I/O), against one ``aurgen specs`` composition (``resolve`` + ``equilibrium_of`` of
 the bundled file) in the same process: the ratio says what the sweep's per-variant
 cost is in units of one specs run. Then the same through the command line
@@ -40,10 +40,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from aurgen import sweep as S
+from aurgen.analysis import sweep as S
 from aurgen.cli import main
-from aurgen.compose import resolve
-from aurgen.stamp import equilibrium_of
+from aurgen.compose.resolve import resolve
+from aurgen.compose.stamp import equilibrium_of
 
 SWEEP = """vehicle: blueboat.yaml
 seed: 1
@@ -159,7 +159,7 @@ def _blueboat():
     nstate = mujoco.mj_stateSize(model, spec)
     from aurgen.gym import _quat_yaw
     from aurgen.runtime.equilibrium import attitude
-    from aurgen.spatial import quat_of
+    from aurgen.core.spatial import quat_of
 
     def states(n, seed=0):
         rng = np.random.default_rng(seed)

@@ -39,7 +39,7 @@ def numeric_matrix(m, name: str) -> np.ndarray | None:
     a, n = int(m.numeric_adr[i]), int(m.numeric_size[i])
     v = np.array(m.numeric_data[a : a + n], dtype=float)
     if v.size != 36 or not np.all(np.isfinite(v)):
-        from aurgen.errors import AurgenError
+        from aurgen.core.errors import AurgenError
 
         raise AurgenError(f"<numeric name={name!r}>: expected 36 finite numbers (a 6x6 matrix), got {v.size}")
     return v.reshape(6, 6)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hydrostatics import clip_cell
+from aurgen.runtime.hydrostatics import clip_cell
 # compiled pieces: out[c, i, :] = the clip_into row of geom i in cell c, cell c
 # being cell_planes[cell_start[c]:cell_start[c+1]] (see aurgen.runtime.kernel)
-from .kernel import clip_cells_into  # noqa: F401
+from aurgen.runtime.kernel import clip_cells_into  # noqa: F401
 
 
 class Cells:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aurgen.errors import AurgenError
-from aurgen.files import check_replaceable, write_with
+from aurgen.core.errors import AurgenError
+from aurgen.core.files import check_replaceable, write_with
 
 
 def _bar(frac: float, width: int = 30) -> str:
@@ -65,7 +65,7 @@ def _declares_environment(path) -> bool:
     compiled model, to which ``--water`` attaches one)."""
     import mujoco
 
-    from .env import ENV_TEXT
+    from aurgen.runtime.env import ENV_TEXT
 
     try:
         spec = mujoco.MjSpec.from_file(str(path))
@@ -83,8 +83,8 @@ def _check_water(model, water) -> None:
 
 
 def cli_sim(args) -> int:
-    from . import env as envmod
-    from .sim import Simulation
+    from aurgen.runtime import env as envmod
+    from aurgen.runtime.sim import Simulation
 
     # everything checked before the run, so a long run's results are never lost to a bad path
     if not (math.isfinite(args.duration) and args.duration > 0):

@@ -21,8 +21,8 @@ from dataclasses import field
 
 import numpy as np
 
-from aurgen.errors import AurgenError
-from aurgen.records import record
+from aurgen.core.errors import AurgenError
+from aurgen.core.records import record
 
 ENV_TEXT = "aurgen:environment"
 # size limits (docs/formats.md), the plugin's too (runtime/native/plugin/hydro.cc): the clip's

@@ -28,10 +28,10 @@ from dataclasses import field
 
 import numpy as np
 
-from aurgen.records import record
+from aurgen.core.records import record
 
-from .geoms import EMPTY_HULLS, hull_of, pack_hulls
-from .kernel import OUT_W, clip_into, support_local
+from aurgen.runtime.geoms import EMPTY_HULLS, hull_of, pack_hulls
+from aurgen.runtime.kernel import OUT_W, clip_into, support_local
 
 
 def rot_x(a):

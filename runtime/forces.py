@@ -42,7 +42,7 @@ surface term), only in gas cells (density below 10 kg/m^3).
 
 from __future__ import annotations
 
-from ._native import ForceStage  # noqa: F401
+from aurgen.runtime._native import ForceStage  # noqa: F401
 
 C_D = 1.0
 C_S = 0.3

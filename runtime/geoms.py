@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from aurgen.records import record
+from aurgen.core.records import record
 
-from .kernel import N_ACC, soup_integrate
+from aurgen.runtime.kernel import N_ACC, soup_integrate
 
 GEOM_TYPES = ("sphere", "ellipsoid", "box", "cylinder", "capsule", "mesh")
 #: MuJoCo mjtGeom codes, so that ``m.geom_type`` can be passed straight through.

@@ -47,10 +47,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from aurgen.records import record
+from aurgen.core.records import record
 
-from . import mjwarn
-from ._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
+from aurgen.runtime import mjwarn
+from aurgen.runtime._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
 
 ENERGY_RTOL = 0.05
 ENERGY_ATOL = 1e-9

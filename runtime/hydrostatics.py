@@ -38,11 +38,11 @@ import math
 
 import numpy as np
 
-from aurgen.records import record
+from aurgen.core.records import record
 
-from .geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
-                    check_sizes_and_poses, hull_of, pack_hulls)
-from .kernel import OUT_W, T_MESH, clip_into, full_local, support_local
+from aurgen.runtime.geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
+    check_sizes_and_poses, hull_of, pack_hulls)
+from aurgen.runtime.kernel import OUT_W, T_MESH, clip_into, full_local, support_local
 
 __all__ = [
     "GEOM_TYPES", "TYPE_CODE", "Geom", "Hull", "Clip", "Waterplane", "full_volume",
@@ -230,4 +230,4 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()
 
 
-from .equilibrium import Equilibrium, equilibrium, gz_curve  # noqa: E402
+from aurgen.runtime.equilibrium import Equilibrium, equilibrium, gz_curve  # noqa: E402

@@ -38,8 +38,8 @@ algorithms and error bounds: ``docs/kernel.md``.
 """
 from __future__ import annotations
 
-from ._native import (N_ACC, NLAT, NLON, OUT_W, clip_cells_into, clip_into,  # noqa: F401
-                      full_local, soup_integrate, support_local)
+from aurgen.runtime._native import (N_ACC, NLAT, NLON, OUT_W, clip_cells_into, clip_into, full_local,
+    soup_integrate, support_local)
 
 T_SPHERE = 2
 T_CAPSULE = 3

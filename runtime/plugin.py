@@ -30,7 +30,7 @@ def library_path() -> Path:
 def built_for() -> str | None:
     """The mujoco version the plugin was compiled against (None for a source tree without a build)."""
     try:
-        from ._build_info import MUJOCO_VERSION
+        from aurgen.runtime._build_info import MUJOCO_VERSION
     except ImportError:
         return None
     return MUJOCO_VERSION

@@ -39,17 +39,17 @@ import os
 import mujoco
 import numpy as np
 
-from aurgen.errors import AurgenError
+from aurgen.core.errors import AurgenError
 
-from . import added_mass as am
-from . import attach
-from . import env as envmod
-from . import forces as fz
-from . import plugin as hplugin
-from ._native import ForceStage, Ledger
-from .geoms import EMPTY_HULLS, hull_of, pack_hulls
-from .health import PLUGIN_INSTANCE, Monitor, PluginLedger, window_steps
-from .kernel import full_local
+from aurgen.runtime import added_mass as am
+from aurgen.runtime import attach
+from aurgen.runtime import env as envmod
+from aurgen.runtime import forces as fz
+from aurgen.runtime import plugin as hplugin
+from aurgen.runtime._native import ForceStage, Ledger
+from aurgen.runtime.geoms import EMPTY_HULLS, hull_of, pack_hulls
+from aurgen.runtime.health import PLUGIN_INSTANCE, Monitor, PluginLedger, window_steps
+from aurgen.runtime.kernel import full_local
 
 MARK_DISPLACEMENT = 1
 MARK_WINDAGE = 2

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 def load(model: str, water: float | None = None):
     """(MjModel, MjData) of the file with the plugin instance attached, at its initial state."""
-    from .cli import _check_water, _declares_environment
-    from .sim import Simulation
+    from aurgen.runtime.cli import _check_water, _declares_environment
+    from aurgen.runtime.sim import Simulation
 
     _check_water(model, water)
     if water is None and not _declares_environment(model):
@@ -39,7 +39,7 @@ def cli_view(args, launch=None) -> int:
     import os
     import sys
 
-    from aurgen.errors import AurgenError
+    from aurgen.core.errors import AurgenError
 
     m, d = load(args.model, args.water)
     if launch is None:

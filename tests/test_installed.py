@@ -3,7 +3,7 @@ README shows works from an empty folder outside the checkout.
 
 ``.ci/run`` installs the wheel (``pip install '.[test]'``, not editable) in a fresh venv;
 an editable install or a checkout on ``sys.path`` hides packaging bugs (a data folder
-installed as a package once hid ``aurgen/worlds.py`` from every wheel user). A developer
+installed as a package once hid ``aurgen/emit/worlds.py`` from every wheel user). A developer
 running the suite on an editable install sets ``AURGEN_TEST_SOURCE=1`` to skip the first
 test only.
 """
@@ -33,7 +33,7 @@ def test_aurgen_is_the_installed_package():
     assert (where.parent / "data" / "templates" / "model.sdf.j2").is_file()
     # no data folder may be a package that shadows a module
     assert not (where.parent / "data" / "worlds" / "__init__.py").exists()
-    from aurgen import worlds
+    from aurgen.emit import worlds
 
     assert Path(worlds.__file__).name == "worlds.py" and hasattr(worlds, "write_worlds")
 
@@ -121,7 +121,7 @@ def test_first_run_after_install_compiles_nothing(tmp_path):
     """Issue 11: the first run after an install is no slower than later runs. pip compiles the
     wheel's modules at install time, so every module has current bytecode, and a first
     ``aurgen specs`` or ``aurgen build`` writes nothing into the package (no bytecode, no cache;
-    the templates come precompiled, aurgen.templating)."""
+    the templates come precompiled, aurgen.emit.templating)."""
     if os.environ.get("AURGEN_TEST_SOURCE") == "1":
         pytest.skip("AURGEN_TEST_SOURCE=1: a source checkout is not an install")
     pkg = Path(aurgen.__file__).resolve().parent
@@ -138,14 +138,14 @@ def test_first_run_after_install_compiles_nothing(tmp_path):
 
 
 def test_the_wheel_ships_its_templates_compiled_and_uses_them():
-    """The wheel's build compiles the templates (aurgen.templating); the installed aurgen
+    """The wheel's build compiles the templates (aurgen.emit.templating); the installed aurgen
     loads them instead of compiling them in every process."""
     if os.environ.get("AURGEN_TEST_SOURCE") == "1":
         pytest.skip("AURGEN_TEST_SOURCE=1: a source checkout compiles its templates")
     import jinja2
 
-    from aurgen import emit, templating
-    from aurgen.resources import data_dir
+    from aurgen.emit import render as emit, templating
+    from aurgen.core.resources import data_dir
 
     compiled = data_dir("templates_compiled")
     assert (compiled / templating.MANIFEST).is_file(), compiled

@@ -1,11 +1,16 @@
-"""The layout's rules (../shared/design/architecture.md), checked on the source.
+"""The layout's rules (../shared/design/architecture.md, docs/architecture.md), checked on the source.
 
+- aurgen is in stage packages whose imports point one way, down the pipeline:
+  core → config → compose → emit → {check, analysis} → gym → cli (``STAGES``: a
+  module may import its own package and any package of a lower stage, never one of
+  its own stage or above; check and analysis share a stage and never import each
+  other).  The runtime (aurgen.runtime) sits just above core: it reads only the edges
+  of aurgen (the core package and the version), never the composition or the emitters
+  (it reads what they wrote).
 - The import graph of aurgen and aurgen.runtime has no cycle, counting the imports
   inside functions too (a lazy import still ties two modules together: build and
   worlds once imported each other).
-- The runtime reads only the edges of aurgen: its errors, its one writer, its
-  version and its record decorator (aurgen.records, standard library only); never the
-  composition or the emitters (it reads what they wrote).
+- No module is over ``MAX_LINES`` lines.
 """
 
 from __future__ import annotations
@@ -18,14 +23,23 @@ import aurgen.runtime
 
 PKG = Path(aurgen.__file__).resolve().parent
 RUNTIME = Path(aurgen.runtime.__file__).resolve().parent  # runtime/ in a checkout, aurgen/runtime installed
-RUNTIME_MAY_IMPORT = {"aurgen", "aurgen.errors", "aurgen.files", "aurgen.records"}
+# the stage of each package (the top-level aurgen module, its version, is the ground: anyone may read it)
+STAGES = {"aurgen": 0, "aurgen.core": 0, "aurgen.runtime": 1, "aurgen.config": 2, "aurgen.compose": 3,
+          "aurgen.emit": 4, "aurgen.check": 5, "aurgen.analysis": 5, "aurgen.gym": 6, "aurgen.cli": 7,
+          "aurgen.__main__": 8}
+MAX_LINES = 520
 
 
 def _modules() -> dict[str, Path]:
     out = {}
     for name, folder in (("aurgen", PKG), ("aurgen.runtime", RUNTIME)):
-        for f in folder.glob("*.py"):
-            out[name if f.stem == "__init__" else f"{name}.{f.stem}"] = f
+        for f in sorted(folder.rglob("*.py")):
+            rel = f.relative_to(folder).with_suffix("").parts
+            if rel[0] in ("runtime", "data") and name == "aurgen":
+                continue  # the runtime is scanned from its own folder; data holds no modules of aurgen's
+            if rel[-1] == "__init__":
+                rel = rel[:-1]
+            out[".".join((name, *rel))] = f
     return out
 
 
@@ -49,6 +63,26 @@ def _graph() -> dict[str, set[str]]:
             if target is not None:
                 graph[m].add(target)
     return graph
+
+
+def stage_of(module: str) -> tuple[str, int]:
+    """(package, stage) of an aurgen module: the longest ``STAGES`` key that is the module or a parent."""
+    for key in sorted(STAGES, key=len, reverse=True):
+        if module == key or module.startswith(key + "."):
+            return key, STAGES[key]
+    raise AssertionError(f"{module} is in no stage package: add it to STAGES (tests/test_layout.py)")
+
+
+def upward_imports(graph) -> list[str]:
+    """Every edge that breaks the stage rule, as 'a (package, stage) imports b (package, stage)'."""
+    bad = []
+    for m in sorted(graph):
+        pm, sm = stage_of(m)
+        for d in sorted(graph[m]):
+            pd, sd = stage_of(d)
+            if pd != pm and sd >= sm and pd != "aurgen":
+                bad.append(f"{m} ({pm}, stage {sm}) imports {d} ({pd}, stage {sd})")
+    return bad
 
 
 def _cycle(graph) -> list[str] | None:
@@ -88,15 +122,41 @@ def test_no_import_cycles():
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
 
 
-def test_runtime_reads_only_the_edges_of_aurgen():
-    for m, deps in _graph().items():
-        if m.startswith("aurgen.runtime"):
-            outside = {d for d in deps if not d.startswith("aurgen.runtime")} - RUNTIME_MAY_IMPORT
-            assert not outside, f"{m} imports {sorted(outside)}"
+def test_the_stage_rule_finds_an_upward_import():
+    """The rule itself: a lower package reaching up, or a sibling stage reached, is named."""
+    graph = {"aurgen.core.files": {"aurgen.emit.build"}, "aurgen.emit.build": {"aurgen.core.files", "aurgen"},
+             "aurgen.check.audit": {"aurgen.analysis.report"}, "aurgen.analysis.report": {"aurgen.emit.build"},
+             "aurgen.runtime.sim": {"aurgen.compose.stamp"}, "aurgen.compose.stamp": {"aurgen.runtime.sim"},
+             "aurgen": set()}
+    assert upward_imports(graph) == [
+        "aurgen.check.audit (aurgen.check, stage 5) imports aurgen.analysis.report (aurgen.analysis, stage 5)",
+        "aurgen.core.files (aurgen.core, stage 0) imports aurgen.emit.build (aurgen.emit, stage 4)",
+        "aurgen.runtime.sim (aurgen.runtime, stage 1) imports aurgen.compose.stamp (aurgen.compose, stage 3)",
+    ]
 
 
-def test_the_edges_the_runtime_reads_import_nothing_of_aurgen():
-    """What the runtime may import stays an edge: it imports nothing of aurgen but other edges."""
+def test_every_module_sits_in_a_stage_package():
     graph = _graph()
-    for m in RUNTIME_MAY_IMPORT:
-        assert graph[m] <= RUNTIME_MAY_IMPORT, f"{m} imports {sorted(graph[m] - RUNTIME_MAY_IMPORT)}"
+    assert {"aurgen.core.errors", "aurgen.emit.build", "aurgen.analysis.sweep", "aurgen.cli",
+            "aurgen.runtime.sim"} <= set(graph), "the scan found the modules"
+    top = sorted(m for m in graph if m.count(".") == 1 and m not in STAGES and not m.startswith("aurgen.runtime"))
+    assert top == [], f"modules beside the stage packages: {top}"
+    for m in graph:
+        stage_of(m)
+
+
+def test_imports_point_down_the_pipeline():
+    bad = upward_imports(_graph())
+    assert bad == [], "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    assert len(graph) > 30 and graph["aurgen.cli"], "the scan found the modules"
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph))
+
+
+def test_no_module_is_over_the_size_limit():
+    long = {m: n for m, f in _modules().items()
+            if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"modules over {MAX_LINES} lines: {long}"

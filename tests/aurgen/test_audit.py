@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from aurgen import audit
-from aurgen.build import build
+from aurgen.check import audit
+from aurgen.emit.build import build
 from aurgen.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +246,7 @@ def test_world_file_audits_clean(clean_build, capsys):
 
 
 def test_stale_and_edited_worlds_are_caught(tmp_path, capsys):
-    from aurgen.worlds import write_worlds
+    from aurgen.emit.worlds import write_worlds
 
     cfg = tmp_path / "sea.yaml"
     shutil.copy(ROOT / "worlds" / "open_water.yaml", cfg)

@@ -126,7 +126,7 @@ def test_world_follows_its_vehicles(out, capsys):
 
 
 def test_stale_rows_include_the_equilibrium(out, tmp_path, capsys, monkeypatch):
-    from aurgen.config import resolve_config_path
+    from aurgen.config.vehicle import resolve_config_path
 
     (tmp_path / "vehicles").mkdir()
     text = resolve_config_path("blueboat.yaml").read_text()
@@ -157,7 +157,7 @@ def test_table_columns_are_not_cut(out, capsys):
     assert "general[motor_port] ctrlrange" in line and "-40.2 51.5" in line and "fresh build" in line, line
 
 
-# ---- the render compare reads meaning: element, attribute, numbers to 1e-9 relative (aurgen.xmldiff)
+# ---- the render compare reads meaning: element, attribute, numbers to 1e-9 relative (aurgen.check.xmldiff)
 
 def _line_of(path: Path, text: str) -> int:
     return next(i + 1 for i, line in enumerate(path.read_text().splitlines()) if text in line)
@@ -235,7 +235,7 @@ def test_another_root_falls_back_to_the_line_diff(out, capsys):
 
 
 def test_many_differences_are_capped_with_a_count(out, capsys):
-    from aurgen.audit import MAX_RENDER_ROWS
+    from aurgen.check.audit import MAX_RENDER_ROWS
 
     path = out / "blueboat" / "blueboat.xml"
     n = path.read_text().count('contype="0"')

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from aurgen import stamp
-from aurgen.build import TMP_PREFIX, build, bundled_vehicles
+from aurgen.compose import stamp
+from aurgen.emit.build import TMP_PREFIX, build, bundled_vehicles
 from aurgen.cli import main
-from aurgen.compose import resolve
-from aurgen.files import OutputError
-from aurgen.errors import BuildError
+from aurgen.compose.resolve import resolve
+from aurgen.core.files import OutputError
+from aurgen.core.errors import BuildError
 
 BOAT = str(bundled_vehicles()[0])
 
@@ -56,7 +56,7 @@ def test_every_file_has_one_header_and_one_specs_block(tmp_path):
     build([BOAT], tmp_path)
     build([BOAT], tmp_path)  # rebuild over the old files
     for path in (tmp_path / resolve(BOAT).name).iterdir():
-        if path.name.startswith("."):  # the folder's marker and lock (aurgen.files)
+        if path.name.startswith("."):  # the folder's marker and lock (aurgen.core.files)
             continue
         text = path.read_text()
         first = text.splitlines()[0]

@@ -8,9 +8,9 @@ import pytest
 import trimesh
 import yaml
 
-from aurgen import spatial
-from aurgen.compose import resolve
-from aurgen.resources import catalog_dir, data_dir
+from aurgen.core import spatial
+from aurgen.compose.resolve import resolve
+from aurgen.core.resources import catalog_dir, data_dir
 
 
 def write(path, text):

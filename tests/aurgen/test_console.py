@@ -59,7 +59,8 @@ def test_no_gl_probe_child_on_build(tmp_path):
 
 
 HEAVY = ("mujoco", "jinja2", "lxml", "trimesh", "scipy", "matplotlib", "PIL", "numba", "ray",
-         "aurgen.emit", "aurgen.audit", "aurgen.report", "aurgen.sweep", "aurgen.runtime.sim",
+         "aurgen.emit.render", "aurgen.check.audit", "aurgen.analysis.report", "aurgen.analysis.sweep",
+         "aurgen.runtime.sim",
          "aurgen.runtime.plugin", "aurgen.runtime.view")
 
 
@@ -80,10 +81,10 @@ def test_specs_imports_nothing_it_does_not_need(tmp_path):
     nor the emitters' and reports' libraries; ``build``, which needs MuJoCo and Jinja, shows that
     the check sees them."""
     specs = _modules_after(["specs", "blueboat.yaml"], tmp_path)
-    assert "aurgen.compose" in specs and "aurgen.runtime.equilibrium" in specs
+    assert "aurgen.compose.resolve" in specs and "aurgen.runtime.equilibrium" in specs
     assert not specs & set(HEAVY), sorted(specs & set(HEAVY))
     build = _modules_after(["build", "blueboat.yaml", "-o", str(tmp_path / "out")], tmp_path)
-    assert {"mujoco", "jinja2", "aurgen.emit"} <= build
+    assert {"mujoco", "jinja2", "aurgen.emit.render"} <= build
 
 
 @pytest.mark.parametrize("argv", [

@@ -9,8 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.build import build, bundled_vehicles
-from aurgen.compose import resolve
+from aurgen.emit.build import build, bundled_vehicles
+from aurgen.compose.resolve import resolve
 
 FEATURES = Path(__file__).parents[1] / "data" / "emit_features" / "features.yaml"
 # features: every shape and joint kind; equipped_*: every bundled part type (sensors, gripper, batteries)

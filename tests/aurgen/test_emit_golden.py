@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from aurgen.build import build, bundled_vehicles
-from aurgen.compose import resolve
+from aurgen.emit.build import build, bundled_vehicles
+from aurgen.compose.resolve import resolve
 
 GOLDEN = Path(__file__).parents[1] / "data" / "golden"
 UPDATE = os.environ.get("AURGEN_UPDATE_GOLDEN") == "1"
@@ -25,7 +25,7 @@ CONFIGS = [str(p) for p in bundled_vehicles()]
 def test_golden(tmp_path, config):
     v = resolve(config)
     build([config], tmp_path)
-    # the vehicle's files (the folder's hidden .aurgen marker is aurgen.files' business, not a golden)
+    # the vehicle's files (the folder's hidden .aurgen marker is aurgen.core.files' business, not a golden)
     produced = sorted(p for p in (tmp_path / v.name).iterdir() if not p.name.startswith("."))
     assert [p.name for p in produced] == sorted(["model.sdf", "model.config", f"{v.name}.urdf", f"{v.name}.xml"])
     gdir = GOLDEN / v.name

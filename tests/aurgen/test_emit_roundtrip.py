@@ -7,10 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aurgen import readback, spatial, stamp
-from aurgen.build import build, bundled_vehicles
-from aurgen.compose import resolve
-from aurgen.resources import data_dir
+from aurgen.check import readback
+from aurgen.core import spatial
+from aurgen.compose import stamp
+from aurgen.emit.build import build, bundled_vehicles
+from aurgen.compose.resolve import resolve
+from aurgen.core.resources import data_dir
 
 FEATURES = Path(__file__).parents[1] / "data" / "emit_features" / "features.yaml"
 CONFIGS = [str(p) for p in bundled_vehicles()] + [str(FEATURES)]
@@ -111,7 +113,7 @@ def test_sdf_marks_only_on_their_links(out):
 
 def test_blueboat_pontoon_segments_tile_the_hulls_exactly():
     v = resolve(str(data_dir("vehicles") / "blueboat.yaml"))
-    from aurgen.config import load_vehicle
+    from aurgen.config.vehicle import load_vehicle
 
     h = load_vehicle(v.source).hull_displacement
     boxes = v.displacement.boxes

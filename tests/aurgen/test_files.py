@@ -1,4 +1,4 @@
-"""aurgen.files, the one writer: what it confines, where it may write."""
+"""aurgen.core.files, the one writer: what it confines, where it may write."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from aurgen.files import OutputError, confine, write_set
+from aurgen.core.files import OutputError, confine, write_set
 
 
 def test_the_root_itself_and_what_is_inside_it(tmp_path):
@@ -41,7 +41,7 @@ def test_a_set_into_a_new_folder_that_is_the_root(tmp_path):
 def test_a_folder_the_system_refuses_is_an_output_error_naming_it(tmp_path):
     """The operating system's refusal (here: a file where the folder should be) is an
     OutputError naming the path, not an OSError; no temp file is left behind."""
-    from aurgen.files import append_text, claim_dir, write_with
+    from aurgen.core.files import append_text, claim_dir, write_with
 
     blocker = tmp_path / "not_a_folder"
     blocker.write_text("a user's file\n")
@@ -82,7 +82,7 @@ def test_cli_unwritable_output_is_exit_2_without_traceback(tmp_path, capsys, arg
 def test_write_with_replaces_only_what_its_owner_test_recognises(tmp_path):
     """write_with(..., ours=...) re-checks at write time: a file that appeared meanwhile and is
     not aurgen's is left alone (OutputError), a file that is aurgen's is replaced."""
-    from aurgen.files import write_with
+    from aurgen.core.files import write_with
 
     target = tmp_path / "run.csv"
     target.write_text("someone else's\n")

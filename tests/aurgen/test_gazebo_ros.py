@@ -18,10 +18,11 @@ import pytest
 import yaml
 from lxml import etree
 
-from aurgen import worlds
-from aurgen.build import build, bundled_vehicles
-from aurgen.catalog import catalog_for
-from aurgen.compose import resolve
+from aurgen.emit import worlds
+from aurgen.config import world as world_config
+from aurgen.emit.build import build, bundled_vehicles
+from aurgen.config.catalog import catalog_for
+from aurgen.compose.resolve import resolve
 
 DATA = Path(__file__).parents[1] / "data"
 FEATURES = DATA / "emit_features"
@@ -176,7 +177,7 @@ def test_the_gripper_and_the_sampler_get_two_controllers_each(out):
 
 
 def test_the_test_vehicles_fit_every_bundled_part_type():
-    from aurgen.catalog import Catalog
+    from aurgen.config.catalog import Catalog
 
     used = {t for c in CONFIGS for t, _ in resolve(c).specs.parts}
     assert set(Catalog().names()) <= used, sorted(set(Catalog().names()) - used)
@@ -224,7 +225,7 @@ def test_world_loads_the_systems_its_sensors_need(world_out):
     current = sdf.find("world/plugin[@name='gz::sim::maritime::OceanCurrent']")
     # the world density matches the configs: open_water.yaml's water cell and each placed vehicle's
     # declared fluid_density (read as plain YAML)
-    w = worlds.load_world("open_water")
+    w = world_config.load_world("open_water")
     water = yaml.safe_load(Path(w.path).read_text(encoding="utf-8"))["cells"]["water"]["density"]
     assert float(buoy.findtext("graded_buoyancy/default_density")) == water
     assert float(current.findtext("water_density")) == water
@@ -237,7 +238,7 @@ def test_world_loads_the_systems_its_sensors_need(world_out):
 def test_one_current_declaration_reaches_gazebo_and_the_runtime(tmp_path):
     src = (Path(worlds.__file__).parent.parent / "worlds" / "open_water.yaml")
     if not src.is_file():
-        from aurgen.resources import data_dir
+        from aurgen.core.resources import data_dir
         src = data_dir("worlds") / "open_water.yaml"
     text = src.read_text(encoding="utf-8")
     # water sets towards north-east at 0.5 m/s; the air blows from the west at 3 m/s (towards +x)
@@ -249,7 +250,7 @@ def test_one_current_declaration_reaches_gazebo_and_the_runtime(tmp_path):
     text = text.replace("config: bluerov2.yaml", "config: " + str(bundled_vehicles()[1]))
     path = tmp_path / "current.yaml"
     path.write_text(text, encoding="utf-8")
-    w = worlds.load_world(path)
+    w = world_config.load_world(path)
     sdf = etree.fromstring(worlds.render_sdf(w, worlds.place_vehicles(w)).split("\n", 1)[1].encode())
     current = sdf.find("world/plugin[@name='gz::sim::maritime::OceanCurrent']")
     assert float(current.findtext("speed")) == pytest.approx(0.5, abs=1e-12)
@@ -258,7 +259,7 @@ def test_one_current_declaration_reaches_gazebo_and_the_runtime(tmp_path):
     assert float(wind.findtext("speed")) == pytest.approx(3.0)
     assert float(wind.findtext("direction")) == pytest.approx(270.0)  # comes from the west
     # the runtime reads the same declaration (the environment JSON's cell flow)
-    water = [c for c in worlds.environment(w)["cells"] if c["name"] == "water"][0]
+    water = [c for c in world_config.environment(w)["cells"] if c["name"] == "water"][0]
     assert water["flow"][:2] == pytest.approx([0.5 * math.sqrt(0.5)] * 2)
 
 

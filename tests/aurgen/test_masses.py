@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aurgen.build import bundled_vehicles
-from aurgen.catalog import catalog_for
-from aurgen.compose import resolve
+from aurgen.emit.build import bundled_vehicles
+from aurgen.config.catalog import catalog_for
+from aurgen.compose.resolve import resolve
 
 VEHICLES = {p.stem: p for p in bundled_vehicles()}
 PACK_18AH = 1.400  # kg, facts §1c

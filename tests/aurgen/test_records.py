@@ -1,4 +1,4 @@
-"""``aurgen.records.record`` behaves as ``dataclasses.dataclass(frozen=True)``, the oracle: each
+"""``aurgen.core.records.record`` behaves as ``dataclasses.dataclass(frozen=True)``, the oracle: each
 class below is declared twice, once with each decorator, and every observable is compared."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 
-from aurgen.records import FrozenInstanceError, record
+from aurgen.core.records import FrozenInstanceError, record
 
 
 def _post(self):

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from aurgen import report, stability as st  # noqa: E402
+from aurgen.analysis import report, stability as st  # noqa: E402
 from aurgen.cli import main  # noqa: E402
-from aurgen.compose import resolve  # noqa: E402
-from aurgen.files import TMP_PREFIX
+from aurgen.compose.resolve import resolve  # noqa: E402
+from aurgen.core.files import TMP_PREFIX
 
 
 
@@ -119,7 +119,7 @@ def test_payload_point_option(tmp_path):
     v = resolve("blueboat.yaml")
     assert np.allclose(report.parse_point("0.1 0 0.2"), (0.1, 0, 0.2))
     assert np.allclose(report.parse_point("0.1,0,0.2"), (0.1, 0, 0.2))
-    from aurgen.errors import AurgenError
+    from aurgen.core.errors import AurgenError
 
     with pytest.raises(AurgenError):
         report.parse_point("1 2")

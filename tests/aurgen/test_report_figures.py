@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from aurgen import report
-from aurgen.compose import resolve
+from aurgen.analysis import report
+from aurgen.compose.resolve import resolve
 
 PUBLISHED_CAPACITY = 15.0  # kg, Blue Robotics' BlueBoat technical details
 

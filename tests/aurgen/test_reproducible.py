@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from aurgen.cli import main
-from aurgen.resources import data_dir
+from aurgen.core.resources import data_dir
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -1,4 +1,4 @@
-"""The build's self-check (aurgen.selfcheck): the consumers load each file before anything is written.
+"""The build's self-check (aurgen.emit.selfcheck): the consumers load each file before anything is written.
 
 The oracles are the consumers themselves: a mutated MJCF is refused by the build with the message
 MuJoCo gives when it compiles the same text here; a mutated SDF or URDF that the structural check
@@ -14,12 +14,12 @@ from pathlib import Path
 import mujoco
 import pytest
 
-import aurgen.emit
-from aurgen import selfcheck
-from aurgen.build import build, bundled_vehicles, outputs
+import aurgen.emit.render as render_mod
+from aurgen.emit import selfcheck
+from aurgen.emit.build import build, bundled_vehicles, outputs
 from aurgen.cli import main
-from aurgen.compose import resolve
-from aurgen.errors import BuildError
+from aurgen.compose.resolve import resolve
+from aurgen.core.errors import BuildError
 
 FEATURES = Path(__file__).parents[1] / "data" / "emit_features" / "features.yaml"
 CONFIGS = [str(p) for p in bundled_vehicles()] + [str(FEATURES)]
@@ -53,7 +53,7 @@ def test_a_file_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path,
     out = tmp_path / "out"
     assert main(["build", str(FEATURES), "-o", str(out)]) == 0
     before = _tree_digest(tmp_path)
-    real = aurgen.emit.render
+    real = render_mod.render
 
     def render(kind, vehicle, ctx=None):
         text = real(kind, vehicle, ctx)
@@ -65,7 +65,7 @@ def test_a_file_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path,
             render.expected = str(refused.value).splitlines()[0].removeprefix("Error: ").strip()
         return text
 
-    monkeypatch.setattr(aurgen.emit, "render", render)
+    monkeypatch.setattr(render_mod, "render", render)
     monkeypatch.chdir(tmp_path)
     code = main(["build", str(FEATURES), "-o", str(out)])
     err = capsys.readouterr().err
@@ -78,14 +78,14 @@ def test_a_file_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path,
 
 def test_build_refuses_before_writing_any_vehicle(tmp_path, monkeypatch):
     """Two configs, the second refused by MuJoCo: the first vehicle's files are not written either."""
-    real = aurgen.emit.render
+    real = render_mod.render
 
     def render(kind, vehicle, ctx=None):
         text = real(kind, vehicle, ctx)
         return text.replace("<freejoint", "<freejoint bogus='1'", 1) if kind == "mjcf" and \
             vehicle.name == "features" else text
 
-    monkeypatch.setattr(aurgen.emit, "render", render)
+    monkeypatch.setattr(render_mod, "render", render)
     with pytest.raises(BuildError, match="unrecognized attribute"):
         build([CONFIGS[0], str(FEATURES)], tmp_path / "out")
     assert not (tmp_path / "out").exists()
@@ -142,9 +142,9 @@ def test_self_check_writes_no_mujoco_log(tmp_path, monkeypatch):
 
 
 def test_a_world_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path, monkeypatch, capsys):
-    import aurgen.worlds
+    import aurgen.emit.worlds as worlds_mod
 
-    real = aurgen.worlds.render_mjcf
+    real = worlds_mod.render_mjcf
 
     def render_mjcf(world, placed):
         return real(world, placed).replace("<worldbody>", '<worldbody bogus="1">', 1)
@@ -158,7 +158,7 @@ def test_a_world_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path
     expected = str(refused.value).splitlines()[0].removeprefix("Error: ").strip()
     capsys.readouterr()
 
-    monkeypatch.setattr(aurgen.worlds, "render_mjcf", render_mjcf)
+    monkeypatch.setattr(worlds_mod, "render_mjcf", render_mjcf)
     out = tmp_path / "out"
     code = main(["worlds", "open_water", "-o", str(out)])
     err = capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 BLAS and LAPACK kernels (``@``, ``np.dot``, ``np.linalg``) are chosen per CPU and
 may round differently (an AVX-512 machine once changed a quaternion's last
-digit). aurgen.spatial computes everything that reaches a file in plain Python
+digit). aurgen.core.spatial computes everything that reaches a file in plain Python
 floats, in a fixed order. These tests hold its helpers bit for bit against a
 reference written with ``math`` and Python floats only, check the principal
 moments against LAPACK to rounding, and scan the emit path's modules for BLAS
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import aurgen
-from aurgen import spatial
+from aurgen.core import spatial
 
 RNG = np.random.default_rng(20261130)
 

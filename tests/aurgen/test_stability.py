@@ -12,7 +12,8 @@ import pytest
 
 from aurgen.runtime import hydrostatics as hs
 
-from aurgen import spatial, stability as st  # noqa: E402
+from aurgen.core import spatial
+from aurgen.analysis import stability as st  # noqa: E402
 
 RHO = 1000.0
 TOL = 1e-6
@@ -271,7 +272,7 @@ def rov_variant(tmp_path, net=0.5, offset=(0.01, -0.004, 0.046)):
     """The stock BlueROV2 config with a positive net buoyancy and an off-axis CoB (it floats)."""
     from pathlib import Path
 
-    from aurgen.resources import data_dir
+    from aurgen.core.resources import data_dir
 
     src = data_dir("vehicles") / "bluerov2.yaml"
     text = src.read_text()
@@ -280,7 +281,7 @@ def rov_variant(tmp_path, net=0.5, offset=(0.01, -0.004, 0.046)):
     text = text.replace("cob_offset: [0, 0, 0.046]", f"cob_offset: [{offset[0]}, {offset[1]}, {offset[2]}]")
     cfg = tmp_path / "rov_variant.yaml"
     cfg.write_text(text)
-    from aurgen.compose import resolve
+    from aurgen.compose.resolve import resolve
 
     return resolve(str(cfg))
 

@@ -1,7 +1,7 @@
 """aurgen sweep: variants composed in memory, their static figures, the table, restart and Ray.
 
 References are independent of the sweep's own code: the report's load line
-(aurgen.stability.load_line adds a point mass to the composed body; the sweep
+(aurgen.analysis.stability.load_line adds a point mass to the composed body; the sweep
 composes a catalog part through the config loaders), ``aurgen specs --json``, and
 the config loaders' own refusal of an invalid combination.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from aurgen import stability as stb
+from aurgen.analysis import stability as stb
 from aurgen.cli import main
-from aurgen.compose import resolve
-from aurgen.sweep import load_sweep, parse_key, prepare, values_of
+from aurgen.compose.resolve import resolve
+from aurgen.analysis.sweep import load_sweep, parse_key, prepare, values_of
 
 from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 

@@ -1,4 +1,4 @@
-"""The bundled templates precompiled (aurgen.templating): the same bytes as compiled
+"""The bundled templates precompiled (aurgen.emit.templating): the same bytes as compiled
 from source, used only when the manifest matches the templates and jinja2."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from aurgen import emit, templating
+from aurgen.emit import render as emit, templating
 from aurgen.cli import main
-from aurgen.resources import data_dir
+from aurgen.core.resources import data_dir
 
 FILTERS = {"f": emit.num, "v": emit.vec}
 

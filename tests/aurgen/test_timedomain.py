@@ -2,7 +2,7 @@
 
 References are independent of the time-domain code: ``aurgen specs --json`` (the
 kernel's equilibrium draft) with the closed-form heave of air buoyancy, the static
-analysis' equilibrium status and vanishing angle (aurgen.stability.gz_curve, the
+analysis' equilibrium status and vanishing angle (aurgen.analysis.stability.gz_curve, the
 report's), a second run of the same sweep (serial, resumed, -j 2, Ray), and the
 start attitude the run is given (a run with no disturbance never rolls past it).
 """
@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aurgen import stability as stb
-from aurgen import timedomain as td
+from aurgen.analysis import stability as stb
+from aurgen.analysis import timedomain as td
 from aurgen.cli import main
-from aurgen.compose import resolve
-from aurgen.stamp import equilibrium_of
+from aurgen.compose.resolve import resolve
+from aurgen.compose.stamp import equilibrium_of
 
 from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 
@@ -147,7 +147,7 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
     sweep_text = _sweep(grid="""  catalog.payload.mass: {name: payload, values: [10]}
   parts[payload].xyz[2]: {name: payload_z, values: [1.0]}
 """).replace("xyz: [0.299, 0.0, 0.147]", "xyz: [0.0, 0.0, 0.147]")
-    from aurgen.sweep import compose_variant, prepare, values_of
+    from aurgen.analysis.sweep import compose_variant, prepare, values_of
 
     sweep = prepare(write(tmp_path, sweep_text, "avs.yaml"), time_domain=True)
     v = compose_variant(sweep, values_of(sweep, 0), 0)
@@ -191,7 +191,7 @@ def test_time_domain_keys_are_checked_up_front(tmp_path, capsys):
 
 def test_current_and_wind_reach_the_model():
     """The compiled model's environment (read back as the plugin reads it) carries the flows."""
-    from aurgen.build import outputs
+    from aurgen.emit.build import outputs
     from aurgen.runtime import env as envmod
 
     v = resolve("blueboat.yaml")

@@ -15,10 +15,12 @@ import pytest
 from lxml import etree
 
 import aurgen
-from aurgen import files, spatial, worlds
+from aurgen.core import files, spatial
+from aurgen.emit import worlds
+from aurgen.config import world as world_config
 from aurgen.cli import main
-from aurgen.errors import ConfigError
-from aurgen.resources import data_dir
+from aurgen.core.errors import ConfigError
+from aurgen.core.resources import data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +91,7 @@ def built(tmp_path_factory):
 
 
 def _placed(name):
-    w = worlds.load_world(name)
+    w = world_config.load_world(name)
     return w, worlds.place_vehicles(w)
 
 
@@ -125,7 +127,7 @@ def test_bundled_worlds_written(built):
     assert len(notes) == 1 and "tilted_tank" in notes[0] and "surface" in notes[0] and "horizontal" in notes[0]
 
 
-@pytest.mark.parametrize("world", worlds.bundled_names())
+@pytest.mark.parametrize("world", world_config.bundled_names())
 def test_world_mjcf_compiles_with_vehicles(built, world):
     out, _, _ = built
     w, placed = _placed(world)
@@ -165,17 +167,17 @@ def numerics_of(vehicle):
     return {f"aurgen:{k}:{vehicle.base}" for k in kinds}
 
 
-@pytest.mark.parametrize("world", worlds.bundled_names())
+@pytest.mark.parametrize("world", world_config.bundled_names())
 def test_world_mjcf_environment(built, world):
     out, _, _ = built
-    w = worlds.load_world(world)
+    w = world_config.load_world(world)
     path = out / "worlds" / f"{world}.xml"
     m = mujoco.MjModel.from_xml_path(str(path))
     tid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_TEXT, "aurgen:environment")
     assert tid >= 0
     adr, n = m.text_adr[tid], m.text_size[tid]
     env = json.loads(bytes(m.text_data[adr:adr + n - 1]).decode())
-    assert env == worlds.environment(w)
+    assert env == world_config.environment(w)
     assert set(env) == {"planes", "cells", "gravity"}
     for p in env["planes"]:
         assert len(p) == 4 and np.linalg.norm(p[:3]) == pytest.approx(1.0, abs=1e-15)
@@ -191,7 +193,7 @@ def test_world_mjcf_environment(built, world):
 
 
 def test_open_water_environment_values():
-    env = worlds.environment(worlds.load_world("open_water"))
+    env = world_config.environment(world_config.load_world("open_water"))
     assert env["planes"] == [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, -30.0]]
     air, water = env["cells"]
     assert (air["name"], air["signs"], air["density"]) == ("air", [1, 0], 1.225)
@@ -335,12 +337,12 @@ def test_central_gravity_refuses_sdf(tmp_path):
     assert "central gravity" in notes[0]
     m = mujoco.MjModel.from_xml_path(str(tmp_path / "out" / "worlds" / "planet.xml"))
     np.testing.assert_array_equal(m.opt.gravity, [0, 0, 0])  # the runtime applies it from the JSON
-    assert worlds.environment(worlds.load_world(path))["gravity"] == {"type": "central", "mu": 3.986e14,
+    assert world_config.environment(world_config.load_world(path))["gravity"] == {"type": "central", "mu": 3.986e14,
                                                                        "centre": [0.0, 0.0, -6.371e6]}
 
 
 def test_sloped_ground_is_expressible():
-    w = worlds.load_world("open_water")
+    w = world_config.load_world("open_water")
     env = worlds.gazebo_environment(w)
     assert env == {"gravity": [0.0, 0.0, -9.81], "default_density": 1025.0, "changes": [(0.0, 1.225)]}
 
@@ -356,7 +358,7 @@ cells:
 """
     # duplicate 'below' is a YAML error naming the line
     with pytest.raises(ConfigError, match=r"dup\.yaml:6: below: duplicate key"):
-        worlds.load_world(_write(tmp_path, "dup.yaml", text))
+        world_config.load_world(_write(tmp_path, "dup.yaml", text))
     text = """\
 planes:
   surface: {normal: [0, 0, 1], offset: 0.0}
@@ -366,7 +368,7 @@ cells:
   upper: {below: [surface, cline], density: 1020.0}
   deep: {above: [cline], below: [surface], density: 1028.0}
 """
-    w = worlds.load_world(_write(tmp_path, "layers.yaml", text))
+    w = world_config.load_world(_write(tmp_path, "layers.yaml", text))
     env = worlds.gazebo_environment(w)  # cline: -z·x <= 10  is  z >= -10
     assert env["default_density"] == 1028.0
     assert env["changes"] == [(-10.0, 1020.0), (0.0, 1.225)]
@@ -397,16 +399,16 @@ def test_world_config_errors(tmp_path, edit, pattern):
     assert edit[0] in OPEN
     path = _write(tmp_path, "w.yaml", OPEN.replace(*edit).replace("DENSITY", "1025.0"))
     with pytest.raises(ConfigError, match=pattern) as exc:
-        worlds.place_vehicles(worlds.load_world(path))
+        worlds.place_vehicles(world_config.load_world(path))
     assert str(path) in str(exc.value)
 
 
 def test_two_vehicles_one_name(tmp_path):
     text = OPEN.replace("DENSITY", "1025.0") + "  - {config: blueboat.yaml, xyz: [5, 0, 0.05]}\n"
     with pytest.raises(ConfigError, match=r"vehicles\[1\]\.name: a second vehicle named 'blueboat'"):
-        worlds.place_vehicles(worlds.load_world(_write(tmp_path, "w.yaml", text)))
+        worlds.place_vehicles(world_config.load_world(_write(tmp_path, "w.yaml", text)))
     text = text.replace("xyz: [5, 0, 0.05]}", "name: boat2, xyz: [5, 0, 0.05]}")
-    placed = worlds.place_vehicles(worlds.load_world(_write(tmp_path, "w.yaml", text)))
+    placed = worlds.place_vehicles(world_config.load_world(_write(tmp_path, "w.yaml", text)))
     assert [p.name for p in placed] == ["blueboat", "boat2"]
 
 

@@ -1,8 +1,8 @@
-"""aurgen.xmldiff on small hand-written documents: each kind of row, and what is not a difference."""
+"""aurgen.check.xmldiff on small hand-written documents: each kind of row, and what is not a difference."""
 
 from __future__ import annotations
 
-from aurgen.xmldiff import compare
+from aurgen.check.xmldiff import compare
 
 DOC = """<!-- head -->
 <m name="v" xmlns:gz="http://gazebosim.org/schema">

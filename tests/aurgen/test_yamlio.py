@@ -1,6 +1,6 @@
 """Config YAML: the YAML 1.2 core schema, the limits, and the two parser stacks agreeing.
 
-``aurgen.yamlio.load`` parses with libyaml's scanner and parser (PyYAML's C extension) under
+``aurgen.core.yamlio.load`` parses with libyaml's scanner and parser (PyYAML's C extension) under
 PyYAML's composer; a PyYAML without libyaml gets the pure-Python stack. Both must give the same
 data, the same key lines and the same errors. The expected scalars are the YAML 1.2 core
 schema's (https://yaml.org/spec/1.2.2/#1032-tag-resolution), not either stack's output.
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aurgen import yamlio
-from aurgen.errors import ConfigError
-from aurgen.resources import data_dir
+from aurgen.core import yamlio
+from aurgen.core.errors import ConfigError
+from aurgen.core.resources import data_dir
 
 # (YAML scalar, the YAML 1.2 core schema's value)
 CORE_SCHEMA = [

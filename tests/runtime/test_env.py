@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from aurgen.errors import AurgenError
+from aurgen.core.errors import AurgenError
 from aurgen.runtime import env as envmod
 from aurgen.runtime.sim import Simulation
 

@@ -147,9 +147,9 @@ def test_branch_fold_and_where_the_body_goes_past_it():
 
 
 def test_held_trim_vanishing_angle_against_the_reference():
-    """aurgen.stability.gz_curve reports the fold and, past it, the curve with the trim held at the
+    """aurgen.analysis.stability.gz_curve reports the fold and, past it, the curve with the trim held at the
     equilibrium's: its vanishing angle is the reference's GZ zero at the reference equilibrium trim."""
-    from aurgen import stability as st
+    from aurgen.analysis import stability as st
 
     c = st.gz_curve(st.Body(tuple(geoms()), MASS, COM, RHO), step_deg=2.0)
     ra = RightingArm(geoms(), MASS, COM, RHO)

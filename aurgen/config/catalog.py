@@ -1,0 +1,425 @@
+"""The parts catalog: one YAML file per part type, loaded and validated.
+
+Each part's entry is the one source of its own mass, centre of mass and
+inertia. Units SI, part frame REP-103 (x forward, y left, z up).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import field
+from pathlib import Path
+
+import numpy as np
+
+from aurgen.core import limits, spatial
+from aurgen.config import sensors, shapes
+from aurgen.core.errors import ConfigError, did_you_mean
+from aurgen.core.records import record
+from aurgen.core.resources import catalog_dir
+from aurgen.core.yamlio import Reader, load
+
+JOINT_TYPES = ("fixed", "continuous", "revolute", "prismatic")
+LIMITED_JOINTS = ("revolute", "prismatic")  # joints that need limits
+MESH_SUFFIXES = (".stl", ".obj")  # mesh files both MuJoCo and trimesh read
+ZERO3 = (0.0, 0.0, 0.0)
+
+
+@record
+class Geometry:
+    """A shape posed in its link (part) frame: xyz in m, rpy in rad."""
+
+    shape: shapes.Shape
+    xyz: tuple = ZERO3
+    rpy: tuple = ZERO3
+
+
+@record
+class Limits:
+    """Joint limits: lower/upper in rad (or m), effort in N·m (or N), velocity in rad/s (m/s)."""
+
+    lower: float
+    upper: float
+    effort: float
+    velocity: float
+
+
+@record
+class Slot:
+    """A named mounting point of a part, posed in the part frame."""
+
+    name: str
+    xyz: tuple = ZERO3
+    rpy: tuple = ZERO3
+    accepts: tuple = ()
+    default: str | None = None
+    joint: str | None = None
+    collision: bool = True
+    axis: tuple | None = None
+    limits: Limits | None = None
+
+
+@record
+class Frame:
+    """A named frame of a part (sensor face, IMU point), posed in the part frame."""
+
+    name: str
+    xyz: tuple = ZERO3
+    rpy: tuple = ZERO3
+
+
+@record
+class Drive:
+    """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw, deadband N (0: none)."""
+
+    diameter: float
+    max_thrust: float
+    min_thrust: float
+    rotation: str
+    deadband: float = 0.0
+
+
+@record
+class Part:
+    """One catalog entry. ``inertia`` is about ``com``, part-frame axes, kg·m²."""
+
+    type: str
+    path: str
+    mass: float
+    com: tuple
+    inertia: tuple  # 3×3 as nested tuples
+    collision: tuple = ()
+    visual: tuple = ()
+    attach: tuple = ZERO3
+    axis: tuple = (1.0, 0.0, 0.0)
+    slots: tuple = ()
+    frames: tuple = ()
+    drive: Drive | None = None
+    battery: dict | None = None
+    sensors: tuple = ()  # aurgen.config.sensors.SensorSpec
+    payload_capacity: float | None = None  # kg, a published figure (the report evaluates the vehicle at it)
+    description: str = ""
+    placeholder: str = ""
+    inertia_derived: bool = False
+    sha256: str = field(default="", compare=False)
+
+    def slot(self, name: str) -> Slot | None:
+        for s in self.slots:
+            if s.name == name:
+                return s
+        return None
+
+
+PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
+             "axis", "slots", "frames", "drive", "battery", "density", "sensors",
+             "payload_capacity"}
+GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name"}
+SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
+
+
+def parts_path() -> list[Path]:
+    """The directories of ``$AURGEN_PARTS_PATH`` (os.pathsep-separated), in order.
+
+    A named directory that does not exist is an error (a typo would otherwise
+    fall back to the bundled parts without a word).
+    """
+    import os
+
+    dirs = []
+    for d in os.environ.get("AURGEN_PARTS_PATH", "").split(os.pathsep):
+        if d:
+            if not Path(d).is_dir():
+                raise ConfigError(None, "AURGEN_PARTS_PATH", f"{d!r} is not a directory",
+                                  "fix or unset the environment variable")
+            dirs.append(Path(d))
+    return dirs
+
+
+def catalog_for(config_path=None) -> "Catalog":
+    """The catalog a vehicle config sees, first directory winning:
+
+    1. the config's own ``parts/`` directory (beside it), unless that is the bundled catalog;
+    2. each directory of ``$AURGEN_PARTS_PATH``, in order;
+    3. the bundled catalog.
+
+    So ``AURGEN_PARTS_PATH`` overrides a bundled part for a bundled vehicle too, and a
+    vehicle's own parts override both. ``config_path`` None: 2 and 3 (``aurgen catalog``).
+    """
+    bundled = catalog_dir().resolve()
+    dirs = []
+    if config_path is not None:
+        local = Path(config_path).resolve().parent / "parts"
+        if local.is_dir() and local.resolve() != bundled:
+            dirs.append(local)
+    dirs.extend(parts_path())
+    dirs.append(bundled)
+    return Catalog(list(dict.fromkeys(d.resolve() for d in dirs)))
+
+
+class Catalog:
+    """Part types found in one or more directories (first directory wins).
+
+    Loads lazily and caches, so a vehicle reads only the parts it uses.
+    """
+
+    def __init__(self, dirs=None):
+        self.dirs = [Path(d) for d in (dirs or [catalog_dir()])]
+        self._cache: dict[str, Part] = {}
+
+    def names(self) -> list[str]:
+        """Part types: the stems of ``*.yaml`` files that are names (aurgen.core.limits)."""
+        seen = set()
+        for d in self.dirs:
+            if d.is_dir():
+                seen.update(p.stem for p in d.glob("*.yaml") if limits.bad_name(p.stem) is None)
+        return sorted(seen)
+
+    def path_of(self, type_name: str) -> Path | None:
+        """The file of part type ``type_name`` (a name, never a path), or None.
+
+        A ``<type>.yaml`` that exists but is not a regular file is an error.
+        """
+        if limits.bad_name(type_name) is not None:
+            return None
+        for d in self.dirs:
+            p = d / f"{type_name}.yaml"
+            if p.is_file():
+                return p
+            if p.exists() or p.is_symlink():
+                raise ConfigError(p, None, f"part type '{type_name}': not a regular file",
+                                  "a catalog entry is a .yaml file")
+        return None
+
+    def has(self, type_name: str) -> bool:
+        return self.path_of(type_name) is not None
+
+    def get(self, type_name: str, *, where=None) -> Part:
+        """The part ``type_name``; ``where`` = (path, key, line) of the reference, for errors."""
+        if type_name in self._cache:
+            return self._cache[type_name]
+        wpath, wkey, wline = where or (None, None, None)
+        why = limits.bad_name(type_name)
+        if why:
+            raise ConfigError(wpath, wkey, f"a part type is a catalog name, never a path: {why}", line=wline)
+        path = self.path_of(type_name)
+        if path is None:
+            hint = did_you_mean(type_name, self.names()) or "run 'aurgen catalog' for the list"
+            raise ConfigError(wpath, wkey, f"unknown part type '{type_name}'", hint, line=wline)
+        part = parse_part(type_name, path, load(path))
+        self._cache[type_name] = part
+        return part
+
+
+def parse_part(type_name: str, path: Path, data: dict) -> Part:
+    """Validate one catalog entry. Raises ConfigError naming file, key and line."""
+    r = Reader(path)
+    r.check_keys(data, PART_KEYS, "", required=("mass",))
+    mass = r.number(data, "mass", "", positive=True, at_least=limits.MASS_MIN, at_most=limits.MASS_MAX)
+    collision = tuple(_geometry(r, g, f"collision[{i}]", path) for i, g in
+                      enumerate(r.sequence(data, "collision", "")))
+    if "visual" in data:
+        visual = tuple(_geometry(r, g, f"visual[{i}]", path) for i, g in enumerate(r.sequence(data, "visual", "")))
+    else:
+        visual = collision
+    com = r.vector(data, "com", "", magnitude=limits.LENGTH_MAX)
+    derived = False
+    if "inertia" in data:
+        node = r.mapping(data["inertia"], "inertia", node=data, field="inertia")
+        r.check_keys(node, {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}, "inertia", required=("ixx", "iyy", "izz"))
+        vals = {k: r.number(node, k, "inertia", default=0.0, magnitude=limits.NUMBER_MAX)
+                for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
+        inertia = spatial.inertia_matrix(**vals)
+        why = inertia_problem(inertia)
+        if why:
+            raise r.error("inertia", f"the tensor {why}", "check the moments and products (kg·m² about the CoM)",
+                          node=data, field="inertia")
+        if com is None:
+            com = ZERO3
+    else:
+        if not collision:
+            raise r.error("inertia", "no inertia and no collision geometry to derive it from",
+                          "give inertia: {ixx, iyy, izz} about the CoM, or collision shapes", node=data)
+        geo_com, inertia = _derived_inertia(collision, mass, com)
+        com = com if com is not None else tuple(geo_com)
+        derived = True
+        why = inertia_problem(inertia)
+        if why:
+            raise r.error("collision", f"the inertia derived from the collision geometry {why}",
+                          "give inertia: {ixx, iyy, izz} about the CoM", node=data, field="collision")
+    slots = []
+    slots_node = data.get("slots") or {}
+    r.mapping(slots_node, "slots", node=data, field="slots")
+    for name, s in slots_node.items():
+        r.as_name(name, f"slots.{name}", node=slots_node, field=name)
+        slots.append(_slot(r, str(name), s, slots_node))
+    frames = []
+    frames_node = data.get("frames") or {}
+    r.mapping(frames_node, "frames", node=data, field="frames")
+    for name, f in frames_node.items():
+        key = f"frames.{name}"
+        r.as_name(name, key, node=frames_node, field=name)
+        f = r.mapping(f, key, node=frames_node, field=name)
+        r.check_keys(f, {"xyz", "rpy"}, key)
+        frames.append(Frame(str(name), r.vector(f, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                            r.vector(f, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX)))
+    drive = None
+    if "drive" in data:
+        d = r.mapping(data["drive"], "drive", node=data, field="drive")
+        r.check_keys(d, {"diameter", "max_thrust", "min_thrust", "rotation", "deadband"}, "drive",
+                     required=("diameter", "max_thrust", "min_thrust", "rotation"))
+        drive = Drive(r.number(d, "diameter", "drive", positive=True, magnitude=limits.LENGTH_MAX),
+                      r.number(d, "max_thrust", "drive", magnitude=limits.NUMBER_MAX),
+                      r.number(d, "min_thrust", "drive", magnitude=limits.NUMBER_MAX),
+                      r.string(d, "rotation", "drive", choices=("ccw", "cw")),
+                      r.number(d, "deadband", "drive", default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX))
+        if drive.min_thrust > drive.max_thrust:
+            raise r.error("drive.min_thrust", "is above max_thrust", node=d, field="min_thrust")
+    battery = None
+    if "battery" in data:
+        b = r.mapping(data["battery"], "battery", node=data, field="battery")
+        battery = {str(k): v for k, v in b.items()}
+    axis = r.vector(data, "axis", "", default=(1.0, 0.0, 0.0), magnitude=limits.NUMBER_MAX, nonzero=True)
+    return Part(
+        type=type_name, path=str(path), mass=mass, com=tuple(float(c) for c in com),
+        inertia=tuple(tuple(float(v) for v in row) for row in inertia),
+        collision=collision, visual=visual,
+        attach=r.vector(data, "attach", "", default=ZERO3, magnitude=limits.LENGTH_MAX), axis=axis,
+        slots=tuple(slots), frames=tuple(frames), drive=drive, battery=battery,
+        sensors=sensors.parse(r, data, frames),
+        payload_capacity=r.number(data, "payload_capacity", "", positive=True, at_most=limits.MASS_MAX),
+        description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
+        inertia_derived=derived, sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+    )
+
+
+def _slot(r: Reader, name: str, s, parent) -> Slot:
+    key = f"slots.{name}"
+    s = r.mapping(s, key, node=parent, field=name)
+    r.check_keys(s, SLOT_KEYS, key)
+    accepts = r.sequence(s, "accepts", key)
+    return slot_fields(r, s, key, name)
+
+
+def slot_fields(r: Reader, s, key: str, name: str) -> Slot:
+    """The slot keys (SLOT_KEYS) of mapping ``s`` as a Slot: a catalog slot or a vehicle's ad hoc one."""
+    accepts = tuple(r.as_name(a, f"{key}.accepts[{i}]", node=s, field="accepts", part_type=True)
+                    for i, a in enumerate(r.sequence(s, "accepts", key)))
+    default = s.get("default")
+    if default in (None, "none"):
+        default = None
+    else:
+        r.as_name(default, f"{key}.default", node=s, field="default", part_type=True)
+    return Slot(name=name, xyz=r.vector(s, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                rpy=r.vector(s, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX),
+                accepts=accepts, default=default,
+                joint=r.string(s, "joint", key, choices=JOINT_TYPES),
+                collision=r.boolean(s, "collision", key, default=True),
+                axis=r.vector(s, "axis", key, magnitude=limits.NUMBER_MAX, nonzero=True),
+                limits=joint_limits(r, s, key))
+
+
+def joint_limits(r: Reader, node, key: str) -> Limits | None:
+    """``limits: {lower, upper, effort, velocity}`` of a slot or a vehicle entry, or None.
+
+    lower <= upper, effort and velocity not negative, all within the number limits.
+    """
+    if "limits" not in node:
+        return None
+    k = f"{key}.limits"
+    lm = r.mapping(node["limits"], k, node=node, field="limits")
+    r.check_keys(lm, {"lower", "upper", "effort", "velocity"}, k)
+    lower = r.number(lm, "lower", k, default=0.0, magnitude=limits.LENGTH_MAX)
+    upper = r.number(lm, "upper", k, default=0.0, magnitude=limits.LENGTH_MAX)
+    if lower > upper:
+        raise r.error(f"{k}.lower", f"is above upper ({lower:g} > {upper:g})", "lower <= upper",
+                      node=lm, field="lower")
+    return Limits(lower, upper,
+                  r.number(lm, "effort", k, default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX),
+                  r.number(lm, "velocity", k, default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX))
+
+
+def inertia_problem(I) -> str | None:
+    """Why ``I`` cannot be a part's inertia (aurgen.core.spatial.check_inertia, and a smallest
+    principal moment of at least ``limits.INERTIA_MIN``, so MuJoCo accepts it), or None."""
+    why = spatial.check_inertia(np.asarray(I, dtype=float))
+    if why:
+        return why
+    ev = spatial.principal_moments(np.asarray(I, dtype=float))
+    if ev[0] < limits.INERTIA_MIN:
+        return (f"has a principal moment of {ev[0]:.6g} kg m^2, below the {limits.INERTIA_MIN:g} minimum "
+                "(MuJoCo refuses vanishing inertia)")
+    return None
+
+
+def _geometry(r: Reader, g, key: str, path: Path) -> Geometry:
+    g = r.mapping(g, key)
+    r.check_keys(g, GEOM_KEYS, key, required=("shape",))
+    kind = r.string(g, "shape", key, choices=shapes.SHAPES)
+    size = dict(positive=True, required=True, at_least=limits.SIZE_MIN, magnitude=limits.LENGTH_MAX)
+    if kind == "box":
+        dims = r.vector(g, "size", key, **size)
+    elif kind in ("cylinder", "capsule"):
+        dims = (r.number(g, "radius", key, **size), r.number(g, "length", key, **size))
+    elif kind == "sphere":
+        dims = (r.number(g, "radius", key, **size),)
+    elif kind == "ellipsoid":
+        dims = r.vector(g, "radii", key, **size)
+    else:
+        mesh_path = _mesh_file(r, g, key, path)
+        dims, mesh = r.vector(g, "scale", key, default=(1.0, 1.0, 1.0), positive=True,
+                              magnitude=limits.LENGTH_MAX), str(mesh_path)
+        return Geometry(shapes.Shape("mesh", dims, mesh), r.vector(g, "xyz", key, default=ZERO3,
+                                                                   magnitude=limits.LENGTH_MAX),
+                        r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
+    return Geometry(shapes.Shape(kind, tuple(dims)), r.vector(g, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                    r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
+
+
+def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
+    """A mesh ``file:``: relative, a regular .stl/.obj file inside the folder of the catalog file
+    that declares it (symlinks resolved), and loadable as a mesh with faces."""
+    f = r.string(g, "file", key, required=True)
+    folder = Path(path).resolve().parent
+    if "\0" in f or Path(f).is_absolute():
+        raise r.error(f"{key}.file", f"{f!r}: a mesh file is relative to the catalog folder ({folder})",
+                      node=g, field="file")
+    mesh_path = (folder / f).resolve()
+    if not mesh_path.is_relative_to(folder):
+        raise r.error(f"{key}.file", f"{f!r} is outside the catalog folder {folder}",
+                      "keep meshes in the catalog folder (e.g. meshes/)", node=g, field="file")
+    if not mesh_path.is_file():
+        raise r.error(f"{key}.file", f"mesh file not found (or not a regular file): {mesh_path}",
+                      node=g, field="file")
+    if mesh_path.suffix.lower() not in MESH_SUFFIXES:
+        raise r.error(f"{key}.file", f"{f!r}: a mesh is an {' or '.join(MESH_SUFFIXES)} file", node=g, field="file")
+    try:
+        import trimesh
+
+        mesh = trimesh.load(str(mesh_path), force="mesh")
+        ok = len(mesh.faces) > 0 and np.all(np.isfinite(mesh.vertices))
+    except Exception:  # trimesh raises many kinds on garbage
+        ok = False
+    if not ok:
+        raise r.error(f"{key}.file", f"{f!r} is not a readable mesh (no faces, or unreadable)", node=g, field="file")
+    return mesh_path
+
+
+def _derived_inertia(collision, mass: float, com):
+    """(centroid, inertia about ``com`` or the centroid) of the shapes at uniform density.
+
+    Shapes are assumed disjoint; the density is ``mass / Σ volume``.
+    """
+    items = []
+    total_v = 0.0
+    for g in collision:
+        v = shapes.volume(g.shape)
+        R = spatial.rot_rpy(g.rpy)
+        c = np.asarray(g.xyz) + R @ shapes.centroid(g.shape)
+        items.append((v, c, spatial.rotate_inertia(shapes.unit_inertia(g.shape), R)))
+        total_v += v
+    rho = mass / total_v
+    M, C, I = spatial.combine((v * rho, c, Ic * rho) for v, c, Ic in items)
+    if com is not None:
+        # the declared CoM: shift the tensor there (parallel axis from the centroid)
+        I = spatial.shift_inertia(I, M, C - np.asarray(com))
+    return C, I

@@ -1,0 +1,316 @@
+"""Vehicle configs (``vehicles/<name>.yaml``): load and validate.
+
+A vehicle config declares *what is fitted* and *what displaces*; it never
+declares mass (that comes from the catalog). See docs/config.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from aurgen.core import limits as lim
+from aurgen.config.catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
+from aurgen.core.errors import ConfigError
+from aurgen.core.records import record
+from aurgen.core.resources import data_dir
+from aurgen.core.yamlio import Mapping, Reader, load
+
+TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
+            "buoyancy", "hydrodynamics"}
+ENTRY_KEYS = {"slot", "of", "type", "name", "xyz", "rpy", "joint", "axis", "collision", "parent", "limits",
+              "topic", "gz_topic", "ros_topic"}
+MASS_KEYS = {"mass", "com", "inertia", "total_mass"}
+_DOF = "UVWPQR"
+_FORCE = "xyzkmn"
+HYDRO_RE = re.compile(r"^([xyzkmn])(Dot)?([UVWPQR])(?:abs([UVWPQR]))?$")
+
+
+@record
+class Entry:
+    """One ``parts:`` entry: a slot fill (``slot`` set) or a free placement."""
+
+    index: int
+    line: int | None
+    slot: str | None
+    of: str | None
+    type: str | None  # None: the slot is left empty (type: none)
+    name: str | None
+    xyz: tuple | None
+    rpy: tuple | None
+    joint: str | None
+    axis: tuple | None
+    collision: bool
+    parent: str | None
+    limits: Limits | None
+    topic: str | None
+
+
+@record
+class AdHocSlot:
+    """A ``slots:`` entry: a slot added to instance ``of``."""
+
+    index: int
+    line: int | None
+    of: str
+    slot: Slot
+
+
+@record
+class HullDisplacement:
+    """USV pontoons: two rows (port +y, starboard −y) of ``segments`` boxes, m."""
+
+    length: float
+    width: float
+    height: float
+    x: float
+    y: float
+    z: float
+    segments: int
+    fluid_density: float = 1025.0
+
+
+@record
+class Buoyancy:
+    """UUV declared trim: net buoyancy kg (+ floats), CoB offset m, density kg/m³, footprint m."""
+
+    net_buoyancy: float
+    cob_offset: tuple
+    cob_frame: str
+    fluid_density: float
+    footprint: tuple
+
+
+@record
+class VehicleConfig:
+    path: str
+    name: str
+    namespace: str
+    description: str
+    base_type: str
+    base_name: str
+    base_collision: bool
+    base_line: int | None
+    entries: tuple
+    adhoc_slots: tuple
+    hull_displacement: HullDisplacement | None
+    buoyancy: Buoyancy | None
+    hydrodynamics: tuple  # ((name, value), ...) sorted by name
+    sha256: str
+
+
+def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
+    """Find a config: as given, in the current directory, then ./<kind>/, then bundled.
+
+    A bare name may omit ``.yaml``.
+    """
+    p = Path(name)
+    candidates = [p]
+    if p.suffix == "":
+        candidates.append(p.with_suffix(".yaml"))
+    if not p.is_absolute() and len(p.parts) == 1:
+        for base in (Path.cwd() / kind, data_dir(kind)):
+            candidates.append(base / p.name)
+            if p.suffix == "":
+                candidates.append(base / (p.name + ".yaml"))
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    raise ConfigError(p, None, "config file not found",
+                      f"looked in the current directory, ./{kind}/ and the bundled {kind}")
+
+
+def locate_config(name: str, kind: str = "vehicles", given=()) -> Path | None:
+    """The config a generated file's header names by file ``name``.
+
+    A ``given`` path (``aurgen audit --config``) with that file name wins; else the bare name
+    resolves as it does for ``aurgen build`` (``./``, ``./<kind>/``, the bundled ``<kind>``).
+    None when neither finds it. ``name`` is a file name, never a path. (The header's sha256
+    then says whether the file is stale against it.)
+    """
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        return None
+    for g in given:
+        if Path(g).name == name and Path(g).is_file():
+            return Path(g).resolve()
+    try:
+        return resolve_config_path(name, kind)
+    except ConfigError:
+        return None
+
+
+def load_vehicle(path: str | Path) -> VehicleConfig:
+    """Read and validate a vehicle config. Raises ConfigError naming file/key/line."""
+    path = resolve_config_path(path)
+    return vehicle_from_mapping(load(path), path, hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> VehicleConfig:
+    """Validate a vehicle config given as a mapping (``aurgen sweep`` builds its variants in memory).
+
+    ``path`` names the config in messages and is the default ``name`` (its stem); it is never
+    read. ``sha256`` defaults to that of the mapping's canonical JSON. Same rules, same errors
+    as :func:`load_vehicle`; a mapping from :func:`aurgen.core.yamlio.load` keeps its line numbers.
+    """
+    path = Path(path)
+    r = Reader(path)
+    if not isinstance(data, dict):
+        raise r.error(None, f"expected a mapping at the top level, got {type(data).__name__}")
+    if sha256 is None:
+        import json
+
+        sha256 = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    data = _lined(data)
+    for k in data:
+        if k in MASS_KEYS:
+            raise r.error(str(k), f"'{k}' cannot be declared at the assembly: the vehicle's mass, CoM and "
+                          "inertia are derived from its parts", "set a part's mass in its catalog entry "
+                          "(vehicles/parts/<type>.yaml), or fit a ballast part", node=data, field=k)
+    r.check_keys(data, TOP_KEYS, "", required=("base",))
+    if "name" not in data and lim.bad_name(path.stem):
+        raise r.error("name", f"no name: given, and the file name {path.stem!r} is not a name "
+                      f"({lim.NAME_PATTERN}, at most {lim.NAME_MAX} characters)",
+                      "add 'name: <a name>' to the config", node=data)
+    name = r.name(data, "name", "", default=path.stem)
+    base = r.mapping(data["base"], "base", node=data, field="base")
+    for k in base:
+        if k in MASS_KEYS:
+            raise r.error(f"base.{k}", f"'{k}' cannot be declared at the assembly",
+                          "set it in the part's catalog entry (vehicles/parts/<type>.yaml)", node=base, field=k)
+    r.check_keys(base, {"type", "name", "collision"}, "base", required=("type",))
+    for field in ("parts", "slots"):
+        if len(r.sequence(data, field, "")) > lim.MAX_PARTS:
+            raise r.error(field, f"{len(data[field])} entries: more than the {lim.MAX_PARTS} a vehicle may have",
+                          node=data, field=field)
+    entries = tuple(_entry(r, i, e) for i, e in enumerate(r.sequence(data, "parts", "")))
+    adhoc = tuple(_adhoc(r, i, s) for i, s in enumerate(r.sequence(data, "slots", "")))
+    hull = _hull(r, data["hull_displacement"], data) if "hull_displacement" in data else None
+    buoy = _buoyancy(r, data["buoyancy"], data) if "buoyancy" in data else None
+    if hull and buoy:
+        raise r.error("buoyancy", "a vehicle declares either hull_displacement (a surface vessel) or buoyancy "
+                      "(an underwater vehicle), not both", node=data, field="buoyancy")
+    if not hull and not buoy:
+        raise r.error("hull_displacement", "no displacement declared",
+                      "declare hull_displacement (USV pontoons) or buoyancy (UUV trim)", node=data)
+    hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
+    return VehicleConfig(
+        path=str(path), name=name, namespace=r.topic(data, "topic_namespace", "", default=name),
+        description=str(data.get("description", "")),
+        base_type=r.name(base, "type", "base", required=True, part_type=True), base_name=r.name(base, "name", "base",
+                                                                                  default="base_link"),
+        base_collision=r.boolean(base, "collision", "base", default=True),
+        base_line=getattr(data, "lines", {}).get("base"),
+        entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
+        sha256=sha256)
+
+
+def _lined(node):
+    """``node`` with every plain dict made a yamlio Mapping without lines (an in-memory config)."""
+    if isinstance(node, dict):
+        out = Mapping((k, _lined(v)) for k, v in node.items())
+        out.line, out.lines = getattr(node, "line", None), dict(getattr(node, "lines", {}))
+        return out
+    if isinstance(node, list):
+        return [_lined(v) for v in node]
+    return node
+
+
+def _entry(r: Reader, i: int, e) -> Entry:
+    key = f"parts[{i}]"
+    e = r.mapping(e, key)
+    for k in e:
+        if k in MASS_KEYS:
+            raise r.error(f"{key}.{k}", f"'{k}' cannot be declared at the assembly: a part's mass comes from "
+                          "its catalog entry", "edit vehicles/parts/<type>.yaml, or fit a ballast part",
+                          node=e, field=k)
+    r.check_keys(e, ENTRY_KEYS, key)
+    slot = r.name(e, "slot", key)
+    if "type" not in e:
+        raise r.error(f"{key}.type", "required key is missing", "name a part type, or 'none' to leave a slot empty",
+                      node=e)
+    typ = None if e["type"] == "none" else r.name(e, "type", key, part_type=True)
+    limits = joint_limits(r, e, key)
+    if slot is None:
+        if "of" in e:
+            raise r.error(f"{key}.of", "'of' belongs to a slot fill; a free placement names its 'parent'",
+                          "add 'slot:' or rename 'of' to 'parent'", node=e, field="of")
+        if typ is not None and ("name" not in e or "xyz" not in e):
+            raise r.error(key, f"free placed part '{typ}' needs name and xyz (or a slot)", node=e)
+    return Entry(index=i, line=e.line, slot=slot, of=r.name(e, "of", key), type=typ, name=r.name(e, "name", key),
+                 xyz=r.vector(e, "xyz", key, magnitude=lim.LENGTH_MAX),
+                 rpy=r.vector(e, "rpy", key, magnitude=lim.ANGLE_MAX),
+                 joint=r.string(e, "joint", key, choices=JOINT_TYPES),
+                 axis=r.vector(e, "axis", key, magnitude=lim.NUMBER_MAX, nonzero=True),
+                 collision=r.boolean(e, "collision", key, default=True), parent=r.name(e, "parent", key),
+                 limits=limits, topic=r.topic(e, "topic", key))
+
+
+def _adhoc(r: Reader, i: int, s) -> AdHocSlot:
+    key = f"slots[{i}]"
+    s = r.mapping(s, key)
+    r.check_keys(s, SLOT_KEYS | {"of", "name"}, key, required=("of", "name"))
+    slot = slot_fields(r, s, key, r.name(s, "name", key, required=True))
+    return AdHocSlot(index=i, line=s.line, of=r.name(s, "of", key, required=True), slot=slot)
+
+
+def _hull(r: Reader, h, data) -> HullDisplacement:
+    key = "hull_displacement"
+    h = r.mapping(h, key, node=data, field=key)
+    r.check_keys(h, {"length", "width", "height", "x", "y", "z", "segments", "fluid_density"}, key,
+                 required=("length", "width", "height", "y", "z", "segments"))
+    seg = h["segments"]
+    if isinstance(seg, bool) or not isinstance(seg, int):
+        raise r.error(f"{key}.segments", f"expected a whole number of boxes per pontoon, got {seg!r}",
+                      node=h, field="segments")
+    if not 1 <= seg <= lim.MAX_SEGMENTS:
+        raise r.error(f"{key}.segments", f"must be at least 1 and at most {lim.MAX_SEGMENTS}, got {seg}",
+                      node=h, field="segments")
+    size = dict(positive=True, required=True, at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX)
+    out = HullDisplacement(
+        length=r.number(h, "length", key, **size), width=r.number(h, "width", key, **size),
+        height=r.number(h, "height", key, **size),
+        x=r.number(h, "x", key, default=0.0, magnitude=lim.LENGTH_MAX),
+        y=r.number(h, "y", key, required=True, magnitude=lim.LENGTH_MAX),
+        z=r.number(h, "z", key, required=True, magnitude=lim.LENGTH_MAX), segments=seg,
+        fluid_density=r.number(h, "fluid_density", key, default=1025.0, positive=True,
+                               at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX))
+    if out.y < out.width / 2:
+        raise r.error(f"{key}.y", f"the pontoons overlap: their centrelines are at y = +/-{out.y:g} m, closer "
+                      f"than half their width ({out.width:g} m / 2)",
+                      "y is the distance of each pontoon's centreline from the centreline (port at +y), "
+                      "at least width/2", node=h, field="y")
+    return out
+
+
+def _buoyancy(r: Reader, b, data) -> Buoyancy:
+    key = "buoyancy"
+    b = r.mapping(b, key, node=data, field=key)
+    r.check_keys(b, {"net_buoyancy", "cob_offset", "cob_frame", "fluid_density", "footprint"}, key)
+    return Buoyancy(
+        net_buoyancy=r.number(b, "net_buoyancy", key, default=0.0, magnitude=lim.MASS_MAX),
+        cob_offset=r.vector(b, "cob_offset", key, default=(0.0, 0.0, 0.046), magnitude=lim.LENGTH_MAX),
+        cob_frame=r.string(b, "cob_frame", key, default="com", choices=("com", "base_link")),
+        fluid_density=r.number(b, "fluid_density", key, default=1025.0, positive=True,
+                               at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX),
+        footprint=r.vector(b, "footprint", key, n=2, default=(0.457, 0.338), positive=True,
+                           at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX))
+
+
+def _hydro(r: Reader, h, data) -> tuple:
+    key = "hydrodynamics"
+    if h is None:
+        return ()
+    h = r.mapping(h, key, node=data, field=key)
+    out = []
+    for k in h:
+        m = HYDRO_RE.match(str(k))
+        if not m or (m.group(2) and m.group(4)):
+            names = [f"{f}{d}" for f in _FORCE for d in _DOF] + [f"{f}Dot{d}" for f in _FORCE for d in _DOF] + \
+                    [f"{f}{d}abs{d}" for f in _FORCE for d in _DOF]
+            from aurgen.core.errors import did_you_mean
+            raise r.error(f"{key}.{k}", "unknown hydrodynamic coefficient",
+                          did_you_mean(str(k), names) or "Fossen names: xU (linear), xUabsU (quadratic), "
+                          "xDotU (added mass); force x,y,z,k,m,n by velocity U,V,W,P,Q,R", node=h, field=k)
+        out.append((str(k), r.number(h, k, key, magnitude=lim.NUMBER_MAX)))
+    return tuple(sorted(out))

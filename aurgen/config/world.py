@@ -1,0 +1,293 @@
+"""World configs (``worlds/<name>.yaml``): load and validate; the environment they declare.
+
+A world config names the environment (planes, the fluid cells they bound,
+gravity, which planes are solid) and the vehicles placed in it; see
+docs/config.md and docs/formats.md (the environment JSON the runtime reads).
+aurgen.emit.worlds places the vehicles and writes the world files.
+
+Conventions: a plane is ``n·x = d`` with ``n`` a unit normal (a config normal
+is normalised; ``offset`` is ``d``, the signed distance of the plane from the
+origin along the unit normal). A cell ``above`` a plane lies on ``n·x ≥ d``
+(sign +1), ``below`` on ``n·x ≤ d`` (sign −1). A ground plane is solid on the
+side no cell lies on; its contact geometry faces the fluid. Two cells must
+be separated by a shared plane (one above it, the other below), which is
+how the config shows they do not overlap. The world's
+*water* is its densest cell: every placed vehicle's declared
+``fluid_density`` must equal it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from aurgen.core import limits, spatial
+from aurgen.core.errors import ConfigError, did_you_mean
+from aurgen.core.records import record
+from aurgen.core.resources import data_dir
+from aurgen.core.yamlio import Reader, load
+from aurgen.config.vehicle import resolve_config_path
+
+TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles"}
+PLANE_KEYS = {"normal", "offset", "size", "centre"}
+CELL_KEYS = {"above", "below", "density", "viscosity", "flow", "gravity"}
+PLACEMENT_KEYS = {"config", "name", "xyz", "rpy"}
+INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+DEFAULT_PLANE_SIZE = (200.0, 200.0)
+DENSITY_TOL = 1e-9  # kg/m³: declared and world densities must agree to this
+HORIZONTAL_TOL = 1e-12  # |1 − |n_z|| below this: the plane is horizontal
+
+
+
+@record
+class Plane:
+    name: str
+    normal: tuple  # unit
+    offset: float
+    size: tuple  # (a, b) m: visual extent (SDF size; MuJoCo half-sizes a/2, b/2)
+    centre: tuple  # a point on the plane: where the plane's geometry is posed
+
+
+@record
+class Cell:
+    name: str
+    signs: tuple  # one per plane, in plane order: −1, 0, +1
+    density: float
+    viscosity: float
+    flow: tuple
+    gravity: tuple | None  # optional per-cell constant gravity
+
+
+@record
+class Placement:
+    index: int
+    line: int | None
+    config: str  # resolved vehicle config path
+    name: str | None  # None: the vehicle's own name
+    xyz: tuple
+    rpy: tuple
+
+
+@record
+class WorldConfig:
+    path: str
+    sha256: str  # of the config file (the header names it by file name and this)
+    name: str
+    description: str
+    timestep: float
+    integrator: str
+    gravity: dict  # environment-JSON form: {"type": "uniform", "g": [...]} etc.
+    planes: tuple
+    cells: tuple
+    ground: tuple  # plane names
+    placements: tuple
+
+    def plane_index(self, name: str) -> int:
+        return [p.name for p in self.planes].index(name)
+
+    @property
+    def water(self) -> Cell:
+        """The densest cell: the liquid the vehicles float or swim in."""
+        return max(self.cells, key=lambda c: c.density)
+
+
+# ---------------------------------------------------------------- loading
+
+def bundled_names() -> list[str]:
+    """World config stems bundled with aurgen, sorted."""
+    return sorted(p.stem for p in data_dir("worlds").glob("*.yaml"))
+
+
+def load_world(path) -> WorldConfig:
+    """Read and validate a world config. Raises ConfigError naming file/key/line."""
+    path = resolve_config_path(path, kind="worlds")
+    data = load(path)
+    r = Reader(path)
+    why = limits.bad_name(path.stem)
+    if why:
+        raise ConfigError(path, None, f"the world is named by its file name: {why}", "rename the file")
+    r.check_keys(data, TOP_KEYS, "", required=("planes", "cells"))
+    timestep = r.number(data, "timestep", "", default=0.002, positive=True)
+    integrator = r.string(data, "integrator", "", default="implicitfast", choices=INTEGRATORS)
+    gravity = _gravity(r, data)
+    planes = _planes(r, data)
+    names = [p.name for p in planes]
+    ground = _ground(r, data, names)
+    cells = _cells(r, data, planes)
+    _check_cells(r, data, planes, cells, ground)
+    placements = tuple(_placement(r, i, v, path) for i, v in enumerate(r.sequence(data, "vehicles", "")))
+    return WorldConfig(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), name=path.stem,
+                       description=str(data.get("description", "")),
+                       timestep=timestep, integrator=integrator, gravity=gravity, planes=planes, cells=cells,
+                       ground=ground, placements=placements)
+
+
+def _gravity(r: Reader, data) -> dict:
+    if "gravity" not in data:
+        return {"type": "uniform", "g": [0.0, 0.0, -9.81]}
+    g = data["gravity"]
+    if not isinstance(g, dict):
+        return {"type": "uniform", "g": list(r.vector(data, "gravity", ""))}
+    kind = r.string(g, "type", "gravity", required=True, choices=("uniform", "central", "linear"))
+    if kind == "uniform":
+        r.check_keys(g, {"type", "g"}, "gravity", required=("g",))
+        return {"type": "uniform", "g": list(r.vector(g, "g", "gravity", required=True))}
+    if kind == "central":
+        r.check_keys(g, {"type", "mu", "centre"}, "gravity", required=("mu",))
+        return {"type": "central", "mu": r.number(g, "mu", "gravity", positive=True, required=True),
+                "centre": list(r.vector(g, "centre", "gravity", default=(0.0, 0.0, 0.0)))}
+    r.check_keys(g, {"type", "g0", "G"}, "gravity", required=("g0", "G"))
+    G = r.sequence(g, "G", "gravity")
+    if len(G) != 3:
+        raise r.error("gravity.G", "expected a 3x3 matrix (three rows of three numbers)", node=g, field="G")
+    rows = [list(r.vector({"row": row}, "row", f"gravity.G[{i}]")) for i, row in enumerate(G)]
+    M = np.array(rows)
+    if not np.allclose(M, M.T, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(M).max()))):
+        raise r.error("gravity.G", "the gravity gradient must be symmetric (a conservative field)",
+                      node=g, field="G")
+    return {"type": "linear", "g0": list(r.vector(g, "g0", "gravity", required=True)), "G": rows}
+
+
+def _planes(r: Reader, data) -> tuple:
+    planes_node = r.mapping(data["planes"], "planes", node=data, field="planes")
+    if not planes_node:
+        raise r.error("planes", "no planes declared", "a world needs at least a surface plane", node=data,
+                      field="planes")
+    out = []
+    for name, p in planes_node.items():
+        key = f"planes.{name}"
+        _check_name(r, name, key, planes_node)
+        p = r.mapping(p, key, node=planes_node, field=name)
+        r.check_keys(p, PLANE_KEYS, key, required=("normal",))
+        n = np.array(r.vector(p, "normal", key, required=True))
+        norm = spatial.norm(n)
+        if not norm > 0.0:
+            raise r.error(f"{key}.normal", "the normal is zero", "give the direction the plane faces",
+                          node=p, field="normal")
+        n = n / norm
+        n = np.where(np.abs(n) < 1e-15, 0.0, n) + 0.0
+        d = r.number(p, "offset", key, default=0.0)
+        size = r.vector(p, "size", key, n=2, default=DEFAULT_PLANE_SIZE, positive=True)
+        c = np.array(r.vector(p, "centre", key, default=(0.0, 0.0, 0.0)))
+        c = c - (spatial.dot(n, c) - d) * n  # onto the plane
+        out.append(Plane(name=str(name), normal=tuple(float(x) for x in n), offset=d, size=size,
+                         centre=tuple(float(x) + 0.0 for x in c)))
+    return tuple(out)
+
+
+def _check_name(r: Reader, name, key, node):
+    r.as_name(name, key, node=node, field=name)
+
+
+def _names_list(r: Reader, node, field, key, known) -> list:
+    if field not in node:
+        return []
+    value = node[field]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise r.error(f"{key}.{field}", "expected a plane name or a list of plane names", node=node, field=field)
+    for v in value:
+        if v not in known:
+            raise r.error(f"{key}.{field}", f"unknown plane {v!r}",
+                          did_you_mean(str(v), known) or f"declared planes: {', '.join(known)}",
+                          node=node, field=field)
+    return list(value)
+
+
+def _ground(r: Reader, data, names) -> tuple:
+    g = _names_list(r, data, "ground", "", names)
+    if len(set(g)) != len(g):
+        raise r.error("ground", "a plane is listed twice", node=data, field="ground")
+    return tuple(g)
+
+
+def _cells(r: Reader, data, planes) -> tuple:
+    names = [p.name for p in planes]
+    cells_node = r.mapping(data["cells"], "cells", node=data, field="cells")
+    if not cells_node:
+        raise r.error("cells", "no cells declared", "declare at least the water cell", node=data, field="cells")
+    out = []
+    for name, c in cells_node.items():
+        key = f"cells.{name}"
+        _check_name(r, name, key, cells_node)
+        c = r.mapping(c, key, node=cells_node, field=name)
+        r.check_keys(c, CELL_KEYS, key, required=("density",))
+        above = _names_list(r, c, "above", key, names)
+        below = _names_list(r, c, "below", key, names)
+        both = sorted(set(above) & set(below))
+        if both:
+            raise r.error(key, f"plane {both[0]!r} is both above and below: the cell would be empty",
+                          node=c, field="below")
+        signs = tuple(1 if n in above else -1 if n in below else 0 for n in names)
+        out.append(Cell(name=str(name), signs=signs, density=r.number(c, "density", key, positive=True,
+                                                                       required=True),
+                        viscosity=r.number(c, "viscosity", key, default=0.0, nonnegative=True),
+                        flow=r.vector(c, "flow", key, default=(0.0, 0.0, 0.0)),
+                        gravity=r.vector(c, "gravity", key)))
+    return tuple(out)
+
+
+def _check_cells(r: Reader, data, planes, cells, ground):
+    cells_node = data["cells"]
+    for i, a in enumerate(cells):
+        for b in cells[i + 1:]:
+            if not any(sa * sb < 0 for sa, sb in zip(a.signs, b.signs)):
+                raise r.error(f"cells.{b.name}", f"cells {a.name!r} and {b.name!r} overlap: no plane has one "
+                              "above it and the other below", "bound them by a common plane", node=cells_node,
+                              field=b.name)
+    for g in ground:
+        i = [p.name for p in planes].index(g)
+        sides = {c.signs[i] for c in cells} - {0}
+        if len(sides) > 1:
+            raise r.error("ground", f"plane {g!r} is solid but has fluid cells on both sides", node=data,
+                          field="ground")
+
+
+def _placement(r: Reader, i: int, v, world_path: Path) -> Placement:
+    key = f"vehicles[{i}]"
+    v = r.mapping(v, key)
+    r.check_keys(v, PLACEMENT_KEYS, key, required=("config",))
+    cfg = r.string(v, "config", key, required=True)
+    local = world_path.parent / cfg
+    try:
+        path = local.resolve() if local.is_file() else resolve_config_path(cfg)
+    except ConfigError:
+        raise r.error(f"{key}.config", f"vehicle config {cfg!r} not found",
+                      "looked beside the world config, in the current directory, ./vehicles/ and the bundled "
+                      "vehicles", node=v, field="config") from None
+    name = r.name(v, "name", key)
+    return Placement(index=i, line=v.line, config=str(path), name=name,
+                     xyz=r.vector(v, "xyz", key, default=(0.0, 0.0, 0.0), magnitude=limits.LENGTH_MAX),
+                     rpy=r.vector(v, "rpy", key, default=(0.0, 0.0, 0.0), magnitude=limits.ANGLE_MAX))
+
+
+# ---------------------------------------------------------------- placing vehicles
+
+def fluid_side(world: WorldConfig, i: int) -> int:
+    """The side (±1) of plane i where the fluid is: the side its cells name, else +1."""
+    sides = {c.signs[i] for c in world.cells} - {0}
+    return sides.pop() if sides else 1
+
+
+# ---------------------------------------------------------------- environment
+
+def environment(world: WorldConfig) -> dict:
+    """The environment JSON of docs/formats.md (a plain dict, key order as documented)."""
+    cells = []
+    for c in world.cells:
+        cell = {"name": c.name, "signs": list(c.signs), "density": c.density, "viscosity": c.viscosity,
+                "flow": [float(v) for v in c.flow]}
+        if c.gravity is not None:
+            cell["gravity"] = [float(v) for v in c.gravity]
+        cells.append(cell)
+    return {"planes": [[*p.normal, p.offset] for p in world.planes], "cells": cells,
+            "gravity": world.gravity}
+
+
+def environment_json(world: WorldConfig) -> str:
+    """Deterministic, lossless JSON (floats as repr)."""
+    return json.dumps(environment(world), separators=(", ", ": "), allow_nan=False)

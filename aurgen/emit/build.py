@@ -1,0 +1,74 @@
+"""``aurgen build``: resolve vehicle configs and write their files atomically.
+
+For each vehicle, under ``<output>/<name>/``: ``model.sdf`` + ``model.config``
+(a Gazebo model directory, name = the topic namespace), ``<name>.urdf`` and
+``<name>.xml`` (MJCF). Every file is rendered before any is written; then each
+is staged beside its target and moved into place (aurgen.core.files), so a failed
+build leaves the previous files untouched. Before anything is written, each
+vehicle's files are loaded by their consumers (aurgen.emit.selfcheck: MuJoCo compiles
+the MJCF; SDF and URDF get a structural check); a file MuJoCo refuses is a
+BuildError carrying MuJoCo's message. The vehicle's ros_gz_bridge config goes to
+``<output>/ros/<name>_bridge.yaml`` (aurgen.emit.ros).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aurgen.emit import render as emit, ros, selfcheck
+from aurgen.compose import stamp
+from aurgen.compose.resolve import check_build, resolve
+from aurgen.core.errors import BuildError
+from aurgen.core.files import TMP_PREFIX, write_set
+from aurgen.compose.model import Vehicle
+from aurgen.core.resources import data_dir
+
+__all__ = ["TMP_PREFIX", "all_configs", "bundled_vehicles", "outputs", "build"]
+
+
+def bundled_vehicles() -> list[Path]:
+    """The bundled vehicle configs, sorted by name."""
+    return sorted(data_dir("vehicles").glob("*.yaml"))
+
+
+def all_configs(kind: str = "vehicles") -> list[Path]:
+    """Every config of ``kind`` (``vehicles`` or ``worlds``) that ``--all`` means: those in
+    ``./<kind>/`` and the bundled ones, one per name, a local config hiding a bundled one of the
+    same name (the order in which a bare name resolves). Sorted by name."""
+    found: dict[str, Path] = {}
+    for base in (data_dir(kind), Path.cwd() / kind):
+        if base.is_dir():
+            for p in base.glob("*.yaml"):
+                found[p.stem] = p
+    return [found[k] for k in sorted(found)]
+
+
+def outputs(vehicle: Vehicle, eq=None) -> dict[str, str]:
+    """File name → stamped text for one vehicle (nothing written)."""
+    check_build(vehicle)
+    ctx = emit.context(vehicle)
+    head = stamp.header(vehicle)
+    comment = stamp.specs_comment(vehicle, eq)
+    files = {"model.sdf": "sdf", "model.config": "config", f"{vehicle.name}.urdf": "urdf",
+             f"{vehicle.name}.xml": "mjcf"}
+    return {fname: stamp.stamp(emit.render(kind, vehicle, ctx), head, comment) for fname, kind in files.items()}
+
+
+def build(configs, output="build") -> list[Path]:
+    """Resolve ``configs``, render them all, then write them all. Returns the paths written."""
+    out_root = Path(output)
+    files: dict[Path, str] = {}
+    for config in configs:
+        vehicle = resolve(config)
+        eq = stamp.equilibrium_of(vehicle)
+        rendered = outputs(vehicle, eq)
+        selfcheck.check_outputs(rendered, config)  # MuJoCo compiles the MJCF before anything is written
+        for fname, text in rendered.items():
+            target = out_root / vehicle.name / fname
+            if target in files:
+                raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
+            files[target] = text
+        # the ROS side (aurgen.emit.ros): outside the vehicle's folder, which holds the model files only
+        files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = ros.bridge_yaml(vehicle)
+    return write_set(files, root=out_root)  # the system's refusals: OutputError (aurgen.core.files)
+

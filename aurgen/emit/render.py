@@ -1,0 +1,349 @@
+"""Emit: the resolved Vehicle as template contexts, rendered to SDF, URDF and MJCF text.
+
+Templates (``templates/*.j2``) only format; every number comes from here or
+from the resolved model, and is written losslessly (``repr`` of a Python
+float, the shortest string that round-trips). No physics happens here either:
+poses are the composed ones, converted only between notations (rpy to a
+MuJoCo quaternion, full edge lengths to MuJoCo half sizes).
+
+Conventions: a pose is (xyz m, rpy rad) of a child in its parent link frame
+(aurgen.core.spatial); inertia about the link's CoM in link axes, kg·m².
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from aurgen import __version__
+from aurgen.config import sensors
+from aurgen.core import spatial
+from aurgen.core.errors import BuildError
+from aurgen.compose.model import Geom, Vehicle
+
+# gz-sim-thruster-system's thrust coefficient magnitude; the sign follows the
+# propeller's rotation (ccw +, cw −), as the reference models write it.
+THRUST_COEFFICIENT = 0.02
+
+# Drag coefficient of the windage boxes for gz-maritime's ocean current (bluerobotics_facts.md §5,
+# the reference's PR #72): chosen so that 0.5 ρ Cd (2 · width · draft) ≈ 7.0 N s²/m², the
+# identified surge xUabsU, at the reference boat's draft (12.3047 kg: 0.0318 m). The Cd is the
+# shape's; at a heavier loading the deeper draft gives proportionally more drag.
+OCEAN_CURRENT_CD = 1.19
+
+# Gripper (revolute/prismatic) joints: gz-sim's JointPositionController, driving the joint's
+# velocity towards the commanded position (use_velocity_commands), at most the joint's velocity limit.
+JOINT_POSITION_P_GAIN = 5.0
+
+# Marker links (displacement, windage) need an inertial in SDF (a link without
+# one defaults to 1 kg); these are the figures written there. Readers recognise
+# the links by their gz:buoyancy / gz:wind marks and leave them out of the mass.
+MARKER_MASS = 1e-6
+MARKER_INERTIA = 1e-9
+
+# Visual materials by role (RGBA): the base hull, propellers, sensors, any other part.
+MATERIALS = {
+    "hull": (0.1, 0.3, 0.6, 1.0),
+    "propeller": (0.15, 0.15, 0.15, 1.0),
+    "sensor": (0.95, 0.7, 0.1, 1.0),
+    "part": (0.7, 0.7, 0.7, 1.0),
+}
+
+_FORCES = "xyzkmn"
+_VELS = "UVWPQR"
+
+
+# ---------------------------------------------------------------- formatting
+
+def num(x) -> str:
+    """A float, losslessly: shortest round-trip repr; −0.0 is written 0.0."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise BuildError(f"refusing to write a non-finite number ({x})")
+    return repr(x + 0.0)
+
+
+def vec(v) -> str:
+    """Space-separated lossless numbers (a pose, a size, an axis)."""
+    return " ".join(num(x) for x in v)
+
+
+def is_zero(v) -> bool:
+    return all(float(x) == 0.0 for x in v)
+
+
+def quat(rpy) -> tuple:
+    """MuJoCo quaternion (w, x, y, z) of fixed-axis roll, pitch, yaw."""
+    return tuple(float(q) for q in spatial.quat_of(spatial.rot_rpy(rpy)))
+
+
+def inertia_entries(I) -> dict:
+    """The six entries of a 3×3 tensor (URDF/SDF names; products as the tensor's off-diagonals)."""
+    I = np.asarray(I, dtype=float)
+    return {"ixx": float(I[0, 0]), "iyy": float(I[1, 1]), "izz": float(I[2, 2]),
+            "ixy": float(I[0, 1]), "ixz": float(I[0, 2]), "iyz": float(I[1, 2])}
+
+
+def fullinertia(I) -> tuple:
+    """MJCF ``fullinertia`` order: ixx iyy izz ixy ixz iyz."""
+    e = inertia_entries(I)
+    return (e["ixx"], e["iyy"], e["izz"], e["ixy"], e["ixz"], e["iyz"])
+
+
+# ---------------------------------------------------------------- geometry
+
+def _mesh_uri(path: str) -> str:
+    return Path(path).resolve().as_uri()
+
+
+def geom_ctx(g: Geom) -> dict:
+    """A geom for SDF/MJCF: full sizes (SDF) and MuJoCo type/half sizes."""
+    s = g.shape
+    d = tuple(float(x) for x in s.dims)
+    out = {"name": g.name, "kind": s.kind, "xyz": g.xyz, "rpy": g.rpy, "quat": quat(g.rpy),
+           "rotated": not is_zero(g.rpy), "dims": d, "mesh": None}
+    if s.kind == "box":
+        out.update(size=d, mj_type="box", mj_size=tuple(x / 2 for x in d))
+    elif s.kind in ("cylinder", "capsule"):
+        out.update(radius=d[0], length=d[1], mj_type=s.kind, mj_size=(d[0], d[1] / 2))
+    elif s.kind == "sphere":
+        out.update(radius=d[0], mj_type="sphere", mj_size=(d[0],))
+    elif s.kind == "ellipsoid":
+        out.update(radii=d, mj_type="ellipsoid", mj_size=d)
+    elif s.kind == "mesh":
+        out.update(mj_type="mesh", scale=d, mesh=str(Path(s.mesh).resolve()), uri=_mesh_uri(s.mesh))
+    else:
+        raise BuildError(f"geom {g.name}: unknown shape {s.kind!r}")
+    return out
+
+
+def urdf_geoms(geoms) -> tuple[list, list]:
+    """Geoms URDF can express, and notes on those it cannot.
+
+    URDF has box, cylinder, sphere and mesh. A capsule is written as its exact
+    union (a cylinder and two end spheres, names suffixed); an ellipsoid has no
+    URDF form and is left out with a note (written as an XML comment).
+    """
+    out, notes = [], []
+    for g in geoms:
+        c = geom_ctx(g)
+        if c["kind"] == "capsule":
+            R = spatial.rot_rpy(g.rpy)
+            h = c["length"]
+            out.append(dict(c, kind="cylinder", name=f"{g.name}_cylinder"))
+            for end, sgn in (("top", 1.0), ("bottom", -1.0)):
+                xyz = tuple(float(a) for a in np.asarray(g.xyz, float) + spatial.matvec(R, (0.0, 0.0, sgn * h / 2)))
+                out.append(dict(c, kind="sphere", name=f"{g.name}_{end}", xyz=xyz))
+        elif c["kind"] == "ellipsoid":
+            notes.append(f"{g.name}: ellipsoid (semi-axes {vec(c['radii'])}) left out: URDF has no ellipsoid")
+        else:
+            out.append(c)
+    return out, notes
+
+
+# ---------------------------------------------------------------- the model
+
+def children_of(vehicle: Vehicle) -> dict:
+    """Parent link name → [joint, ...] in placement order."""
+    out: dict = {}
+    for j in vehicle.joints:
+        out.setdefault(j.parent, []).append(j)
+    return out
+
+
+def _joint_ctx(j) -> dict:
+    lim = j.limits
+    return {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": j.xyz, "rpy": j.rpy,
+            "quat": quat(j.rpy), "rotated": not is_zero(j.rpy), "axis": tuple(float(a) for a in j.axis),
+            "limits": None if lim is None else {"lower": lim.lower, "upper": lim.upper, "effort": lim.effort,
+                                                 "velocity": lim.velocity}}
+
+
+def _frame_ctx(f) -> dict:
+    return {"name": f.name, "link": f.link, "xyz": f.xyz, "rpy": f.rpy, "quat": quat(f.rpy),
+            "rotated": not is_zero(f.rpy)}
+
+
+def _link_ctx(link, frames: list) -> dict:
+    """One link; ``frames``: the frame contexts attached to it."""
+    return {"name": link.name, "type": link.part_type, "mass": float(link.mass), "com": link.com,
+            "inertia": inertia_entries(link.inertia), "fullinertia": fullinertia(link.inertia),
+            "collisions": [geom_ctx(g) for g in link.collisions], "visuals": [geom_ctx(g) for g in link.visuals],
+            "frames": frames, "joint": None}
+
+
+def thruster_ctx(vehicle: Vehicle) -> list:
+    out = []
+    for t in vehicle.thrusters:
+        d = t.drive
+        sign = 1.0 if d.rotation == "ccw" else -1.0
+        out.append({"name": t.name, "link": t.link, "joint": t.joint, "axis": tuple(float(a) for a in t.axis),
+                    "topic": t.topic, "coefficient": sign * THRUST_COEFFICIENT, "diameter": d.diameter,
+                    "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation,
+                    "deadband": d.deadband, "gz_topic": gz_topic(vehicle.namespace, t.topic, "cmd")})
+    return out
+
+
+def gz_topic(namespace: str, base: str, quantity: str) -> str:
+    """``/<ns>/<base>/<quantity>``; a base starting with ``/`` is absolute (the reference's rule)."""
+    root = base if base.startswith("/") else f"/{namespace}/{base}"
+    return f"{root}/{quantity}"
+
+
+def sensor_ctx(s) -> dict:
+    """One aurgen.config.sensors.Sensor for the SDF template (DVL beam angles in degrees, gz-sim's unit there)."""
+    st = sensors.SENSOR_TYPES[s.type]
+    p = dict(s.params)
+    if s.type == "dvl":  # a Janus X: four beams at 45, 135, -135 and -45 degrees about the sensor's z
+        p["beams"] = [{"id": i + 1, "rotation": rot, "tilt": math.degrees(p["beam_tilt"]),
+                       "aperture": math.degrees(p["beam_aperture"])} for i, rot in enumerate((45.0, 135.0, -135.0, -45.0))]
+    return {"name": s.name, "type": s.type, "sdf_type": st.sdf, "gz_type": st.gz_type, "xyz": s.xyz, "rpy": s.rpy,
+            "rate": s.rate, "topic": s.topic, "frame_id": s.frame_id, "p": p}
+
+
+def controllers_ctx(vehicle: Vehicle) -> list:
+    """A JointPositionController per revolute/prismatic joint (grippers): topic ``/<ns>/<child>/cmd_pos``."""
+    out = []
+    for j in vehicle.joints:
+        if j.type in ("revolute", "prismatic"):
+            lim = j.limits
+            out.append({"joint": j.name, "topic": gz_topic(vehicle.namespace, j.child, "cmd_pos"),
+                        "p_gain": JOINT_POSITION_P_GAIN,
+                        "cmd_max": lim.velocity if lim is not None and lim.velocity > 0 else 1.0})
+    return out
+
+
+def hydro_matrices(hydrodynamics) -> tuple[dict, list]:
+    """The Fossen coefficients as MJCF 6×6 matrices (docs/formats.md), and those that do not fit.
+
+    kind → 36 numbers row-major: damping_linear [i][j] = {F_i}{V_j};
+    damping_quadratic [i][j] = {F_i}{V_j}abs{V_i} (the row's own velocity);
+    added_mass [i][j] = {F_i}Dot{V_j}. Only kinds with a coefficient appear.
+    """
+    mats: dict = {}
+    skipped = []
+    for name, value in hydrodynamics:
+        f, v = name[0], name[1:]
+        i = _FORCES.index(f)
+        if v.startswith("Dot"):
+            kind, j = "added_mass", _VELS.index(v[3])
+        elif "abs" in v:
+            kind, j = "damping_quadratic", _VELS.index(v[0])
+            if _VELS.index(v[4]) != i:
+                skipped.append(name)
+                continue
+        else:
+            kind, j = "damping_linear", _VELS.index(v[0])
+        mats.setdefault(kind, [0.0] * 36)[6 * i + j] = float(value)
+    order = ("damping_linear", "damping_quadratic", "added_mass")
+    return {k: mats[k] for k in order if k in mats}, skipped
+
+
+def context(vehicle: Vehicle) -> dict:
+    """Everything the templates read, for one vehicle.
+
+    Every lookup a template needs is made here, once, through maps (a link's
+    frames, its parent joint, its children, its thrusters), so rendering is
+    linear in the number of links: templates only format.
+    """
+    frames_of: dict = {}
+    for f in vehicle.frames:
+        frames_of.setdefault(f.link, []).append(_frame_ctx(f))
+    links = [_link_ctx(link, frames_of.get(link.name, [])) for link in vehicle.links]
+    by_name = {c["name"]: c for c in links}
+    joints = [_joint_ctx(j) for j in vehicle.joints]
+    for j in joints:
+        by_name[j["child"]]["joint"] = j  # the joint placing this link in its parent (none for the base)
+        by_name[j["parent"]].setdefault("children", []).append((j, by_name[j["child"]]))
+    for c in links:
+        c.setdefault("children", [])
+        c["thrusters"] = []
+    thrusters = thruster_ctx(vehicle)
+    for t in thrusters:
+        by_name[t["link"]]["thrusters"].append(t)
+    sensor_links = {s.link for s in vehicle.sensors if s.link != vehicle.base}
+    for c in links:
+        role = ("hull" if c["name"] == vehicle.base else "propeller" if c["thrusters"]
+                else "sensor" if c["name"] in sensor_links else "part")
+        c["material"] = {"name": f"aurgen_{role}", "rgba": MATERIALS[role]}
+    used = sorted({c["material"]["name"] for c in links if c["visuals"]})
+    disp = vehicle.displacement
+    mats, skipped = hydro_matrices(vehicle.hydrodynamics)
+    meshes = {}
+    taken: set = set()
+    next_suffix: dict = {}
+    for c in links:
+        for g in c["collisions"] + c["visuals"]:
+            if g["mesh"] is not None:
+                key = (g["mesh"], g["scale"])
+                if key not in meshes:
+                    stem = Path(g["mesh"]).stem
+                    name, k = stem, next_suffix.get(stem, 1)
+                    while name in taken:
+                        name, k = f"{stem}_{k}", k + 1
+                    next_suffix[stem] = k
+                    taken.add(name)
+                    meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
+                g["mesh_name"] = meshes[key]["name"]
+    sensors_of: dict = {}  # link name -> its sensors, in placement order (one pass: linear in links)
+    for s in vehicle.sensors:
+        sensors_of.setdefault(s.link, []).append(sensor_ctx(s))
+    for c in links:
+        c["sensors"] = sensors_of.get(c["name"], [])
+    for c, link in zip(links, vehicle.links):
+        c["urdf_collisions"], c["urdf_notes"] = urdf_geoms(link.collisions)
+        vis, notes = urdf_geoms(link.visuals)
+        c["urdf_visuals"] = vis
+        c["urdf_notes"] = c["urdf_notes"] + notes
+    return {
+        "version": __version__,
+        "name": vehicle.name,
+        "namespace": vehicle.namespace,
+        "source": Path(vehicle.source).name,  # a file name: no local path in shared files
+        "base": by_name[vehicle.base],
+        "links": links,
+        "joints": joints,
+        "thrusters": thrusters,
+        "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
+        "hydro_matrices": mats,
+        "hydro_skipped": skipped,
+        "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
+                         "fluid_density": float(disp.fluid_density)},
+        "windage": [geom_ctx(g) for g in vehicle.windage],
+        "ocean_current_cd": OCEAN_CURRENT_CD,
+        "controllers": controllers_ctx(vehicle),
+        "joint_states_topic": f"/{vehicle.namespace}/joint_states",
+        "marker_mass": MARKER_MASS,
+        "marker_inertia": MARKER_INERTIA,
+        "meshes": list(meshes.values()),
+        "materials": [{"name": n, "rgba": MATERIALS[n[len("aurgen_"):]]} for n in used],
+    }
+
+
+# ---------------------------------------------------------------- rendering
+
+_ENV = None
+
+
+def environment():
+    """The Jinja environment over the bundled templates (``f``: a number, ``v``: a vector),
+    precompiled in a wheel (aurgen.emit.templating)."""
+    global _ENV
+    if _ENV is None:
+        from aurgen.emit import templating
+        from aurgen.core.resources import data_dir
+
+        _ENV = templating.environment(data_dir("templates"), data_dir("templates_compiled"),
+                                      {"f": num, "v": vec})
+    return _ENV
+
+
+TEMPLATES = {"sdf": "model.sdf.j2", "config": "model.config.j2", "urdf": "vehicle.urdf.j2", "mjcf": "vehicle.xml.j2"}
+
+
+def render(kind: str, vehicle: Vehicle, ctx: dict | None = None) -> str:
+    """The body of one output (no header, no specs comment: see aurgen.compose.stamp)."""
+    ctx = ctx if ctx is not None else context(vehicle)
+    return environment().get_template(TEMPLATES[kind]).render(**ctx)
