@@ -230,4 +230,5 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()
 
 
-from aurgen.runtime.equilibrium import Equilibrium, equilibrium, gz_curve  # noqa: E402
+from aurgen.runtime.equilibrium import Equilibrium, equilibrium  # noqa: E402
+from aurgen.runtime.righting import gz_curve  # noqa: E402

@@ -141,7 +141,7 @@ class _Arm:
             self.b = B - np.asarray(body.com, float)
             self.kernel = None
         else:
-            from aurgen.runtime.equilibrium import RightingArm
+            from aurgen.runtime.righting import RightingArm
 
             self.kernel = RightingArm(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho, free_trim)
 
