@@ -210,7 +210,7 @@ _PARSERS = [
     ("sim", _add_sim, _lazy("runtime.cli", "cli_sim")),
     ("view", _add_view, _lazy("runtime.view", "cli_view")),
     ("report", _add_report, _lazy("analysis.report", "cli_report")),
-    ("sweep", _add_sweep, _lazy("analysis.sweep", "cli_sweep")),
+    ("sweep", _add_sweep, _lazy("analysis.sweep.cli", "cli_sweep")),
 ]
 
 

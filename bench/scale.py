@@ -2,7 +2,7 @@
 
 Static sweep (``aurgen sweep``): variants/s of a BlueBoat Monte Carlo sweep (payload
 mass and position, a battery slot, the chassis' CoM height), computed in this process
-(``aurgen.analysis.sweep.run_chunk``: compose in memory + kernel equilibrium + freeboard, no
+(``aurgen.analysis.sweep.rows.run_chunk``: compose in memory + kernel equilibrium + freeboard, no
 I/O), against one ``aurgen specs`` composition (``resolve`` + ``equilibrium_of`` of
 the bundled file) in the same process: the ratio says what the sweep's per-variant
 cost is in units of one specs run. Then the same through the command line
@@ -40,7 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aurgen.analysis import sweep as S
+from aurgen.analysis.sweep.rows import run_chunk
+from aurgen.analysis.sweep.variants import prepare
 from aurgen.cli import main
 from aurgen.compose.resolve import resolve
 from aurgen.compose.stamp import equilibrium_of
@@ -87,16 +88,16 @@ def run(n: int = 400) -> None:
         tmp = Path(tmp)
         path = tmp / "mc.yaml"
         path.write_text(SWEEP.format(n=n))
-        sw = S.prepare(path)
+        sw = prepare(path)
 
         def specs_once():
             equilibrium_of(resolve("blueboat.yaml"))
 
         specs_once()
         t_specs = best_of(specs_once, 10)
-        S.run_chunk(sw, range(8))  # warm the caches and imports
+        run_chunk(sw, range(8))  # warm the caches and imports
         t0 = time.perf_counter()
-        S.run_chunk(sw, range(sw.n))
+        run_chunk(sw, range(sw.n))
         t_sweep = time.perf_counter() - t0
         rate = sw.n / t_sweep
         print(f"aurgen specs (resolve + equilibrium, bundled BlueBoat): {1e3 * t_specs:.1f} ms = {1 / t_specs:.1f}/s")

@@ -19,7 +19,9 @@ import pytest
 from aurgen.analysis import stability as stb
 from aurgen.cli import main
 from aurgen.compose.resolve import resolve
-from aurgen.analysis.sweep import load_sweep, parse_key, prepare, values_of
+from aurgen.analysis.sweep.keys import parse_key
+from aurgen.analysis.sweep.spec import load_sweep
+from aurgen.analysis.sweep.variants import prepare, values_of
 
 from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 

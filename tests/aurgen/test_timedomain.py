@@ -147,7 +147,7 @@ def test_capsize_agrees_with_the_static_analysis(tmp_path):
     sweep_text = _sweep(grid="""  catalog.payload.mass: {name: payload, values: [10]}
   parts[payload].xyz[2]: {name: payload_z, values: [1.0]}
 """).replace("xyz: [0.299, 0.0, 0.147]", "xyz: [0.0, 0.0, 0.147]")
-    from aurgen.analysis.sweep import compose_variant, prepare, values_of
+    from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of
 
     sweep = prepare(write(tmp_path, sweep_text, "avs.yaml"), time_domain=True)
     v = compose_variant(sweep, values_of(sweep, 0), 0)

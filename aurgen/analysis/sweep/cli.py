@@ -1,0 +1,119 @@
+"""``aurgen sweep`` (:func:`cli_sweep`): the sweep prepared and checked, its variants run into
+the journal under ``build/sweeps/<sweep>/`` (or ``-o``), then the table and the figures written;
+``--emit``: each composed variant's files and config (:func:`emit_variants`). Every file goes
+through :mod:`aurgen.core.files`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from aurgen.analysis.sweep.figures import fig_capsize, fig_distributions, fig_gm
+from aurgen.analysis.sweep.runners import JOURNAL, Progress, header_of, read_journal, run_pool, run_ray, run_serial
+from aurgen.analysis.sweep.spec import Sweep, SweepError, _plain
+from aurgen.analysis.sweep.table import _jsonable, csv_text, parquet_filler
+from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of, variant_mapping, variant_name
+
+
+def emit_variants(sweep: Sweep, rows, out: Path) -> int:
+    """Write each composed variant's files (aurgen build's set) under ``out/variants/v<index>/``,
+    and its config with, in ``parts/`` beside it, the catalog entries the sweep declares or changes,
+    under ``out/variants/v<index>/config/``: ``aurgen specs`` (``build``, ``audit --config``) of that
+    config composes the variant again. Returns how many."""
+    import yaml
+
+    from aurgen.emit import selfcheck
+    from aurgen.compose import stamp
+    from aurgen.emit.build import outputs
+    from aurgen.core.files import write_set
+
+    n = 0
+    for r in rows:
+        if not r.get("composed") or r.get("reason"):
+            continue
+        i = r["variant"]
+        values = values_of(sweep, i)
+        data, entries, absent = variant_mapping(sweep, values)
+        folder = out / "variants" / f"v{i:06d}"
+        text = (f"# variant {i} of {sweep.label} (aurgen sweep): {json.dumps(values)}\n"
+                + yaml.safe_dump(data, sort_keys=False))
+        files = {folder / "config" / variant_name(sweep, i): text}
+        part_sha = {}
+        for t, (entry, _) in sorted(entries.items()):
+            if t not in absent:
+                ptext = (f"# {t}: as swept in variant {i} of {sweep.label}\n"
+                         + yaml.safe_dump(_plain(entry), sort_keys=False))
+                files[folder / "config" / "parts" / f"{t}.yaml"] = ptext
+                part_sha[t] = hashlib.sha256(ptext.encode()).hexdigest()
+        vehicle = compose_variant(sweep, values, i, hashlib.sha256(text.encode()).hexdigest(), part_sha)
+        rendered = outputs(vehicle, stamp.equilibrium_of(vehicle))
+        selfcheck.check_outputs(rendered, vehicle.source)
+        # the model folder first: it is claimed (marked) before its config/ subfolder is made
+        write_set({**{folder / f: t for f, t in rendered.items()}, **files}, root=out)
+        n += 1
+    return n
+
+
+def cli_sweep(args) -> int:
+    from aurgen.core.files import append_text, check_dir, write_set
+
+    if getattr(args, "jobs", None) is not None and not 1 <= args.jobs <= 1024:
+        raise SweepError(f"--jobs wants 1 to 1024 processes, got {args.jobs}")
+    if getattr(args, "jobs", None) and args.jobs > 1 and args.ray:
+        raise SweepError("--jobs runs local processes, --ray a Ray cluster: give one of them")
+    if args.workers is not None and not 1 <= args.workers <= 1024:
+        raise SweepError(f"--workers wants 1 to 1024 CPUs, got {args.workers}")
+    if args.chunk is not None and not 1 <= args.chunk <= 1_000_000:
+        raise SweepError(f"--chunk wants 1 to 1000000 variants per task, got {args.chunk}")
+    sweep = prepare(args.sweep, getattr(args, "time_domain", False))
+    if args.check:
+        print(f"{sweep.path}: {sweep.n} variants over {len(sweep.axes)} keys; every key checked")
+        return 0
+    out = Path(args.output) if args.output else Path("build") / "sweeps" / Path(sweep.path).stem
+    check_dir(out)
+    journal = out / JOURNAL
+    rows, torn = ({}, True) if args.fresh else read_journal(journal, sweep)
+    if not journal.exists() or torn:
+        # a new journal, or one whose last line was cut short: rewrite it with its complete rows
+        text = json.dumps(header_of(sweep)) + "\n" + "".join(
+            json.dumps(_jsonable(rows[i])) + "\n" for i in sorted(rows))
+        write_set({journal: text}, root=out)
+    pending = [i for i in range(sweep.n) if i not in rows]
+    progress = Progress(sweep.n, done=sweep.n - len(pending), quiet=args.quiet)
+    if rows and pending and not args.quiet:
+        print(f"sweep: resuming: {len(rows)} of {sweep.n} variants already in {journal}", file=sys.stderr)
+
+    def sink(new):
+        append_text(journal, "".join(json.dumps(_jsonable(r)) + "\n" for r in new), root=out)
+        for r in new:
+            rows[r["variant"]] = r
+        progress(new)
+
+    jobs = getattr(args, "jobs", None) or 1
+    chunk = args.chunk or max(1, min(64, len(pending) // (8 * (args.workers or jobs or 2)) or 1))
+    if args.ray:
+        run_ray(sweep, pending, sink, args.ray, args.workers, chunk)
+    elif jobs > 1 and pending:
+        run_pool(sweep, pending, sink, jobs, chunk)
+    else:
+        run_serial(sweep, pending, sink, chunk)
+    table = [rows[i] for i in range(sweep.n)]
+    columns = sweep.columns
+    files = {out / "sweep.csv": csv_text(columns, table)}
+    pq_fill = parquet_filler(columns, table)
+    if pq_fill is not None:
+        files[out / "sweep.parquet"] = pq_fill
+    if not args.no_figures:
+        files[out / "distributions.png"] = lambda tmp: fig_distributions(sweep, table, tmp)
+        files[out / "gm_t_payload.png"] = lambda tmp: fig_gm(sweep, table, tmp)
+        files[out / "capsize_boundary.png"] = lambda tmp: fig_capsize(sweep, table, tmp)
+    write_set(files, root=out)
+    emitted = emit_variants(sweep, table, out) if args.emit else 0
+    failed = sum(1 for r in table if r.get("reason"))
+    print(f"sweep: {sweep.n} variants ({failed} with a reason), table {out / 'sweep.csv'}"
+          + ("" if pq_fill else " (no Parquet: pip install pyarrow)")
+          + (f"; {emitted} variants' files under {out / 'variants'}" if args.emit else ""))
+    return 0

@@ -1,0 +1,139 @@
+"""The sweep's figures (PNG, matplotlib's Agg backend): the distributions of the figure
+columns (:func:`fig_distributions`), GM_T (m) against the payload (:func:`fig_gm`: the first
+numeric swept catalog mass, kg, else ``added_mass_kg``) and the capsize / zero-freeboard
+boundary in the payload plane (:func:`fig_capsize`, :func:`boundary_1d`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from aurgen.analysis.sweep.spec import Sweep, _isnum
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def fig_distributions(sweep: Sweep, rows, tmp):
+    plt = _plt()
+    cols = [c for c in ("draft_m", "heel_deg", "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "reserve_buoyancy_kg",
+                        "max_gz_m", "avs_deg", "td_max_roll_deg", "td_settle_time_s")
+            if any(r.get(c) is not None for r in rows)]
+    n = max(len(cols), 1)
+    ncol = 3
+    nrow = (n + ncol - 1) // ncol
+    fig, axs = plt.subplots(nrow, ncol, figsize=(11, 3.2 * nrow), squeeze=False)
+    for ax, c in zip(axs.flat, cols):
+        v = np.array([r[c] for r in rows if r.get(c) is not None], float)
+        ax.hist(v, bins=min(40, max(5, int(math.sqrt(len(v))))), color="tab:blue", alpha=0.8)
+        ax.set_xlabel(c)
+        ax.set_ylabel("variants")
+    for ax in list(axs.flat)[len(cols):]:
+        ax.axis("off")
+    fig.suptitle(f"{sweep.label}: distributions over {len(rows)} variants")
+    fig.tight_layout()
+    fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)
+
+
+def _payload_column(sweep: Sweep) -> str:
+    """The payload axis of the figures: the first numeric swept catalog mass, else ``added_mass_kg``."""
+    for a in sweep.axes:
+        names = [t for t in a.key.tokens if isinstance(t, str)]
+        numeric = a.dist in ("uniform", "normal") or (a.values is not None and all(_isnum(v) for v in a.values))
+        if a.key.kind == "catalog" and names and names[-1] == "mass" and numeric:
+            return a.column
+    return "added_mass_kg"
+
+
+def fig_gm(sweep: Sweep, rows, tmp):
+    plt = _plt()
+    x = _payload_column(sweep)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ok = [r for r in rows if r.get("gm_t_m") is not None and _isnum(r.get(x))]
+    safe = [r for r in ok if r.get("safe")]
+    bad = [r for r in ok if not r.get("safe")]
+    ax.scatter([r[x] for r in safe], [r["gm_t_m"] for r in safe], s=10, label="safe", color="tab:blue")
+    ax.scatter([r[x] for r in bad], [r["gm_t_m"] for r in bad], s=10, label="unsafe (capsized, unstable or "
+               "freeboard ≤ 0)", color="tab:red")
+    ax.axhline(0.0, color="k", lw=0.8)
+    ax.set_xlabel(x)
+    ax.set_ylabel("GM_T (m)")
+    ax.set_title(f"{sweep.label}: GM_T against payload")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)
+
+
+def plane_columns(sweep: Sweep) -> tuple:
+    """The payload plane of the capsize figure: ``plots.plane``, else the payload column and the
+    first other numeric swept key (None for the second when there is none)."""
+    if "plane" in sweep.plots:
+        return tuple(sweep.plots["plane"])
+    x = _payload_column(sweep)
+    for a in sweep.axes:
+        vals = a.values if a.values is not None else (() if a.dist == "choice" else (0.0,))
+        if a.column != x and vals and all(_isnum(v) for v in vals):
+            return x, a.column
+    return x, None
+
+
+def boundary_1d(rows, x: str) -> list:
+    """Payload values (column ``x``) where ``safe`` flips between neighbouring variants sorted by
+    ``x``: each the midpoint of the two, or, where both have a freeboard, its linear zero."""
+    pts = sorted((r for r in rows if _isnum(r.get(x)) and r.get("composed")), key=lambda r: r[x])
+    out = []
+    for a, b in zip(pts[:-1], pts[1:]):
+        if bool(a.get("safe")) != bool(b.get("safe")):
+            fa, fb = a.get("freeboard_m"), b.get("freeboard_m")
+            if _isnum(fa) and _isnum(fb) and (fa > 0) != (fb > 0) and fa != fb:
+                out.append(a[x] + (b[x] - a[x]) * fa / (fa - fb))
+            else:
+                out.append(0.5 * (a[x] + b[x]))
+    return out
+
+
+def fig_capsize(sweep: Sweep, rows, tmp):
+    plt = _plt()
+    x, y = plane_columns(sweep)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    pts = [r for r in rows if r.get("composed") and _isnum(r.get(x)) and (y is None or _isnum(r.get(y)))]
+    if y is None:
+        fbs = [r for r in pts if _isnum(r.get("freeboard_m"))]
+        ax.plot([r[x] for r in fbs], [r["freeboard_m"] for r in fbs], ".", label="freeboard (m)")
+        ax.plot([r[x] for r in pts if _isnum(r.get("gm_t_m"))], [r["gm_t_m"] for r in pts if _isnum(r.get("gm_t_m"))],
+                ".", label="GM_T (m)")
+        for k, b in enumerate(boundary_1d(rows, x)):
+            ax.axvline(b, color="tab:red", ls="--", label="boundary" if k == 0 else None)
+        ax.axhline(0.0, color="k", lw=0.8)
+        ax.set_ylabel("m")
+    else:
+        s = [r for r in pts if r.get("safe")]
+        u = [r for r in pts if not r.get("safe")]
+        ax.scatter([r[x] for r in s], [r[y] for r in s], s=12, color="tab:blue", label="safe")
+        ax.scatter([r[x] for r in u], [r[y] for r in u], s=12, color="tab:red", marker="x",
+                   label="capsized, unstable or freeboard ≤ 0")
+        if len(pts) >= 4:
+            try:
+                import matplotlib.tri as mtri
+
+                tri = mtri.Triangulation([r[x] for r in pts], [r[y] for r in pts])
+                ax.tricontour(tri, [1.0 if r.get("safe") else 0.0 for r in pts], levels=[0.5], colors="k")
+            except (ValueError, RuntimeError):
+                pass  # collinear points: no triangulation, the scatter says it
+        ax.set_ylabel(y)
+    ax.set_xlabel(x)
+    ax.set_title(f"{sweep.label}: capsize / zero-freeboard boundary")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)

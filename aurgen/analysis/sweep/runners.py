@@ -1,0 +1,164 @@
+"""Running a sweep's variants (the I/O edge): the journal ``rows.jsonl`` (first line: the
+sweep's sha256; :func:`read_journal` resumes from it and refuses another sweep's), the progress
+line on stderr (:class:`Progress`), and the runners: in this process (:func:`run_serial`), on
+local processes (:func:`run_pool`, ``-j``) and on Ray (:func:`run_ray`, ``--ray``). Each hands
+rows to a ``sink`` in chunks as they finish, in any order; the table is sorted by variant after.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from aurgen.analysis.sweep.rows import run_chunk
+from aurgen.analysis.sweep.spec import Sweep, SweepError
+
+FORMAT = 1  # the journal's format
+JOURNAL = "rows.jsonl"
+
+
+# --------------------------------------------------------------------------- the journal (I/O)
+
+
+def header_of(sweep: Sweep) -> dict:
+    return {"aurgen_sweep": FORMAT, "sha256": sweep.sha256, "sweep": sweep.label, "variants": sweep.n,
+            "columns": list(sweep.columns)}
+
+
+def read_journal(path: Path, sweep: Sweep) -> tuple[dict, bool]:
+    """({variant: row}, torn) from a journal; ``torn``: a line after the last complete row (an
+    interrupted write) was dropped. SweepError if it is another sweep's."""
+    rows: dict = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return rows, False
+    lines = text.split("\n")
+    complete = lines[:-1]  # the text after the last newline is a torn write (or empty)
+    torn = lines[-1] != ""
+    if not complete:
+        return rows, True
+    try:
+        head = json.loads(complete[0])
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("aurgen_sweep") != FORMAT:
+        raise SweepError(f"{path}: not an aurgen sweep journal; refusing to resume into it "
+                         "(give another -o, or --fresh to start over)")
+    if head.get("sha256") != sweep.sha256:
+        raise SweepError(f"{path}: holds the rows of another sweep (sha256 {str(head.get('sha256'))[:12]}, "
+                         f"this one {sweep.sha256[:12]}: the sweep file, its base config or a part changed); "
+                         "refusing to resume (give another -o, or --fresh to start over)")
+    for line in complete[1:]:
+        try:
+            r = json.loads(line)
+            i = int(r["variant"])
+        except (ValueError, KeyError, TypeError):
+            torn = True
+            break
+        if 0 <= i < sweep.n:
+            rows.setdefault(i, r)
+    return rows, torn
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """One progress line on stderr: rewritten in place on a terminal, a line every few seconds otherwise."""
+
+    def __init__(self, total: int, done: int = 0, stream=None, quiet: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.total, self.done, self.start, self.failed = total, done, done, 0
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.t0 = self.last = time.monotonic()
+
+    def __call__(self, rows):
+        self.done += len(rows)
+        self.failed += sum(1 for r in rows if r.get("reason"))
+        now = time.monotonic()
+        if self.quiet or (not self.tty and now - self.last < 5.0 and self.done < self.total):
+            return
+        self.last = now
+        rate = (self.done - self.start) / max(now - self.t0, 1e-9)
+        eta = (self.total - self.done) / rate if rate > 0 else math.inf
+        text = (f"sweep: {self.done}/{self.total} variants ({self.failed} with a reason), "
+                f"{rate:.1f}/s, {now - self.t0:.0f} s" + (f", ~{eta:.0f} s left" if self.done < self.total else ""))
+        end = "\n" if self.done >= self.total or not self.tty else ""
+        print(("\r" if self.tty else "") + text, end=end, file=self.stream, flush=True)
+
+
+# --------------------------------------------------------------------------- runners
+
+
+def chunks(indices, size: int):
+    it = iter(indices)
+    while True:
+        c = list(itertools.islice(it, size))
+        if not c:
+            return
+        yield c
+
+
+def run_serial(sweep: Sweep, pending, sink, chunk: int = 16):
+    for c in chunks(pending, chunk):
+        sink(run_chunk(sweep, c))
+
+
+def run_pool(sweep: Sweep, pending, sink, jobs: int, chunk: int = 16):
+    """Variants in chunks on ``jobs`` local processes (no Ray); rows reach ``sink`` as chunks finish."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ex = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+    try:
+        todo = chunks(pending, chunk)
+        futs = {ex.submit(run_chunk, sweep, c) for c in itertools.islice(todo, 4 * jobs)}
+        while futs:
+            done, futs = cf.wait(futs, return_when=cf.FIRST_COMPLETED)
+            for f in done:
+                sink(f.result())
+            futs |= {ex.submit(run_chunk, sweep, c) for c in itertools.islice(todo, len(done))}
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _ray_init(address: str, workers: int | None):
+    try:
+        import ray
+    except ImportError:
+        raise SweepError("--ray needs ray: pip install 'aurgen[scale]'") from None
+    if not ray.is_initialized():
+        try:
+            if address == "local":
+                ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as exc:  # noqa: BLE001 (ray raises ConnectionError, ValueError, RuntimeError...)
+            raise SweepError(f"--ray {address}: cannot start or reach a Ray cluster: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    return ray
+
+
+def run_ray(sweep: Sweep, pending, sink, address: str = "local", workers: int | None = None, chunk: int = 16):
+    """Variants in chunks of ``chunk``, one Ray task per chunk; rows reach ``sink`` as tasks finish."""
+    ray = _ray_init(address, workers)
+    task = ray.remote(run_chunk)
+    ref = ray.put(sweep)
+    cs = list(chunks(pending, chunk))
+    in_flight = []
+    limit = max(4, 4 * int(ray.cluster_resources().get("CPU", 1)))
+    k = 0
+    while k < len(cs) or in_flight:
+        while k < len(cs) and len(in_flight) < limit:
+            in_flight.append(task.remote(ref, cs[k]))
+            k += 1
+        done, in_flight = ray.wait(in_flight, num_returns=1)
+        for d in done:
+            sink(ray.get(d))
