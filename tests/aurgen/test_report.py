@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from aurgen.analysis import report, stability as st  # noqa: E402
+from aurgen.analysis import payload as pl, report, roll_decay as rd, stability as st  # noqa: E402
 from aurgen.cli import main  # noqa: E402
 from aurgen.compose.resolve import resolve  # noqa: E402
 from aurgen.core.files import TMP_PREFIX
@@ -51,7 +51,7 @@ def test_blueboat_report(boat_dir, capsys):
         check_png(boat_dir / name)
     v = resolve("blueboat.yaml")
     assert v.sha256 in md
-    for link, part, mass, share in st.part_masses(v):
+    for link, part, mass, share in pl.part_masses(v):
         assert f"| {link} | {part} | {mass:.4f} |" in md
     assert "freeboard reaches zero at:" in md
     assert not list(boat_dir.parent.glob(TMP_PREFIX + "*")), "temp dirs left behind"
@@ -100,7 +100,7 @@ def test_uuv_ballast_makes_it_neutral_and_level(tmp_path):
                    "buoyancy: {net_buoyancy: 0.3, cob_offset: [0, 0, 0.04], cob_frame: com, "
                    "fluid_density: 1025.0, footprint: [0.457, 0.338]}\n")
     v = resolve(str(cfg))
-    b = st.uuv_balance(v)
+    b = pl.uuv_balance(v)
     assert b.built_net == pytest.approx(0.3, abs=1e-9)
     assert b.declared_net == 0.3
     np.testing.assert_allclose(b.built_offset, b.declared_offset, atol=1e-12)
@@ -133,8 +133,8 @@ def test_decay_period_of_a_damped_sine():
     wn = 2 * math.pi / Tn
     wd = wn * math.sqrt(1 - zeta * zeta)
     y = 0.2 + 0.17 * np.exp(-zeta * wn * t) * np.cos(wd * t)
-    assert report.decay_period(t, y, 0.2) == pytest.approx(2 * math.pi / wd, rel=1e-4)
-    assert report.decay_period(t, np.full_like(t, 0.3), 0.2) is None
+    assert rd.decay_period(t, y, 0.2) == pytest.approx(2 * math.pi / wd, rel=1e-4)
+    assert rd.decay_period(t, np.full_like(t, 0.3), 0.2) is None
 
 
 def test_roll_decay_matches_small_angle_estimate():
@@ -251,10 +251,10 @@ def test_log_decrement_of_a_damped_sine():
     wd = wn * math.sqrt(1 - zeta * zeta)
     phi = math.atan2(zeta, math.sqrt(1 - zeta * zeta))  # released at rest: x = A e^{−ζωt} cos(ω_d t − φ)/cos φ
     y = 0.1 + 0.17 * np.exp(-zeta * wn * t) * np.cos(wd * t - phi) / math.cos(phi)
-    d = report.log_decrement(t, y, 0.1)
+    d = rd.log_decrement(t, y, 0.1)
     assert d["delta"] == pytest.approx(2 * math.pi * zeta / math.sqrt(1 - zeta * zeta), rel=1e-4)
     assert d["zeta"] == pytest.approx(zeta, rel=1e-4)
-    cyc = report.decay_cycles(t, y, 0.1)
+    cyc = rd.decay_cycles(t, y, 0.1)
     assert len(cyc) >= 4
     for t0, t1, a in cyc:
         assert t1 - t0 == pytest.approx(2 * math.pi / wd, rel=1e-4)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from aurgen.analysis import report
+from aurgen.analysis import report, report_figures
 from aurgen.compose.resolve import resolve
 
 PUBLISHED_CAPACITY = 15.0  # kg, Blue Robotics' BlueBoat technical details
@@ -31,7 +31,7 @@ def captured(monkeypatch):
     def finish(fig, ax, rep, title, path):
         got.append((fig, fig.axes, title))
 
-    monkeypatch.setattr(report, "_finish", finish)
+    monkeypatch.setattr(report_figures, "_finish", finish)
 
     def run(fn, *args):
         fn(*args, None)

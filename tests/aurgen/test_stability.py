@@ -13,7 +13,7 @@ import pytest
 from aurgen.runtime import hydrostatics as hs
 
 from aurgen.core import spatial
-from aurgen.analysis import stability as st  # noqa: E402
+from aurgen.analysis import payload as pl, roll_period as rp, stability as st  # noqa: E402
 
 RHO = 1000.0
 TOL = 1e-6
@@ -191,7 +191,7 @@ def box_volume_below(L, B, H, centre, pos, R):
 def test_load_line_displacement(at):
     L, B, H, T, zg, zc = 2.0, 1.0, 0.6, 0.15, -0.05, 0.1
     body = box_body(L, B, H, T, zg, pos=(0.0, 0.0, zc))
-    ll = st.load_line(body, at, samples=9)
+    ll = pl.load_line(body, at, samples=9)
     assert ll.limit == pytest.approx(RHO * L * B * H - body.mass, rel=1e-12)
     assert ll.converged.any()
     checked = 0
@@ -217,7 +217,7 @@ def test_centreline_zero_freeboard_closed_form():
     """Payload on the axis of a box: freeboard reaches zero when ρ L B H = m + payload (it is the limit)."""
     L, B, H, T = 2.0, 1.0, 0.6, 0.2
     body = box_body(L, B, H, T, -0.1)
-    ll = st.load_line(body, (0.0, 0.0, 0.0), samples=5)
+    ll = pl.load_line(body, (0.0, 0.0, 0.0), samples=5)
     np.testing.assert_allclose(ll.heel, 0, atol=1e-9)
     np.testing.assert_allclose(ll.trim, 0, atol=1e-9)
     # upright: draft at the origin = immersion − H/2
@@ -238,7 +238,7 @@ def test_submerged_arm_and_attitude():
     np.testing.assert_allclose(c.gz, 0.05 * np.sin(c.angles), atol=1e-12)
     assert c.gm == pytest.approx(0.05, abs=1e-12)
     assert c.avs == pytest.approx(math.pi, abs=1e-9)
-    heel, trim = st.submerged_attitude(body.com, (0.01, 0.0, 0.05))
+    heel, trim = pl.submerged_attitude(body.com, (0.01, 0.0, 0.05))
     assert heel == pytest.approx(0.0)
     assert trim == pytest.approx(-math.atan2(0.01, 0.05))  # CoB forward: bow up
     R = spatial.rot_rpy((heel, trim, 0.0))
@@ -253,7 +253,7 @@ def test_hanging_attitude_turns_b_straight_up():
 
     rng = np.random.default_rng(7)
     for b in rng.normal(size=(200, 3)):
-        heel, trim = st.submerged_attitude((0.0, 0.0, 0.0), b)
+        heel, trim = pl.submerged_attitude((0.0, 0.0, 0.0), b)
         assert (heel, trim) == eq.hanging_attitude(b)
         v = spatial.rot_rpy((heel, trim, 0.0)) @ b
         assert abs(v[0]) < 1e-12 * np.linalg.norm(b) and abs(v[1]) < 1e-12 * np.linalg.norm(b) and v[2] > 0
@@ -261,8 +261,8 @@ def test_hanging_attitude_turns_b_straight_up():
 
 
 def test_roll_period_formula():
-    assert st.roll_period(2.0, 0.5, 1000.0, 0.1, 0.2, g=10.0) == pytest.approx(2 * math.pi * math.sqrt(2.5 / 200.0))
-    assert st.roll_period(1.0, 0.0, 1000.0, 0.1, -0.1) == math.inf
+    assert rp.roll_period(2.0, 0.5, 1000.0, 0.1, 0.2, g=10.0) == pytest.approx(2 * math.pi * math.sqrt(2.5 / 200.0))
+    assert rp.roll_period(1.0, 0.0, 1000.0, 0.1, -0.1) == math.inf
 
 
 # --------------------------------------------------------------------------- floating, offset-CoB UUV
@@ -301,7 +301,7 @@ def test_uuv_ballast_attitude_heel_and_trim_not_swapped(tmp_path):
     from scipy.optimize import root
 
     v = rov_variant(tmp_path)
-    b = st.uuv_balance(v)
+    b = pl.uuv_balance(v)
     # the boxes wholly submerged: volume and centroid by hand
     vols = np.array([np.prod(bx.shape.dims) for bx in v.displacement.boxes])
     cents = np.array([bx.xyz for bx in v.displacement.boxes], float)
@@ -556,7 +556,7 @@ def test_roll_period_at_amplitude_is_the_pendulum_for_a_submerged_body():
     phe = math.atan2(0.012, 0.05)
     for amp_deg in (1.0, 10.0, 60.0, 150.0):
         a = math.radians(amp_deg)
-        r = st.roll_period_at(c, a, I, m, g=9.81)
+        r = rp.roll_period_at(c, a, I, m, g=9.81)
         assert r["phi_e"] == pytest.approx(phe, abs=1e-14)
         assert r["phi_minus"] == pytest.approx(phe - a, abs=1e-9)
         T = 4 * math.sqrt(I / (m * 9.81 * bg)) * ellipk(math.sin(a / 2) ** 2)
@@ -565,7 +565,7 @@ def test_roll_period_at_amplitude_is_the_pendulum_for_a_submerged_body():
     pw = st.Piecewise(c.arm, phe - math.radians(15.0), phe + math.radians(10.0))
     for a in (math.radians(0.2), 1e-4):
         T = 4 * math.sqrt(I / (m * 9.81 * bg)) * ellipk(math.sin(a / 2) ** 2)
-        assert st.roll_period_at(c, a, I, m, g=9.81, phi_e=phe, pieces=pw)["period"] == pytest.approx(T, rel=1e-9)
+        assert rp.roll_period_at(c, a, I, m, g=9.81, phi_e=phe, pieces=pw)["period"] == pytest.approx(T, rel=1e-9)
 
 
 def test_roll_period_at_amplitude_against_an_ode_for_a_wall_sided_barge():
@@ -590,10 +590,10 @@ def test_roll_period_at_amplitude_against_an_ode_for_a_wall_sided_barge():
         sol = solve_ivp(rhs, (0, 100), [a, 0.0], method="DOP853", rtol=1e-13, atol=1e-15, events=back,
                         dense_output=True)
         t_ode = [te for te in sol.t_events[0] if te > 1e-6][0]
-        assert st.roll_period_at(c, a, I, m, g=g)["period"] == pytest.approx(t_ode, rel=1e-9)
+        assert rp.roll_period_at(c, a, I, m, g=g)["period"] == pytest.approx(t_ode, rel=1e-9)
     # and it tends to the small-angle period
-    small = st.roll_period(I, 0.0, RHO, m / RHO, gm, g=g)
-    assert st.roll_period_at(c, math.radians(0.01), I, m, g=g)["period"] == pytest.approx(small, rel=1e-7)
+    small = rp.roll_period(I, 0.0, RHO, m / RHO, gm, g=g)
+    assert rp.roll_period_at(c, math.radians(0.01), I, m, g=g)["period"] == pytest.approx(small, rel=1e-7)
 
 
 def test_freeboard_of_a_tilted_cylinder_rim_is_exact():

@@ -1,7 +1,7 @@
 """aurgen sweep: variants composed in memory, their static figures, the table, restart and Ray.
 
 References are independent of the sweep's own code: the report's load line
-(aurgen.analysis.stability.load_line adds a point mass to the composed body; the sweep
+(aurgen.analysis.payload.load_line adds a point mass to the composed body; the sweep
 composes a catalog part through the config loaders), ``aurgen specs --json``, and
 the config loaders' own refusal of an invalid combination.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from aurgen.analysis import stability as stb
+from aurgen.analysis import payload as pl, stability as stb
 from aurgen.cli import main
 from aurgen.compose.resolve import resolve
 from aurgen.analysis.sweep.keys import parse_key
@@ -28,7 +28,7 @@ from sweeptables import PAYLOAD_PART, have_ray, num, table, write
 
 def _payload_at():
     v = resolve("blueboat.yaml")
-    return [float(c) for c in stb.default_payload_point(v)]
+    return [float(c) for c in pl.default_payload_point(v)]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_payload_sweep_boundary_agrees_with_the_load_line(payload_sweep):
     _, out, rows = payload_sweep
     assert len(rows) == 200 and all(r["composed"] == "true" and r["reason"] == "" for r in rows)
     v = resolve("blueboat.yaml")
-    ll = stb.load_line(stb.body_of(v), stb.default_payload_point(v))
+    ll = pl.load_line(stb.body_of(v), pl.default_payload_point(v))
     assert ll.zero_freeboard is not None and 0 < ll.zero_freeboard < 30
     # the sweep's boundary: the first grid interval where the deck goes under, freeboard's linear zero
     m = [float(r["payload_kg"]) for r in rows]

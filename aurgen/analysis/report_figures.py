@@ -1,0 +1,189 @@
+"""The report's figures (PNG, matplotlib's Agg backend): righting-arm curves, load line, mass by part, roll decay.
+
+Each carries units, the vehicle name and the config hash (:attr:`aurgen.analysis.report_compute.Report.tag`);
+angles are drawn in degrees, arms and drafts in m, masses in kg, time in s.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from aurgen.analysis import payload as pl
+from aurgen.analysis import stability as st
+from aurgen.analysis.report_compute import Report
+
+FIG_SIZE = (8.0, 5.0)
+DPI = 100
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _finish(fig, ax, rep: Report, title: str, path: Path):
+    fig.suptitle(f"{title}\n{rep.tag}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, format="png")
+    _plt().close(fig)
+
+
+GM_TANGENT_DEG = 20.0  # the GM tangent is drawn from 0° to at most this heel/trim
+
+
+def _data_range(y, pad: float = 0.08) -> tuple[float, float]:
+    """Axis limits around the finite values of ``y`` and 0, padded by ``pad`` of the span."""
+    y = np.asarray(y, float)
+    y = y[np.isfinite(y)]
+    lo, hi = min(float(y.min()), 0.0) if y.size else 0.0, max(float(y.max()), 0.0) if y.size else 1.0
+    span = hi - lo if hi > lo else 1.0
+    return lo - pad * span, hi + pad * span
+
+
+def fig_gz(rep: Report, c: st.GZCurve, path: Path):
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=FIG_SIZE)
+    deg = np.degrees(c.angles)
+    ax.plot(deg, c.gz, color="C0", lw=1.8, label="GZ")
+    ax.axhline(0.0, color="0.4", lw=0.8)
+    # GM as the initial slope, drawn only over small angles (where it describes the curve): up to
+    # GM_TANGENT_DEG, or where the tangent leaves the curve's own range, whichever is first
+    lo, hi = _data_range(c.gz)
+    if math.isfinite(c.gm) and c.gm != 0.0:
+        name = ("BG_z" if c.submerged else "GM_T" if c.axis == "heel" else "GM_L")
+        reach = (hi if c.gm > 0 else lo) / c.gm  # rad at which the tangent reaches the data's extreme
+        end = min(math.radians(GM_TANGENT_DEG), reach) if reach > 0 else math.radians(GM_TANGENT_DEG)
+        ax.plot([0.0, math.degrees(end)], [0.0, c.gm * end], color="C3", ls="--", lw=1.2,
+                label=f"{name} = {c.gm:.4f} m (kernel): tangent at 0°, GM·φ")
+    for lim, col in ((30.0, "C1"), (40.0, "C2")):  # legend lists 30° first; the 30° area is drawn on top
+        m = deg <= lim
+        area = c.area_30 if lim == 30.0 else c.area_40
+        ax.fill_between(deg[m], 0.0, c.gz[m], color=col, alpha=0.25, zorder=2 if lim == 30.0 else 1,
+                        label=f"area to {lim:.0f}° = {area:.5f} m·rad")
+    ax.plot([math.degrees(c.angle_max_gz)], [c.max_gz], "o", color="C4",
+            label=f"max GZ {c.max_gz:.4f} m at {math.degrees(c.angle_max_gz):.1f}°")
+    if c.avs is not None:
+        ax.plot([math.degrees(c.avs)], [0.0], "s", color="k",
+                label=f"vanishing stability {math.degrees(c.avs):.1f}°")
+    word = "heel" if c.axis == "heel" else "trim (bow down)"
+    ax.set_xlabel(f"{word} angle (deg)")
+    ax.set_ylabel("righting arm GZ (m)")
+    ax.set_xlim(0, 180)
+    ax.set_xticks(range(0, 181, 15))
+    ax.set_ylim(lo, hi)  # from the curve (the tangent is cut to it): the GZ curve fills the axes
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    where = "wholly submerged" if c.submerged else "free-floating, free " + ("trim" if c.axis == "heel" else "heel")
+    _finish(fig, ax, rep, f"Righting-arm curve, {word} ({where})", path)
+
+
+def load_extent(L) -> float:
+    """The payload (kg) of the last load-line sample with an equilibrium: where the curves end."""
+    ok = np.isfinite(L.draft) & np.isfinite(L.freeboard)
+    return float(L.payload[ok].max()) if ok.any() else float(L.payload[-1])
+
+
+def decay_extent(d: dict, settle: float = 0.05) -> float:
+    """Where the roll-decay plot should end (s): 1.25 × the last time the roll is still more than
+    ``settle`` of its initial amplitude away from the equilibrium, at least two measured periods,
+    at most the run."""
+    t, r = np.asarray(d["t"], float), np.asarray(d["roll"], float) - d["ref"]
+    a0 = abs(r[0]) if r.size else 0.0
+    if a0 == 0.0:
+        return float(t[-1])
+    live = np.nonzero(np.abs(r) > settle * a0)[0]
+    end = 1.25 * float(t[live[-1]]) if live.size else float(t[-1])
+    if d.get("period"):
+        end = max(end, 2.0 * float(d["period"]))
+    return float(min(max(end, t[1] if t.size > 1 else 0.0), t[-1]))
+
+
+def fig_load(rep: Report, path: Path):
+    plt = _plt()
+    L = rep.load
+    fig, axes = plt.subplots(4, 1, figsize=(8.0, 9.0), sharex=True)
+    rows = [(L.draft, "draft (m)"), (np.degrees(L.heel), "heel (deg)"), (np.degrees(L.trim), "trim (deg)"),
+            (L.freeboard, "min. freeboard (m)")]
+    xmax = load_extent(L)
+    for ax, (y, lab) in zip(axes, rows):
+        ax.plot(L.payload, y, ".-", color="C0", ms=3)
+        ax.set_ylabel(lab)
+        ax.grid(alpha=0.3)
+        if L.zero_freeboard is not None and L.zero_freeboard <= xmax:
+            ax.axvline(L.zero_freeboard, color="C3", ls="--", lw=1)
+        if L.limit <= xmax:
+            ax.axvline(L.limit, color="k", ls=":", lw=1)
+        if rep.capacity is not None and rep.capacity["payload"] <= xmax:
+            ax.axvline(rep.capacity["payload"], color="C2", ls="-.", lw=1)
+    axes[-1].set_xlim(0.0, xmax)  # to the last sample with an equilibrium: the axis ends where the curves do
+    axes[-1].axhline(0.0, color="0.4", lw=0.8)
+    axes[-1].set_xlabel(f"payload (kg) at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m")
+    txt = f"reserve buoyancy {L.limit:.2f} kg" + (" (dotted)" if L.limit <= xmax else "")
+    if L.zero_freeboard is not None:
+        txt += f"; freeboard zero at {L.zero_freeboard:.2f} kg" + (" (dashed)" if L.zero_freeboard <= xmax else "")
+    if rep.capacity is not None:
+        txt += f"; published capacity {rep.capacity['payload']:g} kg (dash-dot)"
+    if xmax < L.payload[-1]:
+        txt += f"; no upright equilibrium beyond {xmax:.2f} kg"
+    axes[0].set_title(txt, fontsize=9)
+    _finish(fig, axes[0], rep, "Load line", path)
+
+
+def fig_mass(rep: Report, path: Path):
+    plt = _plt()
+    parts = pl.part_masses(rep.vehicle)
+    fig, ax = plt.subplots(figsize=(8.0, max(3.0, 0.35 * len(parts) + 1.5)))
+    names = [f"{n} ({t})" for n, t, _, _ in parts]
+    masses = [m for _, _, m, _ in parts]
+    y = np.arange(len(parts))
+    ax.barh(y, masses, color="C0")
+    for yi, (_, _, m, share) in zip(y, parts):
+        ax.text(m, yi, f" {m:.3f} kg ({100 * share:.1f}%)", va="center", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("mass (kg)")
+    ax.set_xlim(0, max(masses) * 1.35)
+    ax.grid(axis="x", alpha=0.3)
+    _finish(fig, ax, rep, f"Mass by part (total {rep.vehicle.specs.total_mass:.3f} kg)", path)
+
+
+def fig_decay(rep: Report, path: Path):
+    plt = _plt()
+    d = rep.roll["decay"]
+    fig, ax = plt.subplots(figsize=FIG_SIZE)
+    ax.plot(d["t"], np.degrees(d["roll"]), color="C0", lw=1.2, label="roll (runtime)")
+    ax.axhline(math.degrees(d["ref"]), color="0.4", lw=0.8, label="equilibrium heel (kernel)")
+    dec = d.get("decrement")
+    if dec is not None:
+        tp = np.array([p[0] for p in dec["peaks"]])
+        yp = np.array([p[1] for p in dec["peaks"]])
+        ax.plot(tp, np.degrees(d["ref"] + yp), "o", color="C3", ms=3, label="peaks")
+        T = d["period"]
+        a0 = abs(d["roll"][0] - d["ref"])
+        env = a0 * np.exp(-dec["delta"] * np.asarray(d["t"]) / T)
+        for sgn in (1, -1):
+            ax.plot(d["t"], np.degrees(d["ref"] + sgn * env), color="C3", ls="--", lw=0.8,
+                    label=f"log decrement δ = {dec['delta']:.3f} per cycle (ζ = {dec['zeta']:.3f})" if sgn > 0
+                    else None)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("roll (deg)")
+    ax.set_xlim(0.0, decay_extent(d))  # the decay's own length, not the whole run
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    est = rep.roll["estimate"]
+    per = "no period measured" if d["period"] is None else f"measured period {d['period']:.3f} s"
+    amp = rep.roll.get("amplitude")
+    one = f", 1-DOF at {d['heel0_deg']:.0f}° {amp:.3f} s" if amp is not None else ""
+    _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per} "
+            f"(small-angle {est:.3f} s{one})", path)
