@@ -235,7 +235,7 @@ def test_another_root_falls_back_to_the_line_diff(out, capsys):
 
 
 def test_many_differences_are_capped_with_a_count(out, capsys):
-    from aurgen.check.audit import MAX_RENDER_ROWS
+    from aurgen.check.audit_fresh import MAX_RENDER_ROWS
 
     path = out / "blueboat" / "blueboat.xml"
     n = path.read_text().count('contype="0"')
