@@ -1,3 +1,5 @@
-"""Files read back and checked: readback (generated files -> link records), xmldiff
-(comparison by meaning), audit (specs comment vs content vs config vs fresh render).
+"""Files read back and checked (``aurgen audit``): readback (generated SDF, URDF and MJCF
+-> link records), xmldiff (two XML texts compared by meaning), audit_files (finding and
+reading a generated file: header, specs comment, figures), audit_fresh (each file against
+its config composed now and a fresh render), audit (the command, its checks and table).
 Imports aurgen.emit and below."""

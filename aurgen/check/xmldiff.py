@@ -1,7 +1,7 @@
 """Compare two XML texts by meaning: elements matched by tag and name, numbers to a relative tolerance.
 
 The audit compares a generated file with a fresh render of its config
-(aurgen.check.audit.check_set). Byte equality is the fast path; when the bytes
+(aurgen.check.audit_fresh.check_set). Byte equality is the fast path; when the bytes
 differ, this module says *what* differs: each row names the line in the file,
 the element (its path from the nearest named ancestor, e.g.
 ``body[base_link]/geom[hull]``), the attribute (``(text)`` for an element's
