@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aurgen.analysis.stability import FLOAT_MARGIN, Body, _hs, body_of, freeboard_of, full_volume
+from aurgen.analysis.stability import FLOAT_MARGIN, Body, body_of, freeboard_of, full_volume, hydrostatics_module
 
 
 # --------------------------------------------------------------------------- load line
@@ -55,7 +55,7 @@ def load_line(body: Body, at, samples: int = 41, progress=None) -> LoadLine:
     just short of the limit (the equilibrium of a wholly submerged body is not
     unique); samples whose equilibrium did not converge are NaN.
     """
-    hs = _hs()
+    hs = hydrostatics_module()
     at = np.asarray(at, float)
     V, _ = full_volume(body)
     limit = body.rho * V - body.mass

@@ -42,7 +42,7 @@ G = 9.80665  # m/s², standard gravity (figures are per unit g where it cancels)
 FLOAT_MARGIN = 1e-9
 
 
-def _hs():
+def hydrostatics_module():
     from aurgen.runtime import hydrostatics
 
     return hydrostatics
@@ -78,7 +78,7 @@ def body_of(vehicle) -> Body:
     """The Body of a resolved Vehicle: its displacement boxes as kernel geoms (half sizes)."""
     from aurgen.core import spatial
 
-    hs = _hs()
+    hs = hydrostatics_module()
     geoms = tuple(hs.Geom("box", np.asarray(b.shape.dims, float) / 2, np.asarray(b.xyz, float),
                           spatial.rot_rpy(b.rpy)) for b in vehicle.displacement.boxes)
     s = vehicle.specs
@@ -87,7 +87,7 @@ def body_of(vehicle) -> Body:
 
 def full_volume(body: Body) -> tuple[float, np.ndarray]:
     """(V m³, centroid m, base_link) of the whole displacement, from the kernel (a plane above everything)."""
-    hs = _hs()
+    hs = hydrostatics_module()
     V = 0.0
     first = np.zeros(3)
     up = np.array([0.0, 0.0, 1.0])
@@ -120,7 +120,7 @@ def righting_arms(body: Body, angles, submerged: bool | None = None, free_trim: 
         b = B - np.asarray(body.com, float)
         # R_x(φ) b, y component: b_y cos φ − b_z sin φ; GZ = −that
         return -(b[1] * np.cos(angles) - b[2] * np.sin(angles))
-    hs = _hs()
+    hs = hydrostatics_module()
     return np.asarray(hs.gz_curve(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho, angles,
                                   free_trim=free_trim), float)
 
@@ -415,7 +415,7 @@ def _branch_notes(ra, states, axis) -> list:
 
 def _equilibrium_gm(body: Body, axis: str, notes: list) -> float:
     """The kernel's GM_T (heel) or GM_L (trim) at the floating equilibrium (m); nan if it did not converge."""
-    hs = _hs()
+    hs = hydrostatics_module()
     e = hs.equilibrium(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho)
     if not getattr(e, "converged", True):
         notes.append("the kernel's equilibrium did not converge: no GM")

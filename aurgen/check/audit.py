@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from aurgen.check.audit_files import (EQ_FIGURES, REL_TOL, SCANNED, SPEC_FIGURES, Audited, Difference, WorldFile,
-                                      _fmt, _row_values, equilibrium_status, find_files, fluid_density, numbers,
+                                      fmt_value, row_values, equilibrium_status, find_files, fluid_density, numbers,
                                       printed_tol, read_file)
 from aurgen.check.audit_fresh import check_config, check_set, check_world
 from aurgen.core.errors import AurgenError
@@ -58,7 +58,7 @@ def _check_figures(a: Audited, figures, slack: float = 0.0,
     for label, n, key in figures:
         if key not in a.figures:
             continue
-        row = _row_values(a.rows, label, n)
+        row = row_values(a.rows, label, n)
         if row is None:
             out.append(Difference(f, "content", label, "(no row)", "a row in the specs comment"))
             continue
@@ -69,7 +69,7 @@ def _check_figures(a: Audited, figures, slack: float = 0.0,
         bad = ~(d <= tols)  # a nan figure is a difference too
         if np.any(bad):
             i = int(np.argmax(d - tols))  # a nan wins argmax
-            out.append(Difference(f, "content", label, _fmt(found), _fmt(expected), float(d[i]), float(tols[i]),
+            out.append(Difference(f, "content", label, fmt_value(found), fmt_value(expected), float(d[i]), float(tols[i]),
                                   note))
     return out
 
@@ -106,7 +106,7 @@ def check_content(a: Audited) -> list[Difference]:
             # the density is printed rounded: allow its half unit times the volume
             tol = printed_tol(dec, value) + 0.5 * V + printed_tol(6, V) * rho
             if abs(found - value) > tol:
-                out.append(Difference(f, "content", label, _fmt(found), _fmt(value), abs(found - value), tol,
+                out.append(Difference(f, "content", label, fmt_value(found), fmt_value(value), abs(found - value), tol,
                                       "rho V - m from the file's content"))
     parts = a.rows.get("parts")
     if parts is not None and a.read is not None:
@@ -158,8 +158,8 @@ def check_formats(group: list[Audited], content_ok: dict) -> list[Difference]:
         for other in have:
             ok, d, tol = _agree(ref.figures[key], other.figures[key])
             if not ok:
-                out.append(Difference(str(other.path), "formats", label, _fmt(other.figures[key]),
-                                      _fmt(ref.figures[key]), d, tol, note=f"vs {ref.path.name}"))
+                out.append(Difference(str(other.path), "formats", label, fmt_value(other.figures[key]),
+                                      fmt_value(ref.figures[key]), d, tol, note=f"vs {ref.path.name}"))
     shas = [a.rows.get("config sha256") for a in group]
     if len(set(shas)) > 1:
         common = max(set(shas), key=shas.count)

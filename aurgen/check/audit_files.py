@@ -218,14 +218,14 @@ def printed_tol(decimals: int, value: float) -> float:
     return 0.5 * 10.0 ** (-decimals) + 1e-9 * max(1.0, abs(value))
 
 
-def _fmt(v) -> str:
+def fmt_value(v) -> str:
     v = np.atleast_1d(np.asarray(v, dtype=float))
     if v.size == 1:
         return f"{v[0]:.9g}"
     return "[" + ", ".join(f"{x:.9g}" for x in v.ravel()) + "]"
 
 
-def _row_values(rows: dict, label: str, n: int):
+def row_values(rows: dict, label: str, n: int):
     """The first ``n`` numbers of row ``label`` as (values, tolerances), or None if absent/short."""
     if label not in rows:
         return None

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from aurgen.analysis.sweep.figures import fig_capsize, fig_distributions, fig_gm
 from aurgen.analysis.sweep.runners import JOURNAL, Progress, header_of, read_journal, run_pool, run_ray, run_serial
-from aurgen.analysis.sweep.spec import Sweep, SweepError, _plain
-from aurgen.analysis.sweep.table import _jsonable, csv_text, parquet_filler
+from aurgen.analysis.sweep.spec import Sweep, SweepError, plain
+from aurgen.analysis.sweep.table import jsonable, csv_text, parquet_filler
 from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of, variant_mapping, variant_name
 
 
@@ -45,7 +45,7 @@ def emit_variants(sweep: Sweep, rows, out: Path) -> int:
         for t, (entry, _) in sorted(entries.items()):
             if t not in absent:
                 ptext = (f"# {t}: as swept in variant {i} of {sweep.label}\n"
-                         + yaml.safe_dump(_plain(entry), sort_keys=False))
+                         + yaml.safe_dump(plain(entry), sort_keys=False))
                 files[folder / "config" / "parts" / f"{t}.yaml"] = ptext
                 part_sha[t] = hashlib.sha256(ptext.encode()).hexdigest()
         vehicle = compose_variant(sweep, values, i, hashlib.sha256(text.encode()).hexdigest(), part_sha)
@@ -79,7 +79,7 @@ def cli_sweep(args) -> int:
     if not journal.exists() or torn:
         # a new journal, or one whose last line was cut short: rewrite it with its complete rows
         text = json.dumps(header_of(sweep)) + "\n" + "".join(
-            json.dumps(_jsonable(rows[i])) + "\n" for i in sorted(rows))
+            json.dumps(jsonable(rows[i])) + "\n" for i in sorted(rows))
         write_set({journal: text}, root=out)
     pending = [i for i in range(sweep.n) if i not in rows]
     progress = Progress(sweep.n, done=sweep.n - len(pending), quiet=args.quiet)
@@ -87,7 +87,7 @@ def cli_sweep(args) -> int:
         print(f"sweep: resuming: {len(rows)} of {sweep.n} variants already in {journal}", file=sys.stderr)
 
     def sink(new):
-        append_text(journal, "".join(json.dumps(_jsonable(r)) + "\n" for r in new), root=out)
+        append_text(journal, "".join(json.dumps(jsonable(r)) + "\n" for r in new), root=out)
         for r in new:
             rows[r["variant"]] = r
         progress(new)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from aurgen.analysis.sweep.spec import Sweep, _isnum
+from aurgen.analysis.sweep.spec import Sweep, is_number
 
 
 def _plt():
@@ -48,7 +48,7 @@ def _payload_column(sweep: Sweep) -> str:
     """The payload axis of the figures: the first numeric swept catalog mass, else ``added_mass_kg``."""
     for a in sweep.axes:
         names = [t for t in a.key.tokens if isinstance(t, str)]
-        numeric = a.dist in ("uniform", "normal") or (a.values is not None and all(_isnum(v) for v in a.values))
+        numeric = a.dist in ("uniform", "normal") or (a.values is not None and all(is_number(v) for v in a.values))
         if a.key.kind == "catalog" and names and names[-1] == "mass" and numeric:
             return a.column
     return "added_mass_kg"
@@ -58,7 +58,7 @@ def fig_gm(sweep: Sweep, rows, tmp):
     plt = _plt()
     x = _payload_column(sweep)
     fig, ax = plt.subplots(figsize=(8, 5))
-    ok = [r for r in rows if r.get("gm_t_m") is not None and _isnum(r.get(x))]
+    ok = [r for r in rows if r.get("gm_t_m") is not None and is_number(r.get(x))]
     safe = [r for r in ok if r.get("safe")]
     bad = [r for r in ok if not r.get("safe")]
     ax.scatter([r[x] for r in safe], [r["gm_t_m"] for r in safe], s=10, label="safe", color="tab:blue")
@@ -82,7 +82,7 @@ def plane_columns(sweep: Sweep) -> tuple:
     x = _payload_column(sweep)
     for a in sweep.axes:
         vals = a.values if a.values is not None else (() if a.dist == "choice" else (0.0,))
-        if a.column != x and vals and all(_isnum(v) for v in vals):
+        if a.column != x and vals and all(is_number(v) for v in vals):
             return x, a.column
     return x, None
 
@@ -90,12 +90,12 @@ def plane_columns(sweep: Sweep) -> tuple:
 def boundary_1d(rows, x: str) -> list:
     """Payload values (column ``x``) where ``safe`` flips between neighbouring variants sorted by
     ``x``: each the midpoint of the two, or, where both have a freeboard, its linear zero."""
-    pts = sorted((r for r in rows if _isnum(r.get(x)) and r.get("composed")), key=lambda r: r[x])
+    pts = sorted((r for r in rows if is_number(r.get(x)) and r.get("composed")), key=lambda r: r[x])
     out = []
     for a, b in zip(pts[:-1], pts[1:]):
         if bool(a.get("safe")) != bool(b.get("safe")):
             fa, fb = a.get("freeboard_m"), b.get("freeboard_m")
-            if _isnum(fa) and _isnum(fb) and (fa > 0) != (fb > 0) and fa != fb:
+            if is_number(fa) and is_number(fb) and (fa > 0) != (fb > 0) and fa != fb:
                 out.append(a[x] + (b[x] - a[x]) * fa / (fa - fb))
             else:
                 out.append(0.5 * (a[x] + b[x]))
@@ -106,11 +106,11 @@ def fig_capsize(sweep: Sweep, rows, tmp):
     plt = _plt()
     x, y = plane_columns(sweep)
     fig, ax = plt.subplots(figsize=(8, 5))
-    pts = [r for r in rows if r.get("composed") and _isnum(r.get(x)) and (y is None or _isnum(r.get(y)))]
+    pts = [r for r in rows if r.get("composed") and is_number(r.get(x)) and (y is None or is_number(r.get(y)))]
     if y is None:
-        fbs = [r for r in pts if _isnum(r.get("freeboard_m"))]
+        fbs = [r for r in pts if is_number(r.get("freeboard_m"))]
         ax.plot([r[x] for r in fbs], [r["freeboard_m"] for r in fbs], ".", label="freeboard (m)")
-        ax.plot([r[x] for r in pts if _isnum(r.get("gm_t_m"))], [r["gm_t_m"] for r in pts if _isnum(r.get("gm_t_m"))],
+        ax.plot([r[x] for r in pts if is_number(r.get("gm_t_m"))], [r["gm_t_m"] for r in pts if is_number(r.get("gm_t_m"))],
                 ".", label="GM_T (m)")
         for k, b in enumerate(boundary_1d(rows, x)):
             ax.axvline(b, color="tab:red", ls="--", label="boundary" if k == 0 else None)

@@ -1,9 +1,9 @@
 """A swept key of a sweep file (docs/config.md, "Sweeps"): its path parsed (:func:`parse_key`:
 a vehicle config key, the type filling a slot, a field of a catalog entry, a setting of the
-time-domain run), its table column (:func:`_column`) and unit (:func:`unit_of`: ``kg``, ``m``,
+time-domain run), its table column (:func:`column_of`) and unit (:func:`unit_of`: ``kg``, ``m``,
 ``rad``, ``kg_m3`` by the key's last name, the units of the config; a time-domain setting's
 from :data:`aurgen.analysis.timedomain.UNITS`), and the key set in place in a mapping as loaded
-from YAML (:func:`_assign`: str keys, int indices, ``[name]`` selectors; an ``"x y z"`` vector
+from YAML (:func:`assign`: str keys, int indices, ``[name]`` selectors; an ``"x y z"`` vector
 string becomes a list). Pure: no I/O.
 """
 
@@ -94,7 +94,7 @@ def unit_of(key: Key) -> str:
     return _UNITS.get(names[-1], "") if names else ""
 
 
-def _column(key: Key, name: str | None) -> str:
+def column_of(key: Key, name: str | None) -> str:
     """The table column of a swept key: ``name`` (else the path, '_'-joined) and its unit."""
     def flat(tokens):
         return "_".join(str(t[1] if isinstance(t, tuple) else t) for t in tokens)
@@ -166,7 +166,7 @@ def _select(node, name, here) -> int:
     raise KeyError(f"{here} has no entry named '{name}' (by name: or slot:)")
 
 
-def _assign(root, tokens, value, what: str):
+def assign(root, tokens, value, what: str):
     """Set ``tokens`` in the mapping ``root`` to ``value`` (in place). A missing last key of a
     mapping is added (the loader then says whether it is a known key)."""
     parent = _walk(root, tokens, what)

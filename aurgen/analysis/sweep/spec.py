@@ -16,7 +16,7 @@ from dataclasses import field
 
 import numpy as np
 
-from aurgen.analysis.sweep.keys import Key, _column, parse_key
+from aurgen.analysis.sweep.keys import Key, column_of, parse_key
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
 
@@ -54,7 +54,7 @@ class Axis:
         distribution's ends (or each choice)."""
         if self.values is not None:
             vals = list(self.values)
-            if len(vals) > CHECK_MAX and all(_isnum(v) for v in vals):
+            if len(vals) > CHECK_MAX and all(is_number(v) for v in vals):
                 order = sorted(vals)
                 idx = np.linspace(0, len(order) - 1, CHECK_MAX).round().astype(int)
                 return [order[k] for k in sorted(set(idx.tolist()))]
@@ -105,16 +105,16 @@ class Sweep:
         return ("variant",) + tuple(a.column for a in self.axes) + FIGURES + (COLUMNS if self.time_domain else ())
 
 
-def _plain(node):
+def plain(node):
     """A loaded YAML node as plain dicts and lists (no line bookkeeping)."""
     if isinstance(node, dict):
-        return {k: _plain(v) for k, v in node.items()}
+        return {k: plain(v) for k, v in node.items()}
     if isinstance(node, list):
-        return [_plain(v) for v in node]
+        return [plain(v) for v in node]
     return node
 
 
-def _isnum(v) -> bool:
+def is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -130,7 +130,7 @@ def load_sweep(path) -> Sweep:
     vehicle = r.string(data, "vehicle", "", required=True)
     beside = path.parent / vehicle
     base_path = beside.resolve() if beside.is_file() else resolve_config_path(vehicle)
-    base = _plain(load(base_path))
+    base = plain(load(base_path))
     if not isinstance(base, dict):
         raise r.error("vehicle", "the base config is not a mapping", node=data, field="vehicle")
     base.setdefault("name", base_path.stem)
@@ -141,7 +141,7 @@ def load_sweep(path) -> Sweep:
         parts = base.get("parts") or []
         if not isinstance(parts, list):
             raise r.error("add", "the base config's parts: is not a list", node=data, field="add")
-        base["parts"] = parts + _plain(add)
+        base["parts"] = parts + plain(add)
     parts = {}
     pnode = data.get("parts") or {}
     r.mapping(pnode, "parts", node=data, field="parts")
@@ -190,13 +190,13 @@ def load_sweep(path) -> Sweep:
     from aurgen.analysis.timedomain import parse_settings
 
     try:
-        td = parse_settings(_plain(data.get("time_domain")))
+        td = parse_settings(plain(data.get("time_domain")))
     except ValueError as exc:
         where, _, why = str(exc).partition(": ")
         raise r.error(where, why, node=data, field="time_domain") from None
     sweep = Sweep(path=str(path), label=path.name, sha256="", base_path=str(base_path), base=base, parts=parts,
                   grid=grid, random=rand, samples=samples, seed=seed, gz=gz, gz_step_deg=step,
-                  plots=_plain(plots), td=td)
+                  plots=plain(plots), td=td)
     if sweep.n > MAX_VARIANTS:
         raise r.error("grid", f"{sweep.n} variants: more than {MAX_VARIANTS}", node=data)
     return sweep
@@ -211,7 +211,7 @@ def _axis(r, section: str, k, v, node) -> Axis:
     name = None
     if isinstance(v, dict) and "name" in v:
         name = r.name(v, "name", where)
-    column = _column(key, name)
+    column = column_of(key, name)
     if section == "grid":
         if isinstance(v, list):
             values = v
@@ -231,7 +231,7 @@ def _axis(r, section: str, k, v, node) -> Axis:
                 values = [float(x) for x in np.linspace(a, b, num)]
         if not values:
             raise r.error(where, "no values", node=node, field=k)
-        return Axis(key, column, values=tuple(_plain(values)))
+        return Axis(key, column, values=tuple(plain(values)))
     v = r.mapping(v, where, node=node, field=k)
     dists = [d for d in DISTRIBUTIONS if d in v]
     r.check_keys(v, set(DISTRIBUTIONS) | {"name"}, where)
@@ -257,5 +257,5 @@ def _axis(r, section: str, k, v, node) -> Axis:
     else:
         if not (isinstance(spec, list) and spec):
             raise r.error(f"{where}.choice", "expected a non-empty list of values", node=v, field=d)
-        params = {"choices": tuple(_plain(spec))}
+        params = {"choices": tuple(plain(spec))}
     return Axis(key, column, dist=d, params=params)

@@ -11,7 +11,7 @@ import io
 import json
 import math
 
-from aurgen.analysis.sweep.spec import _isnum
+from aurgen.analysis.sweep.spec import is_number
 
 
 def _cell(v) -> str:
@@ -39,7 +39,7 @@ def csv_text(columns, rows) -> str:
     return buf.getvalue()
 
 
-def _jsonable(row: dict) -> dict:
+def jsonable(row: dict) -> dict:
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
 
 
@@ -57,7 +57,7 @@ def parquet_filler(columns, rows):
             return pa.int64()
         if vals and all(isinstance(v, bool) for v in vals):
             return pa.bool_()
-        if vals and all(_isnum(v) for v in vals):
+        if vals and all(is_number(v) for v in vals):
             return pa.float64()
         return pa.string()
 

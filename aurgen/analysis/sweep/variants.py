@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aurgen.analysis.sweep.keys import _assign
-from aurgen.analysis.sweep.spec import FIGURES, Axis, Sweep, SweepError, _plain, load_sweep
+from aurgen.analysis.sweep.keys import assign
+from aurgen.analysis.sweep.spec import FIGURES, Axis, Sweep, SweepError, plain, load_sweep
 from aurgen.core.errors import AurgenError, ConfigError, did_you_mean
 from aurgen.core.yamlio import copy_tree
 
@@ -93,7 +93,7 @@ def _entry_of(sweep: Sweep, st: _State, part_type: str):
 def _part(st: _State, part_type: str, entry, path: Path):
     from aurgen.config.catalog import parse_part
 
-    k = (part_type, str(path), json.dumps(_plain(entry), sort_keys=True, default=str))
+    k = (part_type, str(path), json.dumps(plain(entry), sort_keys=True, default=str))
     if k not in st.parts:
         try:
             st.parts[k] = parse_part(part_type, path, entry)
@@ -136,7 +136,7 @@ def variant_mapping(sweep: Sweep, values: dict, st: _State | None = None):
         if key.kind == "time":  # the run's, not the vehicle's
             continue
         if key.kind == "config":
-            _assign(data, list(key.tokens), copy_tree(value), "the vehicle config")
+            assign(data, list(key.tokens), copy_tree(value), "the vehicle config")
         elif key.kind == "slot":
             parts = data.setdefault("parts", [])
             if not isinstance(parts, list):
@@ -155,7 +155,7 @@ def variant_mapping(sweep: Sweep, values: dict, st: _State | None = None):
                 entries[key.part_type] = _entry_of(sweep, st, key.part_type)
             entry, p = entries[key.part_type]
             entry = copy_tree(entry)
-            _assign(entry, list(key.tokens), copy_tree(value), f"catalog entry '{key.part_type}'")
+            assign(entry, list(key.tokens), copy_tree(value), f"catalog entry '{key.part_type}'")
             entries[key.part_type] = (entry, p)
     # a part the sweep declares with mass 0 is not fitted: its entries become type: none
     absent = {t for t, (e, _) in entries.items()
