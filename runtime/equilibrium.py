@@ -1,4 +1,4 @@
-"""Floating equilibrium and righting-arm curve of a rigid set of displacement geoms.
+"""Floating equilibrium of a rigid set of displacement geoms (the righting-arm curve: runtime/righting.py).
 
 Frames and signs.  Geoms are posed in the body frame (base_link).  The body's
 attitude is ``R = R_y(trim) · R_x(heel)`` (roll-pitch-yaw with zero yaw, as in
