@@ -53,6 +53,33 @@ def sdf_checker(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def gz_topics(tmp_path_factory):
+    """A function ``topics(path, spawned_name=None) -> [(system, joint, topic)]``: the gz-transport topic
+    each model plugin subscribes or publishes to, derived as gz-sim 8's systems derive it
+    (tests/data/gz_topics.cc: libsdformat reads the plugin, ign-transport's TopicUtils cleans the name).
+    """
+    gxx = shutil.which("g++")
+    pkg = shutil.which("pkg-config")
+    if gxx is None or pkg is None:
+        _missing("g++ or pkg-config not found: cannot build the gz topic checker")
+    flags = _run([pkg, "--cflags", "--libs", "sdformat12", "ignition-transport11"])
+    if flags.returncode != 0:
+        _missing("libsdformat (sdformat12) or ign-transport (ignition-transport11, Debian "
+                 "libignition-transport-dev) not found by pkg-config")
+    exe = tmp_path_factory.mktemp("gz_topics") / "gz_topics"
+    build = _run([gxx, "-std=c++17", str(DATA / "gz_topics.cc"), "-o", str(exe), *flags.stdout.split()])
+    if build.returncode != 0:
+        pytest.fail(f"cannot compile tests/data/gz_topics.cc:\n{build.stderr}", pytrace=False)
+
+    def topics(path, spawned_name=None):
+        res = _run([str(exe), str(path), *([spawned_name] if spawned_name else [])])
+        assert res.returncode == 0, res.stdout + res.stderr
+        return [tuple(line.split(" ", 2)) for line in res.stdout.splitlines()]
+
+    return topics
+
+
+@pytest.fixture(scope="session")
 def mujoco_host(tmp_path_factory):
     """A function ``run(plugin_library or None, model, steps, body) -> CompletedProcess`` of a
     MuJoCo host with no Python: tests/data/mujoco_host.c, compiled once per session as C against
