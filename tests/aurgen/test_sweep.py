@@ -298,6 +298,7 @@ grid:
 
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.xdist_group("ray")  # one worker: a cluster one test starts is found by another
 def test_ray_local_two_workers_same_table(tmp_path, monkeypatch):
     import ray
 
@@ -367,6 +368,7 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.xdist_group("ray")  # one worker: a cluster one test starts is found by another
 def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, capsys, monkeypatch):
     import ray
 
