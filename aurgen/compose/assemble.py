@@ -41,9 +41,30 @@ class Assembly:
     frames: list = field(default_factory=list)
     thrusters: list = field(default_factory=list)
     by_name: dict = field(default_factory=dict)
+    # instance -> TopicBase, for the instances whose entry sets topic, gz_topic or ros_topic
+    topics: dict = field(default_factory=dict)
 
     def instance(self, name):
         return self.by_name.get(name)
+
+
+@dataclass(frozen=True)
+class TopicBase:
+    """An entry's topic keys resolved: the base replacing ``<name>`` in ``/<ns>/<name>/<quantity>`` on the
+    Gazebo side (``gz``) and the ROS side (``ros``), None where the default stands; ``key``, ``line``: the entry."""
+
+    gz: str | None
+    ros: str | None
+    key: str
+    line: int | None
+
+
+def entry_topics(e) -> TopicBase | None:
+    """The TopicBase of config entry ``e`` (None when it sets no topic key)."""
+    if e is None or (e.topic is None and e.gz_topic is None and e.ros_topic is None):
+        return None
+    field = "topic" if e.topic is not None else "gz_topic" if e.gz_topic is not None else "ros_topic"
+    return TopicBase(e.topic or e.gz_topic, e.topic or e.ros_topic, f"parts[{e.index}].{field}", e.line)
 
 
 def reserved_names(cfg: VehicleConfig) -> dict[str, str]:
@@ -98,8 +119,14 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                       "give one of them another 'name:'")
         names[name] = (what, source(where))
 
-    def place(name, type_name, parent, T, collision, joint_type, axis, limits, topic, where, limits_where):
+    def place(name, type_name, parent, T, collision, joint_type, axis, limits, topics, where, limits_where):
         part = catalog.get(type_name, where=where)
+        if topics is not None:
+            if not (part.drive is not None or part.sensors or joint_type in ("revolute", "prismatic")):
+                raise err(topics.line, topics.key, f"'{name}' ({type_name}) has no topic: it is no propeller, "
+                          "carries no sensor and has no revolute or prismatic joint",
+                          "remove the key (a nested part's topics are set on its own entry)")
+            out.topics[name] = topics
         if len(out.instances) >= lim.MAX_PARTS:
             raise err(where[2], where[1], f"more than {lim.MAX_PARTS} parts in one vehicle",
                       "check for slots that fill themselves with defaults")
@@ -120,9 +147,9 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
             if part.drive is not None:
                 ax = np.asarray(axis, dtype=float)
                 ax = ax / spatial.norm(ax)
-                ns_topic = topic or name
                 claim(f"{name}_thrust", f"the thrust site of '{name}'", where)
-                out.thrusters.append(Thruster(name, name, f"{name}_joint", tuple(ax), part.drive, ns_topic))
+                out.thrusters.append(Thruster(name, name, f"{name}_joint", tuple(ax), part.drive,
+                                              (topics and topics.gz) or name, (topics and topics.ros) or name))
         if collision:
             for i in range(len(part.collision)):
                 claim(f"{name}_collision_{i}", f"a collision geom of '{name}'", where)
@@ -196,7 +223,7 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         name = (entry.name if entry else None) or slot.name
         limits_where = ((cfg.path, f"parts[{entry.index}].limits", entry.line) if entry is not None and
                         (entry.joint or entry.limits) else (slot_where[0], f"{slot_where[1]}.limits", slot_where[2]))
-        place(name, type_name, inst.name, T, collision, joint, axis, limits, entry.topic if entry else None, where,
+        place(name, type_name, inst.name, T, collision, joint, axis, limits, entry_topics(entry), where,
               limits_where)
 
     def place_free(e):
@@ -208,7 +235,7 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                            spatial.transform(-np.asarray(part.attach)))
         joint = e.joint or ("continuous" if part.drive else "fixed")
         place(e.name, e.type, parent, T, pinst.collision and e.collision, joint, e.axis or part.axis, e.limits,
-              e.topic, where, (cfg.path, f"parts[{e.index}].limits", e.line))
+              entry_topics(e), where, (cfg.path, f"parts[{e.index}].limits", e.line))
         used_entries.add(e.index)
 
     base_where = (cfg.path, "base.type", cfg.base_line)

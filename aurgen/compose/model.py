@@ -74,7 +74,8 @@ class Thruster:
     joint: str
     axis: tuple
     drive: Drive
-    topic: str
+    topic: str  # the base of its command topic, Gazebo side: /<ns>/<topic>/cmd (a leading '/': absolute)
+    ros_topic: str | None = None  # the same on the ROS side (None: as ``topic``)
 
 
 @record
@@ -133,6 +134,8 @@ class Vehicle:
     hydrodynamics: tuple  # ((Fossen name, value), ...)
     specs: Specs
     sensors: tuple = ()  # aurgen.config.sensors.Sensor, placement order
+    # the entries' topic keys: ((instance, gz base or None, ros base or None, config key, line), ...)
+    topic_bases: tuple = ()
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

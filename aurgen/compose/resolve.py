@@ -163,7 +163,8 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         config_sha256=cfg.sha256,
         base=cfg.base_name, links=tuple(part_links(asm)), joints=tuple(asm.joints), frames=tuple(asm.frames),
         thrusters=tuple(asm.thrusters), displacement=disp, windage=windage, hydrodynamics=cfg.hydrodynamics,
-        specs=sp, sensors=sensors.collect(asm, cfg.namespace, cfg.base_name))
+        specs=sp, sensors=sensors.collect(asm, cfg.namespace, cfg.base_name),
+        topic_bases=tuple((n, t.gz, t.ros, t.key, t.line) for n, t in asm.topics.items()))
 
 
 def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:

@@ -70,7 +70,7 @@ SENSOR_TYPES = {
         ("h_samples", "h_min", "h_max", "range_min", "range_max", "range_resolution"),
         {"v_samples": 1, "v_min": 0.0, "v_max": 0.0, "noise_stddev": 0.0}, (SENSORS_SYSTEM,)),
     "dvl": SensorType(
-        "custom", "velocity", (("", "gz.msgs.DVLVelocityTracking", None),),
+        "custom", "velocity", (("", "gz.msgs.DVLVelocityTracking", "marine_acoustic_msgs/msg/Dvl"),),
         ("beam_tilt", "beam_aperture", "range_min", "range_max"), {"noise_stddev": 0.0},
         (SENSORS_SYSTEM, ("gz-sim-dvl-system", "gz::sim::systems::DopplerVelocityLogSystem")), gz_type="dvl"),
     "imu": SensorType(
@@ -125,6 +125,8 @@ class Sensor:
     topic: str
     source: str
     params: tuple
+    ros_topic: str | None = None  # the ROS side's topic, when an entry's ros_topic/gz_topic splits them
+    instance: str | None = None  # the part instance carrying it
 
     def param(self, key: str) -> float:
         return dict(self.params)[key]
@@ -181,24 +183,41 @@ def collect(asm, namespace: str, base: str) -> tuple:
             if spec.ros_frame is not None:
                 link = f"{inst.name}_{spec.ros_frame}"
             frame_id = f"{namespace}/{link}"
-            topic = f"/{namespace}/{name}" + ("" if spec.type == "rgbd_camera" else f"/{spec.quantity}")
+            tb = asm.topics.get(inst.name)
+            gz = _topic(namespace, name, spec, inst.name, tb.gz if tb else None)
+            ros = _topic(namespace, name, spec, inst.name, tb.ros if tb else None)
             out.append(Sensor(name, spec.type, inst.part.type, inst.name, frame_id, tuple(xyz), tuple(rpy),
-                              spec.rate, topic, spec.source, spec.params))
+                              spec.rate, gz, spec.source, spec.params, None if ros == gz else ros, inst.name))
     return tuple(out)
+
+
+def _topic(namespace: str, name: str, spec: SensorSpec, instance: str, base: str | None) -> str:
+    """``/<ns>/<name>/<quantity>``; an entry's topic ``base`` stands for the instance's name in ``<name>``
+    (a leading '/': absolute, no namespace)."""
+    if base is not None:
+        name = base + name[len(instance):] if name.startswith(instance) else base
+    root = name if name.startswith("/") else f"/{namespace}/{name}"
+    return root + ("" if spec.type == "rgbd_camera" else f"/{spec.quantity}")
+
+
+def _sub(topic: str, suffix: str) -> str:
+    if suffix == "":
+        return topic
+    if suffix.startswith("../"):
+        return topic.rsplit("/", 1)[0] + "/" + suffix[3:]
+    return topic + suffix
 
 
 def published(sensor: Sensor) -> list[tuple[str, str, str | None]]:
     """(gz topic, gz message type, ROS message type or None) of everything ``sensor`` publishes."""
-    out = []
-    for suffix, gz, ros in SENSOR_TYPES[sensor.type].topics:
-        if suffix == "":
-            t = sensor.topic
-        elif suffix.startswith("../"):
-            t = sensor.topic.rsplit("/", 1)[0] + "/" + suffix[3:]
-        else:
-            t = sensor.topic + suffix
-        out.append((t, gz, ros))
-    return out
+    return [(_sub(sensor.topic, suffix), gz, ros) for suffix, gz, ros in SENSOR_TYPES[sensor.type].topics]
+
+
+def bridged(sensor: Sensor) -> list[tuple[str, str, str, str | None]]:
+    """(gz topic, ROS topic, gz message type, ROS message type or None) of everything ``sensor`` publishes."""
+    ros_root = sensor.ros_topic or sensor.topic
+    return [(_sub(sensor.topic, suffix), _sub(ros_root, suffix), gz, ros)
+            for suffix, gz, ros in SENSOR_TYPES[sensor.type].topics]
 
 
 def systems(sensor_types) -> list[tuple[str, str]]:

@@ -44,7 +44,9 @@ class Entry:
     collision: bool
     parent: str | None
     limits: Limits | None
-    topic: str | None
+    topic: str | None  # the base of the part's topics, both sides of the bridge (docs/config.md, topics)
+    gz_topic: str | None = None  # the base on the Gazebo side only
+    ros_topic: str | None = None  # the base on the ROS side only
 
 
 @record
@@ -243,7 +245,19 @@ def _entry(r: Reader, i: int, e) -> Entry:
                  joint=r.string(e, "joint", key, choices=JOINT_TYPES),
                  axis=r.vector(e, "axis", key, magnitude=lim.NUMBER_MAX, nonzero=True),
                  collision=r.boolean(e, "collision", key, default=True), parent=r.name(e, "parent", key),
-                 limits=limits, topic=r.topic(e, "topic", key))
+                 limits=limits, **_topics(r, e, key))
+
+
+def _topics(r: Reader, e, key: str) -> dict:
+    """An entry's topic keys: ``topic`` (both sides) or ``gz_topic`` / ``ros_topic`` (one side each); a
+    leading '/' makes one absolute (no namespace). ``topic`` with either side key is refused, as
+    ros_gz_bridge refuses ``topic_name`` with ``gz_topic_name`` or ``ros_topic_name``."""
+    for side in ("gz_topic", "ros_topic"):
+        if "topic" in e and side in e:
+            raise r.error(f"{key}.{side}", f"'topic' and '{side}' are mutually exclusive",
+                          "write 'topic' for both sides of the bridge, or 'gz_topic' and/or 'ros_topic'",
+                          node=e, field=side)
+    return {k: r.topic(e, k, key, absolute=True) for k in ("topic", "gz_topic", "ros_topic")}
 
 
 def _adhoc(r: Reader, i: int, s) -> AdHocSlot:

@@ -52,12 +52,13 @@ def bad_name(value) -> str | None:
     return None
 
 
-def bad_topic(value) -> str | None:
-    """Why ``value`` is not a topic (identifiers joined by '/'), or None."""
+def bad_topic(value, absolute: bool = False) -> str | None:
+    """Why ``value`` is not a topic (identifiers joined by '/'; ``absolute``: one leading '/' allowed), or None."""
     if not isinstance(value, str) or not value:
         return "expected a topic (a non-empty string)"
-    if not TOPIC_RE.fullmatch(value):
-        return f"{value[:80]!r} is not a topic: names ({NAME_PATTERN}) joined by '/'"
+    if not TOPIC_RE.fullmatch(value[1:] if absolute and value.startswith("/") else value):
+        lead = ", optionally with a leading '/' (absolute: no namespace)" if absolute else ""
+        return f"{value[:80]!r} is not a topic: names ({NAME_PATTERN}) joined by '/'{lead}"
     if len(value) > TOPIC_MAX:
         return f"a topic has at most {TOPIC_MAX} characters, this has {len(value)}"
     return None

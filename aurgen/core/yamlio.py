@@ -390,11 +390,11 @@ class Reader:
             raise self.error(key, why, node=node, field=field)
         return value
 
-    def topic(self, node: dict, field: str, key_prefix: str, *, default=None) -> str:
+    def topic(self, node: dict, field: str, key_prefix: str, *, default=None, absolute=False) -> str:
         key = _join(key_prefix, field)
         if self._absent(node, field, key, False):
             return default
-        why = limits.bad_topic(node[field])
+        why = limits.bad_topic(node[field], absolute)
         if why:
             raise self.error(key, why, node=node, field=field)
         return node[field]

@@ -182,7 +182,8 @@ def thruster_ctx(vehicle: Vehicle) -> list:
         out.append({"name": t.name, "link": t.link, "joint": t.joint, "axis": tuple(float(a) for a in t.axis),
                     "topic": t.topic, "coefficient": sign * THRUST_COEFFICIENT, "diameter": d.diameter,
                     "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation,
-                    "deadband": d.deadband, "gz_topic": gz_topic(vehicle.namespace, t.topic, "cmd")})
+                    "deadband": d.deadband, "gz_topic": gz_topic(vehicle.namespace, t.topic, "cmd"),
+                    "ros_topic": gz_topic(vehicle.namespace, t.ros_topic or t.topic, "cmd")})
     return out
 
 
@@ -206,10 +207,13 @@ def sensor_ctx(s) -> dict:
 def controllers_ctx(vehicle: Vehicle) -> list:
     """A JointPositionController per revolute/prismatic joint (grippers): topic ``/<ns>/<child>/cmd_pos``."""
     out = []
+    bases = {b[0]: b for b in vehicle.topic_bases}
     for j in vehicle.joints:
         if j.type in ("revolute", "prismatic"):
             lim = j.limits
-            out.append({"joint": j.name, "topic": gz_topic(vehicle.namespace, j.child, "cmd_pos"),
+            _, gz, ros, _, _ = bases.get(j.child, (j.child, None, None, None, None))
+            out.append({"joint": j.name, "topic": gz_topic(vehicle.namespace, gz or j.child, "cmd_pos"),
+                        "ros_topic": gz_topic(vehicle.namespace, ros or j.child, "cmd_pos"), "child": j.child,
                         "p_gain": JOINT_POSITION_P_GAIN,
                         "cmd_max": lim.velocity if lim is not None and lim.velocity > 0 else 1.0})
     return out

@@ -3,8 +3,9 @@
 ``<output>/ros/<vehicle>_bridge.yaml`` (``aurgen build``): one entry per topic the
 vehicle's SDF publishes or subscribes (sensors, thruster commands, joint position
 commands, joint states), with its ROS and Gazebo message types and direction, in the
-format of ros_gz_bridge's ``config_file`` parameter. A topic whose Gazebo message has no
-ros_gz mapping (the DVL's ``gz.msgs.DVLVelocityTracking``) is listed in a comment.
+format of ros_gz_bridge's ``config_file`` parameter (sensors ``lazy``; an entry's ``gz_topic`` /
+``ros_topic`` keys give the two sides different names). A topic whose Gazebo message has no
+ros_gz mapping would be listed in a comment.
 
 ``<output>/ros/<world>.launch.py`` (``aurgen worlds``, for each world with an SDF): starts
 ``gz sim`` with the world (``GZ_SIM_RESOURCE_PATH`` set to the output folder, so the
@@ -19,6 +20,7 @@ import json
 
 from aurgen import __version__
 from aurgen.config import sensors
+from aurgen.core.errors import ConfigError
 from aurgen.emit.render import controllers_ctx, thruster_ctx
 
 # Everything that is not a sensor: (gz message, ROS message) by kind.
@@ -27,20 +29,41 @@ JOINT_STATES = ("gz.msgs.Model", "sensor_msgs/msg/JointState")
 
 
 def topics(vehicle) -> list[dict]:
-    """Every topic the vehicle's SDF names: {topic, gz, ros (None: no ros_gz mapping), direction, what}."""
+    """Every topic the vehicle's SDF names: {topic (Gazebo side), ros_topic, gz, ros (None: no ros_gz
+    mapping), direction, what, owner (the part instance, or None)}. Two entries on one topic, on either
+    side, are a ConfigError naming the entry whose topic key made them meet."""
     out = []
     for s in vehicle.sensors:
-        for t, gz, ros in sensors.published(s):
-            out.append({"topic": t, "gz": gz, "ros": ros, "direction": "GZ_TO_ROS", "what": f"sensor {s.name}"})
+        for t, rt, gz, ros in sensors.bridged(s):
+            out.append({"topic": t, "ros_topic": rt, "gz": gz, "ros": ros, "direction": "GZ_TO_ROS",
+                        "what": f"sensor {s.name}", "owner": s.instance})
     for t in thruster_ctx(vehicle):
-        out.append({"topic": t["gz_topic"], "gz": COMMAND[0], "ros": COMMAND[1], "direction": "ROS_TO_GZ",
-                    "what": f"thruster {t['name']}: normalised command in [-1, 1]"})
+        out.append({"topic": t["gz_topic"], "ros_topic": t["ros_topic"], "gz": COMMAND[0], "ros": COMMAND[1],
+                    "direction": "ROS_TO_GZ", "what": f"thruster {t['name']}: normalised command in [-1, 1]",
+                    "owner": t["name"]})
     for c in controllers_ctx(vehicle):
-        out.append({"topic": c["topic"], "gz": COMMAND[0], "ros": COMMAND[1], "direction": "ROS_TO_GZ",
-                    "what": f"joint {c['joint']}: position command"})
-    out.append({"topic": f"/{vehicle.namespace}/joint_states", "gz": JOINT_STATES[0], "ros": JOINT_STATES[1],
-                "direction": "GZ_TO_ROS", "what": "joint states"})
+        out.append({"topic": c["topic"], "ros_topic": c["ros_topic"], "gz": COMMAND[0], "ros": COMMAND[1],
+                    "direction": "ROS_TO_GZ", "what": f"joint {c['joint']}: position command", "owner": c["child"]})
+    js = f"/{vehicle.namespace}/joint_states"
+    out.append({"topic": js, "ros_topic": js, "gz": JOINT_STATES[0], "ros": JOINT_STATES[1],
+                "direction": "GZ_TO_ROS", "what": "joint states", "owner": None})
+    _refuse_shared(vehicle, out)
     return out
+
+
+def _refuse_shared(vehicle, entries) -> None:
+    bases = {b[0]: b for b in vehicle.topic_bases}
+    for side, field in (("Gazebo", "topic"), ("ROS", "ros_topic")):
+        seen = {}
+        for e in entries:
+            first = seen.setdefault(e[field], e)
+            if first is e:
+                continue
+            culprit = bases.get(e["owner"]) or bases.get(first["owner"])
+            raise ConfigError(vehicle.source, culprit[3] if culprit else None,
+                              f"{first['what']} and {e['what']} would share the {side} topic {e[field]!r}",
+                              "give one of them another topic (topic, gz_topic or ros_topic)",
+                              line=culprit[4] if culprit else None)
 
 
 def _q(s: str) -> str:
@@ -59,11 +82,13 @@ def bridge_yaml(vehicle) -> str:
             skipped.append(t)
             continue
         entries += [f"# {t['what']}",
-                    f"- ros_topic_name: {_q(t['topic'])}",
+                    f"- ros_topic_name: {_q(t['ros_topic'])}",
                     f"  gz_topic_name: {_q(t['topic'])}",
                     f"  ros_type_name: {_q(t['ros'])}",
                     f"  gz_type_name: {_q(t['gz'])}",
                     f"  direction: {t['direction']}"]
+        if t["what"].startswith("sensor "):  # subscribe in Gazebo (render a camera) only while ROS listens
+            entries.append("  lazy: true")
     for t in skipped:
         lines.append(f"# not bridged: {t['topic']} ({t['gz']}, {t['what']}): ros_gz_bridge has no ROS type for it")
     return "\n".join(lines + entries) + "\n"
