@@ -173,3 +173,28 @@ def test_libsdformat_and_ign_transport_agree(out, config, gz_topics):
         assert got == plugin_topics(sdf, spawned)
         subscribed = {t for k, _, t in got if k in ("thruster", "joint_position")}
         assert subscribed == bridge_gz_topics(bridge, "ROS_TO_GZ")
+
+
+# ------------------------------------------------- worlds as `gz sdf -p` prints them
+
+
+def test_a_printed_world_is_well_formed_xml(tmp_path):
+    """libsdformat resolves each ``<include>`` into the world (``gz sdf -p`` prints the result): the
+    included models' ``gz:`` attributes then sit in the world document, whose root must declare the
+    prefix (lxml, like every XML parser, refuses an undeclared prefix)."""
+    import re
+
+    from aurgen.emit import worlds
+
+    worlds.write_worlds(["open_water", "pool"], tmp_path)
+    for world in (tmp_path / "worlds").glob("*.sdf"):
+        text = world.read_text(encoding="utf-8")
+
+        def inline(m):
+            name = re.search(r"<name>(\w+)</name>", m.group(0)).group(1)
+            model = (tmp_path / name / "model.sdf").read_text(encoding="utf-8")
+            return re.search(r"<model .*</model>", model, re.S).group(0)
+
+        printed = re.sub(r"<include>.*?</include>", inline, text, flags=re.S)
+        assert "gz:" in printed
+        etree.fromstring(printed.encode())  # raises on an undeclared gz: prefix
