@@ -96,7 +96,8 @@ def test_quaternion_is_unit_and_rotates_like_the_matrix():
 
 
 # the modules whose numbers reach generated files (compose -> emit -> files, worlds)
-EMIT_PATH = ["spatial", "shapes", "assemble", "compose", "specs", "emit", "stamp", "build", "worlds"]
+EMIT_PATH = ["core/spatial", "config/shapes", "config/world", "compose/assemble", "compose/resolve", "compose/specs",
+             "emit/render", "compose/stamp", "emit/build", "emit/worlds"]
 BLAS_CALLS = {"dot", "vdot", "inner", "matmul", "einsum", "tensordot", "linalg", "sum", "mean", "prod",
               "cross", "outer_product"}
 

@@ -24,11 +24,11 @@ def test_simulation_tests_agree_with_numba_in_crosscheck_mode():
     """Every force evaluation of the simulation tests, repeated by the numba stage from the same state."""
     here = Path(__file__).parent
     env = dict(os.environ, AURGEN_FORCES_CROSSCHECK="1")
-    # in one process (-p no:xdist: the crosscheck's counts are summed where the tests run);
+    # in one process (-n 0: the crosscheck's counts are summed where the tests run);
     # aurgen imported before pytest puts tests/ on sys.path (where tests/aurgen/ would be
     # taken for a namespace package by a development install)
     r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-p", "no:xdist",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0",
                         *[str(here / f) for f in SIM_TESTS]], capture_output=True, text=True, env=env, cwd=here)
     summary = [ln for ln in r.stdout.splitlines() if ln.startswith("forces crosscheck:")]
     print("\n".join(summary))

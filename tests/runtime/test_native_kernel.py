@@ -96,11 +96,11 @@ def test_existing_kernel_tests_agree_in_crosscheck_mode():
     here = Path(__file__).parent
     files = [str(here / f) for f in ("test_clip.py", "test_cells.py", "test_equilibrium.py")]
     env = dict(os.environ, AURGEN_KERNEL_CROSSCHECK="1")
-    # in one process (-p no:xdist: the crosscheck's counts are summed where the tests run);
+    # in one process (-n 0: the crosscheck's counts are summed where the tests run);
     # aurgen imported before pytest puts tests/ on sys.path (where tests/aurgen/ would be
     # taken for a namespace package by a development install)
     r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-p", "no:xdist",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0",
                         *files], capture_output=True, text=True, env=env, cwd=here)
     summary = [ln for ln in r.stdout.splitlines() if ln.startswith("kernel crosscheck:")]
     print("\n".join(summary))
