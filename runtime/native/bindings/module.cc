@@ -494,71 +494,47 @@ class PyLedger {
     int64_t cS = core::kNState, nz = -1, cL = core::kNLed, nv = -1, nb = -1, nq = -1, c3 = 3, c6 = 6;
     st_ = Arr<double>(a[0], "st", {&cS});
     zbuf_ = Arr<double>(a[1], "zbuf", {&nz});
-    led_ = Arr<const double>(a[2], "led", {&cL});
-    q0_ = Arr<const double>(a[3], "q0", {&nv});
-    qa_ = Arr<const double>(a[4], "qfrc_actuator", {&nv});
-    qap_ = Arr<const double>(a[5], "qfrc_applied", {&nv});
-    qc_ = Arr<const double>(a[6], "qfrc_constraint", {&nv});
-    qp_ = Arr<const double>(a[7], "qfrc_passive", {&nv});
-    qmine_ = Arr<const double>(a[8], "mine", {&nv});
-    xfrc_ = Arr<const double>(a[9], "xfrc_applied", {&nb, &c6});
-    cvel_ = Arr<const double>(a[10], "cvel", {&nb, &c6});
-    xipos_ = Arr<const double>(a[11], "xipos", {&nb, &c3});
-    scom_ = Arr<const double>(a[12], "subtree_com", {&nb, &c3});
-    broot_ = Arr<const int64_t>(a[13], "body_rootid", {&nb});
-    qpos_ = Arr<const double>(a[14], "qpos", {&nq});
-    qvel_ = Arr<const double>(a[15], "qvel", {&nv});
-    qacc_ = Arr<const double>(a[16], "qacc", {&nv});
+    a_.led = Arr<const double>(a[2], "led", {&cL});
+    a_.q0 = Arr<const double>(a[3], "q0", {&nv});
+    a_.qa = Arr<const double>(a[4], "qfrc_actuator", {&nv});
+    a_.qap = Arr<const double>(a[5], "qfrc_applied", {&nv});
+    a_.qc = Arr<const double>(a[6], "qfrc_constraint", {&nv});
+    a_.qp = Arr<const double>(a[7], "qfrc_passive", {&nv});
+    a_.qmine = Arr<const double>(a[8], "mine", {&nv});
+    a_.xfrc = Arr<const double>(a[9], "xfrc_applied", {&nb, &c6});
+    a_.cvel = Arr<const double>(a[10], "cvel", {&nb, &c6});
+    a_.xipos = Arr<const double>(a[11], "xipos", {&nb, &c3});
+    a_.scom = Arr<const double>(a[12], "subtree_com", {&nb, &c3});
+    a_.broot = Arr<const int64_t>(a[13], "body_rootid", {&nb});
+    a_.qpos = Arr<const double>(a[14], "qpos", {&nq});
+    a_.qvel = Arr<const double>(a[15], "qvel", {&nv});
+    a_.qacc = Arr<const double>(a[16], "qacc", {&nv});
     if (nz < 1) Fail("Ledger: zbuf is empty");
     for (int64_t b = 0; b < nb; ++b)
-      if (broot_[b] < 0 || broot_[b] >= nb) Fail("Ledger: body_rootid out of range");
+      if (a_.broot[b] < 0 || a_.broot[b] >= nb) Fail("Ledger: body_rootid out of range");
     nz_ = nz;
-    nv_ = nv;
-    nb_ = nb;
-    nq_ = nq;
+    a_.nv = nv;
+    a_.nb = nb;
+    a_.nq = nq;
   }
   void Account(double dt, double t, int64_t tb) {
     Check(tb);
-    core::Account(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+    core::Account(st_, a_, dt, t, tb, zbuf_, nz_);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
-    core::AccountPlain(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+    core::AccountPlain(st_, a_, dt, t, tb, zbuf_, nz_);
   }
 
  private:
-  core::StepArrays Arrays() const {
-    core::StepArrays a;
-    a.led = led_;
-    a.q0 = q0_;
-    a.qa = qa_;
-    a.qap = qap_;
-    a.qc = qc_;
-    a.qp = qp_;
-    a.qmine = qmine_;
-    a.xfrc = xfrc_;
-    a.cvel = cvel_;
-    a.xipos = xipos_;
-    a.scom = scom_;
-    a.qpos = qpos_;
-    a.qvel = qvel_;
-    a.qacc = qacc_;
-    a.broot = broot_;
-    a.nv = nv_;
-    a.nq = nq_;
-    a.nb = nb_;
-    return a;
-  }
   void Check(int64_t tb) const {
-    if (tb < 0 || tb >= nb_) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
+    if (tb < 0 || tb >= a_.nb) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
     if (!(st_[core::kSN] >= 0.0)) Fail("Ledger: the step count st[6] is not >= 0");
   }
   nb::tuple args_;
   double *st_, *zbuf_;
-  const double *led_, *q0_, *qa_, *qap_, *qc_, *qp_, *qmine_, *xfrc_, *cvel_, *xipos_, *scom_, *qpos_,
-      *qvel_, *qacc_;
-  const int64_t* broot_;
-  int64_t nz_, nv_, nb_, nq_;
+  core::StepArrays a_;  // what each account reads: pointers into args_
+  int64_t nz_;
 };
 
 }  // namespace
