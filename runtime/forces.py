@@ -3,10 +3,11 @@
 The computation is C++17 (``runtime/native/core/forces.cc``), run through
 :class:`ForceStage` (``aurgen.runtime._native``): built once from the arrays
 :class:`aurgen.runtime.sim._Plan` assembles (flags, geoms, cells, bodies,
-damping and added-mass items, the mjData views, outputs; see forces.h for
-every shape), it keeps pointers to them and ``run()`` evaluates the stage with
-no arguments and no allocation.  This module holds the constants that index
-those arrays.
+damping and added-mass items, the mjData views, outputs; their shapes:
+bindings/module.cc), it reads them once into its records (core/forces.h),
+keeps pointers to the mjData views and outputs, and ``run()`` evaluates the
+stage with no arguments and no allocation.  This module holds the constants
+that index those arrays.
 
 The stage runs inside MuJoCo's pipeline (the engine plugin's passive
 ``compute``, runtime/native/plugin), so every stage of every integrator sees

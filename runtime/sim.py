@@ -210,6 +210,7 @@ class _Plan:
             if gi[k, 3] == MARK_DISPLACEMENT:
                 wvol[gw[k]] += gvol[k]
         self.welds = welds
+        self._wvol = wvol
 
         # cells
         nc = len(env.cells)
@@ -328,9 +329,11 @@ class _Plan:
         self.stage = 0
         self.bind(d)
 
-    @staticmethod
-    def _group_of(m, b):
-        return int(m.body_weldid[b])
+    def _group_of(self, m, b):
+        """The weld group of body b (an index into wvol) if it has displacement geoms, else -1
+        (a body with declared terms but no displacement geoms counts as fully immersed)."""
+        w = int(m.body_weldid[b])
+        return self.welds.index(w) if w in self.welds and self._wvol[self.welds.index(w)] > 0 else -1
 
     def bind(self, d):
         self.d = d
@@ -527,16 +530,6 @@ class Simulation:
             m.opt.gravity[:] = env.gravity.g
         else:
             m.opt.gravity[:] = 0.0
-        # weld ids -> group indices in the damping / added-mass items
-        fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf, bch, bnd, broot, bm, bi, di, df, ai, af, wvol, Mmap = plan._static
-        for it in range(di.shape[0]):
-            w = int(di[it, 1])
-            di[it, 1] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
-        for it in range(ai.shape[0]):
-            if ai[it, 0] == 0:
-                w = int(ai[it, 3])
-                ai[it, 3] = plan.welds.index(w) if w in plan.welds and wvol[plan.welds.index(w)] > 0 else -1
-        # (-1: a body with declared terms but no displacement geoms counts as fully immersed)
 
     @staticmethod
     def _plugin_mode(m, src) -> bool:

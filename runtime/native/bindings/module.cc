@@ -272,46 +272,81 @@ T* Arr(nb::handle h, const char* name, std::initializer_list<int64_t*> dims) {
   return a.data();
 }
 
+// The packed arrays of runtime/sim.py _Plan (runtime/forces.py F_*, C_*), read once, by
+// PyForceStage, into core::ForceModel's named records.
+namespace packed {
+enum Flag { kFDrag = 0, kFAdded = 1, kFGrav = 2, kFRecord = 3, kFBuoy = 4, kNFlag = 5 };
+// cf (nc x kNCF): density, viscosity, flow (3), own gravity (3, nan: none), pressure
+// constant P, gas (1/0), potential constant K
+enum CellColumn { kCRho = 0, kCMu = 1, kCFlow = 2, kCG = 5, kCP = 8, kCGas = 9, kCK = 10, kNCF = 11 };
+// gf (kNGravF): g (3), mu, centre (3), g0 (3), grad (9, row-major)
+enum GravityColumn { kGG = 0, kGMu = 3, kGCentre = 4, kGG0 = 7, kGGrad = 10, kNGravF = 19 };
+
+core::GravityField Gravity(int64_t kind, const double* gf) {
+  core::GravityField G;
+  G.kind = static_cast<core::GravityField::Kind>(kind);
+  std::copy(gf + kGG, gf + kGG + 3, G.g);
+  G.mu = gf[kGMu];
+  std::copy(gf + kGCentre, gf + kGCentre + 3, G.centre);
+  std::copy(gf + kGG0, gf + kGG0 + 3, G.g0);
+  std::copy(gf + kGGrad, gf + kGGrad + 9, G.grad);
+  return G;
+}
+
+core::Cell CellOf(const double* row, int64_t nplanes) {
+  core::Cell c;
+  c.rho = row[kCRho];
+  c.mu = row[kCMu];
+  std::copy(row + kCFlow, row + kCFlow + 3, c.flow);
+  std::copy(row + kCG, row + kCG + 3, c.g);
+  c.p = row[kCP];
+  c.k = row[kCK];
+  c.gas = row[kCGas] != 0.0;
+  c.nplanes = static_cast<int>(nplanes);
+  return c;
+}
+}  // namespace packed
+
 // The force stage of one (model, data) pair, built from the arrays
 // runtime/sim.py _Plan assembles (the argument tuple of the numba reference passive(), in
-// order).  Holds the tuple (so every array stays alive) and raw pointers into
-// it; run() evaluates once, with no arguments and no allocation.
+// order): checked, and read once into the stage's records; the mjData views, the
+// outputs, the body masses and inertias (live: a user may edit them) and the record
+// flag fl[3] (set per stage) stay pointers into the tuple, which it holds.  run()
+// evaluates once, with no arguments and no allocation.
 class PyForceStage {
  public:
   explicit PyForceStage(nb::tuple args) : args_(args) {
     if (nb::len(args) != 47) Fail("ForceStage: expected the 47 arrays of sim._Plan.args");
     auto at = [&](int i) { return args[i]; };
-    core::ForceModel& M = model_;
     core::ForceData& D = data_;
     core::ForceOut& O = out_;
     int64_t ng = -1, nc = -1, kmax = -1, nb = -1, nv = -1, nw = -1, nd = -1, na = -1, maxd = -1,
             ngeom = -1, nM = -1, c3 = 3, c4 = 4, c5 = 5, c6 = 6, c9 = 9, c36 = 36, c72 = 72,
-            c2 = 2, cF = core::kNFlag, cG = core::kNGravF, cC = core::kNCF, cL = core::kNLed;
-    M.fl = Arr<int64_t>(at(0), "fl", {&cF});
-    M.gi = Arr<const int64_t>(at(1), "gi", {&ng, &c4});
-    M.gt = Arr<const int64_t>(at(2), "gt", {&ng});
-    M.gcl = Arr<const double>(at(3), "gcl", {&ng, &c3});
-    M.gsz = Arr<const double>(at(4), "gsz", {&ng, &c3});
-    M.gvol = Arr<const double>(at(5), "gvol", {&ng});
-    M.gw = Arr<const int64_t>(at(6), "gw", {&ng});
-    M.mesh_ids = Arr<const int64_t>(at(7), "mesh_ids", {&ng});
+            c2 = 2, cF = packed::kNFlag, cG = packed::kNGravF, cC = packed::kNCF, cL = core::kNLed;
+    fl_ = Arr<int64_t>(at(0), "fl", {&cF});
+    const int64_t* gi = Arr<const int64_t>(at(1), "gi", {&ng, &c4});
+    const int64_t* gt = Arr<const int64_t>(at(2), "gt", {&ng});
+    const double* gcl = Arr<const double>(at(3), "gcl", {&ng, &c3});
+    const double* gsz = Arr<const double>(at(4), "gsz", {&ng, &c3});
+    const double* gvol = Arr<const double>(at(5), "gvol", {&ng});
+    const int64_t* gw = Arr<const int64_t>(at(6), "gw", {&ng});
+    const int64_t* mesh_ids = Arr<const int64_t>(at(7), "mesh_ids", {&ng});
     LoadHulls(at(8), hulls_);
-    M.hulls = hulls_.set;
-    M.cpl = Arr<const double>(at(9), "cpl", {&nc, &kmax, &c4});
-    M.cnp = Arr<const int64_t>(at(10), "cnp", {&nc});
-    M.cf = Arr<const double>(at(11), "cf", {&nc, &cC});
-    M.gf = Arr<const double>(at(12), "gf", {&cG});
-    M.bch = Arr<const int64_t>(at(13), "bch", {&nb, &maxd});
-    M.bnd = Arr<const int64_t>(at(14), "bnd", {&nb});
-    M.broot = Arr<const int64_t>(at(15), "broot", {&nb});
-    M.bmass = Arr<const double>(at(16), "bmass", {&nb});
-    M.binert = Arr<const double>(at(17), "binert", {&nb, &c3});
-    M.di = Arr<const int64_t>(at(18), "di", {&nd, &c2});
-    M.df = Arr<const double>(at(19), "df", {&nd, &c72});
-    M.ai = Arr<const int64_t>(at(20), "ai", {&na, &c4});
-    M.af = Arr<const double>(at(21), "af", {&na, &c36});
-    M.wvol = Arr<const double>(at(22), "wvol", {&nw});
-    M.Mmap = Arr<const int64_t>(at(23), "Mmap", {&nv, &nv});
+    const double* cpl = Arr<const double>(at(9), "cpl", {&nc, &kmax, &c4});
+    const int64_t* cnp = Arr<const int64_t>(at(10), "cnp", {&nc});
+    const double* cf = Arr<const double>(at(11), "cf", {&nc, &cC});
+    const double* gf = Arr<const double>(at(12), "gf", {&cG});
+    const int64_t* bch = Arr<const int64_t>(at(13), "bch", {&nb, &maxd});
+    const int64_t* bnd = Arr<const int64_t>(at(14), "bnd", {&nb});
+    const int64_t* broot = Arr<const int64_t>(at(15), "broot", {&nb});
+    const double* bmass = Arr<const double>(at(16), "bmass", {&nb});
+    const double* binert = Arr<const double>(at(17), "binert", {&nb, &c3});
+    const int64_t* di = Arr<const int64_t>(at(18), "di", {&nd, &c2});
+    const double* df = Arr<const double>(at(19), "df", {&nd, &c72});
+    const int64_t* ai = Arr<const int64_t>(at(20), "ai", {&na, &c4});
+    const double* af = Arr<const double>(at(21), "af", {&na, &c36});
+    const double* wvol = Arr<const double>(at(22), "wvol", {&nw});
+    const int64_t* Mmap = Arr<const int64_t>(at(23), "Mmap", {&nv, &nv});
     D.qvel = Arr<const double>(at(24), "qvel", {&nv});
     D.geom_xpos = Arr<const double>(at(25), "geom_xpos", {&ngeom, &c3});
     D.geom_xmat = Arr<const double>(at(26), "geom_xmat", {&ngeom, &c9});
@@ -335,67 +370,98 @@ class PyForceStage {
     O.wfrac = Arr<double>(at(44), "wfrac", {&nw});
     O.led = Arr<double>(at(45), "led", {&cL});
     O.qmine = Arr<double>(at(46), "qmine", {&nv});
-    M.ng = static_cast<int>(ng);
-    M.nc = static_cast<int>(nc);
-    M.kmax = static_cast<int>(kmax);
-    M.nb = static_cast<int>(nb);
-    M.nv = static_cast<int>(nv);
-    M.nw = static_cast<int>(nw);
-    M.nd = static_cast<int>(nd);
-    M.na = static_cast<int>(na);
-    M.maxd = static_cast<int>(maxd);
-    M.ngeom = ngeom;
-    M.nM = nM;
     // indices
     auto in = [](int64_t v, int64_t lo, int64_t hi) { return v >= lo && v < hi; };
+    if (!in(fl_[packed::kFGrav], 0, 4)) Fail("ForceStage: fl[2], the gravity kind, must be 0, 1, 2 or 3");
     for (int64_t k = 0; k < ng; ++k) {
-      const int64_t* g = M.gi + 4 * k;
-      if (!in(g[0], 0, ngeom) || !in(g[1], 0, nb) || !core::IsKernelType(g[2]) || M.gt[k] != g[2])
+      const int64_t* g = gi + 4 * k;
+      if (!in(g[0], 0, ngeom) || !in(g[1], 0, nb) || !core::IsKernelType(g[2]) || gt[k] != g[2])
         Fail("ForceStage: gi row " + std::to_string(k) + " has a bad geom id, body id or type");
-      if (nw > 0 ? !in(M.gw[k], 0, nw) : M.gi[4 * k + 3] == 1)
+      if (nw > 0 ? !in(gw[k], 0, nw) : g[3] == 1)
         Fail("ForceStage: gw[" + std::to_string(k) + "] is not a weld group index");
-      if (g[2] == core::kMesh && !in(M.mesh_ids[k], 0, hulls_.set.nmesh))
+      if (g[2] == core::kMesh && !in(mesh_ids[k], 0, hulls_.set.nmesh))
         Fail("ForceStage: mesh id of geom " + std::to_string(k) + " out of range");
     }
     for (int64_t c = 0; c < nc; ++c)
-      if (!in(M.cnp[c], 0, kmax + 1)) Fail("ForceStage: cnp out of range");
+      if (!in(cnp[c], 0, kmax + 1)) Fail("ForceStage: cnp out of range");
     for (int64_t b = 0; b < nb; ++b) {
-      if (!in(M.bnd[b], 0, maxd + 1) || !in(M.broot[b], 0, nb))
+      if (!in(bnd[b], 0, maxd + 1) || !in(broot[b], 0, nb))
         Fail("ForceStage: bnd or broot out of range for body " + std::to_string(b));
-      for (int64_t k = 0; k < M.bnd[b]; ++k)
-        if (!in(M.bch[b * maxd + k], 0, nv)) Fail("ForceStage: bch holds a dof out of range");
+      for (int64_t k = 0; k < bnd[b]; ++k)
+        if (!in(bch[b * maxd + k], 0, nv)) Fail("ForceStage: bch holds a dof out of range");
     }
     for (int64_t i = 0; i < nv * nv; ++i)
-      if (!in(M.Mmap[i], -1, nM)) Fail("ForceStage: Mmap holds an index out of range of M");
-    // (the weld-group columns di[:, 1] and ai[:, 3] of body items are
-    // checked in run(): sim._Plan rewrites them after construction)
-    for (int64_t it = 0; it < nd; ++it)
-      if (!in(M.di[2 * it], 0, nb)) Fail("ForceStage: di row " + std::to_string(it) + " out of range");
+      if (!in(Mmap[i], -1, nM)) Fail("ForceStage: Mmap holds an index out of range of M");
+    for (int64_t it = 0; it < nd; ++it) {
+      if (!in(di[2 * it], 0, nb)) Fail("ForceStage: di row " + std::to_string(it) + " out of range");
+      if (!in(di[2 * it + 1], -1, nw)) Fail("ForceStage: di weld group out of range");
+    }
     for (int64_t it = 0; it < na; ++it) {
-      const int64_t* a = M.ai + 4 * it;
+      const int64_t* a = ai + 4 * it;
       bool ok = in(a[1], 0, nb) && (a[0] == 1 ? in(a[2], 0, ngeom) && in(a[3], 0, ng)
                                              : a[0] == 0 && in(a[2], 0, nb));
       if (!ok) Fail("ForceStage: ai row " + std::to_string(it) + " out of range");
+      if (a[0] == 0 && !in(a[3], -1, nw)) Fail("ForceStage: ai weld group out of range");
     }
-    stage_ = std::make_unique<core::ForceStage>(model_, out_);
+    // the records
+    core::ForceModel M;
+    M.drag = fl_[packed::kFDrag] != 0;
+    M.added_mass = fl_[packed::kFAdded] != 0;
+    M.buoyancy = fl_[packed::kFBuoy] != 0;
+    M.gravity = packed::Gravity(fl_[packed::kFGrav], gf);
+    M.geoms.resize(ng);
+    for (int64_t k = 0; k < ng; ++k) {
+      core::Geom& g = M.geoms[k];
+      g.id = gi[4 * k];
+      g.body = gi[4 * k + 1];
+      g.type = static_cast<int>(gi[4 * k + 2]);
+      g.mark = static_cast<core::Mark>(gi[4 * k + 3]);
+      g.weld = gw[k];
+      g.mesh = mesh_ids[k];
+      std::copy(gsz + 3 * k, gsz + 3 * k + 3, g.size);
+      std::copy(gcl + 3 * k, gcl + 3 * k + 3, g.centre);
+      g.volume = gvol[k];
+    }
+    M.hulls = hulls_.set;
+    for (int64_t c = 0; c < nc; ++c) M.cells.push_back(packed::CellOf(cf + packed::kNCF * c, cnp[c]));
+    M.kmax = static_cast<int>(kmax);
+    M.cell_planes.assign(cpl, cpl + nc * kmax * 4);
+    M.bodies.resize(nb);
+    for (int64_t b = 0; b < nb; ++b) M.bodies[b] = core::Body{broot[b], bnd[b]};
+    M.maxd = static_cast<int>(maxd);
+    M.chains.assign(bch, bch + nb * maxd);
+    M.body_mass = bmass;
+    M.body_inertia = binert;
+    M.dampers.resize(nd);
+    for (int64_t it = 0; it < nd; ++it) {
+      core::Damper& dm = M.dampers[it];
+      dm.body = di[2 * it];
+      dm.group = di[2 * it + 1];
+      std::copy(df + 72 * it, df + 72 * it + 36, dm.D);
+      std::copy(df + 72 * it + 36, df + 72 * it + 72, dm.Dq);
+    }
+    M.added.resize(na);
+    for (int64_t it = 0; it < na; ++it) {
+      const int64_t* a = ai + 4 * it;
+      core::AddedMass& am = M.added[it];
+      am.kind = a[0] == 1 ? core::AddedMass::Kind::kGeom : core::AddedMass::Kind::kBody;
+      am.body = a[1];
+      am.object = a[2];
+      (a[0] == 1 ? am.geom : am.group) = a[3];
+      std::copy(af + 36 * it, af + 36 * it + 36, am.A);
+    }
+    M.weld_volume.assign(wvol, wvol + nw);
+    M.nv = static_cast<int>(nv);
+    M.Mmap.assign(Mmap, Mmap + nv * nv);
+    stage_ = std::make_unique<core::ForceStage>(std::move(M), out_);
   }
 
-  void Run() {
-    // the weld-group columns of di / ai may be rewritten in place after
-    // construction (sim._Plan._finish): check them again, cheaply
-    for (int it = 0; it < model_.nd; ++it)
-      if (model_.di[2 * it + 1] < -1 || model_.di[2 * it + 1] >= model_.nw)
-        Fail("ForceStage: di weld group out of range");
-    for (int it = 0; it < model_.na; ++it)
-      if (model_.ai[4 * it] == 0 && (model_.ai[4 * it + 3] < -1 || model_.ai[4 * it + 3] >= model_.nw))
-        Fail("ForceStage: ai weld group out of range");
-    stage_->Passive(data_);
-  }
+  void Run() { stage_->Passive(data_, fl_[packed::kFRecord] != 0); }
 
  private:
   nb::tuple args_;
   Hulls hulls_;
-  core::ForceModel model_;
+  int64_t* fl_ = nullptr;  // (kNFlag) fl[kFRecord] is read per evaluation
   core::ForceData data_;
   core::ForceOut out_;
   std::unique_ptr<core::ForceStage> stage_;
@@ -428,71 +494,47 @@ class PyLedger {
     int64_t cS = core::kNState, nz = -1, cL = core::kNLed, nv = -1, nb = -1, nq = -1, c3 = 3, c6 = 6;
     st_ = Arr<double>(a[0], "st", {&cS});
     zbuf_ = Arr<double>(a[1], "zbuf", {&nz});
-    led_ = Arr<const double>(a[2], "led", {&cL});
-    q0_ = Arr<const double>(a[3], "q0", {&nv});
-    qa_ = Arr<const double>(a[4], "qfrc_actuator", {&nv});
-    qap_ = Arr<const double>(a[5], "qfrc_applied", {&nv});
-    qc_ = Arr<const double>(a[6], "qfrc_constraint", {&nv});
-    qp_ = Arr<const double>(a[7], "qfrc_passive", {&nv});
-    qmine_ = Arr<const double>(a[8], "mine", {&nv});
-    xfrc_ = Arr<const double>(a[9], "xfrc_applied", {&nb, &c6});
-    cvel_ = Arr<const double>(a[10], "cvel", {&nb, &c6});
-    xipos_ = Arr<const double>(a[11], "xipos", {&nb, &c3});
-    scom_ = Arr<const double>(a[12], "subtree_com", {&nb, &c3});
-    broot_ = Arr<const int64_t>(a[13], "body_rootid", {&nb});
-    qpos_ = Arr<const double>(a[14], "qpos", {&nq});
-    qvel_ = Arr<const double>(a[15], "qvel", {&nv});
-    qacc_ = Arr<const double>(a[16], "qacc", {&nv});
+    a_.led = Arr<const double>(a[2], "led", {&cL});
+    a_.q0 = Arr<const double>(a[3], "q0", {&nv});
+    a_.qa = Arr<const double>(a[4], "qfrc_actuator", {&nv});
+    a_.qap = Arr<const double>(a[5], "qfrc_applied", {&nv});
+    a_.qc = Arr<const double>(a[6], "qfrc_constraint", {&nv});
+    a_.qp = Arr<const double>(a[7], "qfrc_passive", {&nv});
+    a_.qmine = Arr<const double>(a[8], "mine", {&nv});
+    a_.xfrc = Arr<const double>(a[9], "xfrc_applied", {&nb, &c6});
+    a_.cvel = Arr<const double>(a[10], "cvel", {&nb, &c6});
+    a_.xipos = Arr<const double>(a[11], "xipos", {&nb, &c3});
+    a_.scom = Arr<const double>(a[12], "subtree_com", {&nb, &c3});
+    a_.broot = Arr<const int64_t>(a[13], "body_rootid", {&nb});
+    a_.qpos = Arr<const double>(a[14], "qpos", {&nq});
+    a_.qvel = Arr<const double>(a[15], "qvel", {&nv});
+    a_.qacc = Arr<const double>(a[16], "qacc", {&nv});
     if (nz < 1) Fail("Ledger: zbuf is empty");
     for (int64_t b = 0; b < nb; ++b)
-      if (broot_[b] < 0 || broot_[b] >= nb) Fail("Ledger: body_rootid out of range");
+      if (a_.broot[b] < 0 || a_.broot[b] >= nb) Fail("Ledger: body_rootid out of range");
     nz_ = nz;
-    nv_ = nv;
-    nb_ = nb;
-    nq_ = nq;
+    a_.nv = nv;
+    a_.nb = nb;
+    a_.nq = nq;
   }
   void Account(double dt, double t, int64_t tb) {
     Check(tb);
-    core::Account(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+    core::Account(st_, a_, dt, t, tb, zbuf_, nz_);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
-    core::AccountPlain(st_, Arrays(), dt, t, tb, zbuf_, nz_);
+    core::AccountPlain(st_, a_, dt, t, tb, zbuf_, nz_);
   }
 
  private:
-  core::StepArrays Arrays() const {
-    core::StepArrays a;
-    a.led = led_;
-    a.q0 = q0_;
-    a.qa = qa_;
-    a.qap = qap_;
-    a.qc = qc_;
-    a.qp = qp_;
-    a.qmine = qmine_;
-    a.xfrc = xfrc_;
-    a.cvel = cvel_;
-    a.xipos = xipos_;
-    a.scom = scom_;
-    a.qpos = qpos_;
-    a.qvel = qvel_;
-    a.qacc = qacc_;
-    a.broot = broot_;
-    a.nv = nv_;
-    a.nq = nq_;
-    a.nb = nb_;
-    return a;
-  }
   void Check(int64_t tb) const {
-    if (tb < 0 || tb >= nb_) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
+    if (tb < 0 || tb >= a_.nb) Fail("Ledger: tracked body " + std::to_string(tb) + " out of range");
     if (!(st_[core::kSN] >= 0.0)) Fail("Ledger: the step count st[6] is not >= 0");
   }
   nb::tuple args_;
   double *st_, *zbuf_;
-  const double *led_, *q0_, *qa_, *qap_, *qc_, *qp_, *qmine_, *xfrc_, *cvel_, *xipos_, *scom_, *qpos_,
-      *qvel_, *qacc_;
-  const int64_t* broot_;
-  int64_t nz_, nv_, nb_, nq_;
+  core::StepArrays a_;  // what each account reads: pointers into args_
+  int64_t nz_;
 };
 
 }  // namespace
@@ -530,9 +572,9 @@ NB_MODULE(_native, m) {
   m.def("full_local", &Full, "typ"_a, "size"_a, "hvol"_a, "hcen"_a, "mid"_a,
         "(V, cx, cy, cz): full volume (m^3) and its centre (geom frame) of a geom.");
   nb::class_<PyForceStage>(m, "ForceStage",
-                           "The force stage of one (model, data) pair: ForceStage(args) with the\n"
-                           "47 arrays of sim._Plan.args in order (see core/forces.h); run() evaluates it\n"
-                           "once (no arguments, no allocation), writing the same outputs.")
+                           "The force stage of one (model, data) pair: ForceStage(args) with the 47\n"
+                           "arrays of sim._Plan.args in order, read once into its records (core/forces.h);\n"
+                           "run() evaluates it once (no arguments, no allocation), writing the same outputs.")
       .def(nb::init<nb::tuple>(), "args"_a)
       .def("run", &PyForceStage::Run, "One evaluation for the current stage.");
   m.def("ledger_step", &LedgerStepPy, "st"_a.noconvert(), "E"_a, "ke"_a, "P"_a, "dt"_a, "t"_a,

@@ -16,17 +16,6 @@ constexpr double kBoxLoops[6][4][3] = {
     {{-1, -1, -1}, {-1, 1, -1}, {1, 1, -1}, {1, -1, -1}},
 };
 
-inline void Emit(double* E, int64_t k, double ax, double ay, double az, double bx,
-                 double by, double bz) {
-  double* r = E + 6 * k;
-  r[0] = ax;
-  r[1] = ay;
-  r[2] = az;
-  r[3] = bx;
-  r[4] = by;
-  r[5] = bz;
-}
-
 struct Pt3 {
   double x, y, z;
 };
@@ -112,8 +101,8 @@ int BoxSoup(double a, double b, double c, double* E, int64_t* fs) {
     fs[f] = k;
     for (int i = 0; i < 4; ++i) {
       int j = (i + 1) % 4;
-      Emit(E, k, a * kBoxLoops[f][i][0], b * kBoxLoops[f][i][1], c * kBoxLoops[f][i][2],
-           a * kBoxLoops[f][j][0], b * kBoxLoops[f][j][1], c * kBoxLoops[f][j][2]);
+      PutEdge(E, k, a * kBoxLoops[f][i][0], b * kBoxLoops[f][i][1], c * kBoxLoops[f][i][2],
+              a * kBoxLoops[f][j][0], b * kBoxLoops[f][j][1], c * kBoxLoops[f][j][2]);
       ++k;
     }
   }
@@ -128,7 +117,7 @@ int SoupClip(const double* Ein, const int64_t* fsin, int nF, double nx, double n
   int fo = 0;
   int64_t nc = 0;
   auto emit = [&](double* dst, int64_t& i, const Pt3& u, const Pt3& v) {
-    Emit(dst, i++, u.x, u.y, u.z, v.x, v.y, v.z);
+    PutEdge(dst, i++, u.x, u.y, u.z, v.x, v.y, v.z);
   };
   for (int f = 0; f < nF; ++f) {
     int64_t k0 = k;

@@ -22,6 +22,18 @@ namespace aurgen::core {
 // (xx, yy, zz, xy, xz, yz; m^4).
 inline constexpr int kNAcc = 14;
 
+// Row k of the edge soup E: the directed edge (ax, ay, az) -> (bx, by, bz).
+inline void PutEdge(double* E, int64_t k, double ax, double ay, double az, double bx, double by,
+                    double bz) {
+  double* r = E + 6 * k;
+  r[0] = ax;
+  r[1] = ay;
+  r[2] = az;
+  r[3] = bx;
+  r[4] = by;
+  r[5] = bz;
+}
+
 // The box with half-sizes (a, b, c) as 6 faces / 24 edges into E (>= 24 rows)
 // and fs (>= 7); returns 6.
 int BoxSoup(double a, double b, double c, double* E, int64_t* fs);

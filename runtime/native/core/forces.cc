@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace aurgen::core {
 namespace {
@@ -20,44 +21,6 @@ namespace {
 constexpr double kPi = 3.141592653589793;
 constexpr double kCD = 1.0;         // form drag coefficient
 constexpr double kCS = 0.3;         // surface (radiation stand-in) damping coefficient
-constexpr double kNanD = std::numeric_limits<double>::quiet_NaN();
-
-// Gravity at x into g (3).  gk: 0/3 uniform, 1 central, 2 linear.
-inline void GravAt(int64_t gk, const double* gf, const double* x, double* g) {
-  if (gk == 1) {
-    double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
-    double R = std::sqrt(rx * rx + ry * ry + rz * rz);
-    double s = -gf[3] / (R * R * R);
-    g[0] = s * rx;
-    g[1] = s * ry;
-    g[2] = s * rz;
-  } else if (gk == 2) {
-    for (int i = 0; i < 3; ++i)
-      g[i] = gf[7 + i] + gf[10 + 3 * i] * x[0] + gf[11 + 3 * i] * x[1] + gf[12 + 3 * i] * x[2];
-  } else {
-    g[0] = gf[0];
-    g[1] = gf[1];
-    g[2] = gf[2];
-  }
-}
-
-// Gravity potential (J/kg) at x; g = -grad phi.
-inline double Phi(int64_t gk, const double* gf, const double* x) {
-  if (gk == 1) {
-    double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
-    return -gf[3] / std::sqrt(rx * rx + ry * ry + rz * rz);
-  }
-  if (gk == 2) {
-    double s = gf[7] * x[0] + gf[8] * x[1] + gf[9] * x[2];
-    double q = 0.0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) q += x[i] * gf[10 + 3 * i + j] * x[j];
-    return -(s + 0.5 * q);
-  }
-  return -(gf[0] * x[0] + gf[1] * x[1] + gf[2] * x[2]);
-}
-
-inline bool IsNan(double v) { return v != v; }
 
 // a and b hold the same bits (as memcmp would say, without the call).
 inline bool SameBits(const double* a, const double* b) {
@@ -84,13 +47,31 @@ inline void SizeProducts(const double* size, double* pr) {
   pr[2] = size[0] * size[1];
 }
 
+// R^T n: the world direction n in the frame of R (row-major, frame -> world), into l.
+inline void ToFrame(const double R[9], const double n[3], double l[3]) {
+  l[0] = R[0] * n[0] + R[3] * n[1] + R[6] * n[2];
+  l[1] = R[1] * n[0] + R[4] * n[1] + R[7] * n[2];
+  l[2] = R[2] * n[0] + R[5] * n[1] + R[8] * n[2];
+}
+
+// The motion s (rot, lin; MuJoCo's cdof / cvel layout) about a point c, seen at
+// c + r, as (lin, rot): lin + rot x r, then rot.
+inline void MotionAt(const double s[6], const double r[3], double out[6]) {
+  out[0] = s[3] + s[1] * r[2] - s[2] * r[1];
+  out[1] = s[4] + s[2] * r[0] - s[0] * r[2];
+  out[2] = s[5] + s[0] * r[1] - s[1] * r[0];
+  out[3] = s[0];
+  out[4] = s[1];
+  out[5] = s[2];
+}
+
 // The drag's projected area, one piece per lane (lanes.h: the scalar code's bits
 // in every lane).  A box (a mesh: its bounding half-sizes) or an ellipsoid across
 // w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjAreaV(v) is
 // A_p(v / |v|) |v| without normalising (m^2 x the unit of w).  pr: the products
 // of the sizes (b c, a c, a b).
 template <class L>
-inline L ProjAreaV(int64_t typ, const double* pr, L wx, L wy, L wz) {
+inline L ProjAreaV(int typ, const double* pr, L wx, L wy, L wz) {
   using namespace lanes;  // NOLINT: the lane types and their operators
   if (typ == kEllipsoid) {
     const L p = Set(pr[0], L{}) * wx, q = Set(pr[1], L{}) * wy, s = Set(pr[2], L{}) * wz;
@@ -103,7 +84,7 @@ inline L ProjAreaV(int64_t typ, const double* pr, L wx, L wy, L wz) {
 // The projected area (m^2) of a sphere, cylinder or capsule across the unit
 // direction u (geom frame), one piece per lane.
 template <class L>
-inline L ProjArea(int64_t typ, const double* size, L ux, L uy, L uz) {
+inline L ProjArea(int typ, const double* size, L ux, L uy, L uz) {
   using namespace lanes;  // NOLINT
   (void)ux;
   (void)uy;
@@ -115,30 +96,94 @@ inline L ProjArea(int64_t typ, const double* size, L ux, L uy, L uz) {
   return (Set(4.0 * r * h, L{}) * lat + Set(kPi * r * r, L{}) * Abs(uz)) + extra;
 }
 
-// The first cell whose half-spaces (cpl, cnp; kmax rows per cell) all hold x,
-// or -1 when none does.
-inline int CellAt(const double* cpl, const int64_t* cnp, int nc, int kmax, const double* x) {
-  for (int cc = 0; cc < nc; ++cc) {
+}  // namespace
+
+// ---------------------------------------------------------------- model records
+
+void GravityField::At(const double x[3], double out[3]) const {
+  if (kind == Kind::kCentral) {
+    double rx = x[0] - centre[0], ry = x[1] - centre[1], rz = x[2] - centre[2];
+    double R = std::sqrt(rx * rx + ry * ry + rz * rz);
+    double s = -mu / (R * R * R);
+    out[0] = s * rx;
+    out[1] = s * ry;
+    out[2] = s * rz;
+  } else if (kind == Kind::kLinear) {
+    for (int i = 0; i < 3; ++i)
+      out[i] = g0[i] + grad[3 * i] * x[0] + grad[3 * i + 1] * x[1] + grad[3 * i + 2] * x[2];
+  } else {
+    out[0] = g[0];
+    out[1] = g[1];
+    out[2] = g[2];
+  }
+}
+
+double GravityField::Potential(const double x[3]) const {
+  if (kind == Kind::kCentral) {
+    double rx = x[0] - centre[0], ry = x[1] - centre[1], rz = x[2] - centre[2];
+    return -mu / std::sqrt(rx * rx + ry * ry + rz * rz);
+  }
+  if (kind == Kind::kLinear) {
+    double s = g0[0] * x[0] + g0[1] * x[1] + g0[2] * x[2];
+    double q = 0.0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) q += x[i] * grad[3 * i + j] * x[j];
+    return -(s + 0.5 * q);
+  }
+  return -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
+}
+
+void GravityField::GradientTorque(const double x[3], const double I[3][3], double T[3]) const {
+  if (kind == Kind::kCentral) {  // 3 mu / R^5 r x (I r), r from the centre
+    double rx = x[0] - centre[0], ry = x[1] - centre[1], rz = x[2] - centre[2];
+    double R2 = rx * rx + ry * ry + rz * rz;
+    double s3 = 3.0 * mu / (R2 * R2 * std::sqrt(R2));
+    double IR0 = I[0][0] * rx + I[0][1] * ry + I[0][2] * rz;
+    double IR1 = I[1][0] * rx + I[1][1] * ry + I[1][2] * rz;
+    double IR2 = I[2][0] * rx + I[2][1] * ry + I[2][2] * rz;
+    T[0] = s3 * (ry * IR2 - rz * IR1);
+    T[1] = s3 * (rz * IR0 - rx * IR2);
+    T[2] = s3 * (rx * IR1 - ry * IR0);
+    return;
+  }
+  double GI[3][3];  // linear: tau_i = eps_iab (G I)_ab
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      double s = 0.0;
+      for (int q = 0; q < 3; ++q) s += grad[3 * a + q] * I[q][b];
+      GI[a][b] = s;
+    }
+  T[0] = GI[1][2] - GI[2][1];
+  T[1] = GI[2][0] - GI[0][2];
+  T[2] = GI[0][1] - GI[1][0];
+}
+
+int ForceModel::CellAt(const double x[3]) const {
+  for (int c = 0; c < static_cast<int>(cells.size()); ++c) {
+    const double* pl = Planes(c);
     bool inside = true;
-    for (int64_t j = 0; j < cnp[cc]; ++j) {
-      const double* pl = cpl + 4 * (cc * kmax + j);
+    for (int j = 0; j < cells[c].nplanes; ++j, pl += 4) {
       if (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]) {
         inside = false;
         break;
       }
     }
-    if (inside) return cc;
+    if (inside) return c;
   }
   return -1;
 }
 
-}  // namespace
+// ---------------------------------------------------------------- the stage
 
-ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model), o_(out) {
+ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(model)), o_(out) {
+  ng_ = static_cast<int>(m_.geoms.size());
+  nc_ = static_cast<int>(m_.cells.size());
+  nb_ = static_cast<int>(m_.bodies.size());
+  nw_ = static_cast<int>(m_.weld_volume.size());
   int64_t emax = 1, fmax = 1;
-  for (int k = 0; k < m_.ng; ++k) {
+  for (const Geom& g : m_.geoms) {
     int64_t e, f;
-    ScratchNeed(static_cast<int>(m_.gt[k]), m_.mesh_ids[k], m_.hulls, m_.kmax, &e, &f);
+    ScratchNeed(g.type, g.mesh, m_.hulls, m_.kmax, &e, &f);
     emax = std::max(emax, e);
     fmax = std::max(fmax, f);
   }
@@ -147,14 +192,14 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
   // equivalent-sphere diameter d: 0.5 rho C_D (form), 3 pi mu d (Stokes),
   // pi mu d^3 and rho C_D d^5 / 64 (rotation); each is the leading product of
   // the per-piece expression it replaces, so the forces keep their bits
-  slot_stride_ = std::max(static_cast<int64_t>(m_.ng) * m_.nc, int64_t{1});
+  slot_stride_ = std::max(static_cast<int64_t>(ng_) * nc_, int64_t{1});
   const int64_t S = slot_stride_;
   dcoef_.assign(kNDC * S, 0.0);
-  for (int k = 0; k < m_.ng; ++k) {
-    double deq = std::pow(6.0 * m_.gvol[k] / kPi, 1.0 / 3.0);
-    for (int c = 0; c < m_.nc; ++c) {
-      const double rho = m_.cf[c * kNCF + kCRho], mu = m_.cf[c * kNCF + kCMu];
-      const int64_t si = static_cast<int64_t>(k) * m_.nc + c;
+  for (int k = 0; k < ng_; ++k) {
+    double deq = std::pow(6.0 * m_.geoms[k].volume / kPi, 1.0 / 3.0);
+    for (int c = 0; c < nc_; ++c) {
+      const double rho = m_.cells[c].rho, mu = m_.cells[c].mu;
+      const int64_t si = Piece(k, c);
       dcoef_[kDQ * S + si] = 0.5 * rho * kCD;
       dcoef_[kDLin * S + si] = 3.0 * kPi * mu * deq;
       dcoef_[kDRot * S + si] = kPi * mu * Pow3(deq);
@@ -162,23 +207,25 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
     }
   }
   // the cells' density, flow and pressure constant, each a column (lanes load two cells)
-  crho_.assign(std::max(m_.nc, 1), 0.0);
-  cP_.assign(std::max(m_.nc, 1), 0.0);
-  cflow_.assign(3 * std::max(m_.nc, 1), 0.0);
-  for (int c = 0; c < m_.nc; ++c) {
-    crho_[c] = m_.cf[c * kNCF + kCRho];
-    cP_[c] = m_.cf[c * kNCF + kCP];
-    for (int a = 0; a < 3; ++a) cflow_[a * m_.nc + c] = m_.cf[c * kNCF + kCFlow + a];
+  crho_.assign(std::max(nc_, 1), 0.0);
+  cP_.assign(std::max(nc_, 1), 0.0);
+  cflow_.assign(3 * std::max(nc_, 1), 0.0);
+  for (int c = 0; c < nc_; ++c) {
+    const Cell& cell = m_.cells[c];
+    crho_[c] = cell.rho;
+    cP_[c] = cell.p;
+    for (int a = 0; a < 3; ++a) cflow_[a * nc_ + c] = cell.flow[a];
+    if (cell.rho > rho_max_) rho_max_ = cell.rho;
   }
   slots_.assign(kNSlot * S, 0.0);
   valid_.assign(S, 0);
-  // the nonzero entries (6 i + j) of each damping item's D or Dq, and the stored
+  // the nonzero entries (6 i + j) of each damper's D or Dq, and the stored
   // entries of M's lower triangle, in the order the sums visit them
-  dnz0_.assign(m_.nd + 1, 0);
-  for (int it = 0; it < m_.nd; ++it) {
-    const double* D = m_.df + 72 * it;
+  dnz0_.assign(m_.dampers.size() + 1, 0);
+  for (size_t it = 0; it < m_.dampers.size(); ++it) {
+    const Damper& dm = m_.dampers[it];
     for (int ij = 0; ij < 36; ++ij)
-      if (D[ij] != 0.0 || D[36 + ij] != 0.0) dnz_.push_back(ij);
+      if (dm.D[ij] != 0.0 || dm.Dq[ij] != 0.0) dnz_.push_back(ij);
     dnz0_[it + 1] = static_cast<int64_t>(dnz_.size());
   }
   for (int i = 0; i < m_.nv; ++i)
@@ -186,60 +233,75 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
       int64_t idx = m_.Mmap[i * m_.nv + j];
       if (idx >= 0) ment_.push_back(MEntry{i, j, idx, i == j ? 0.5 : 1.0});
     }
-  gpr_.assign(3 * std::max(m_.ng, 1), 0.0);
-  for (int k = 0; k < m_.ng; ++k) SizeProducts(m_.gsz + 3 * k, gpr_.data() + 3 * k);
-  for (int k = 0; k < m_.ng; ++k)
-    if (m_.gt[k] == kBox) box_idx_.push_back(k);
-  one_.assign(std::max(m_.nc, 1), -1);
-  onesg_.assign(std::max(m_.nc, 1), 0.0);
+  gpr_.assign(3 * std::max(ng_, 1), 0.0);
+  gsz_.assign(3 * std::max(ng_, 1), 0.0);
+  for (int k = 0; k < ng_; ++k) {
+    const Geom& g = m_.geoms[k];
+    SizeProducts(g.size, gpr_.data() + 3 * k);
+    std::copy(g.size, g.size + 3, gsz_.begin() + 3 * k);
+    if (g.type == kBox) box_idx_.push_back(k);
+  }
+  one_.assign(std::max(nc_, 1), -1);
+  onesg_.assign(std::max(nc_, 1), 0.0);
   J_.assign(6 * std::max(m_.maxd, 1), 0.0);
   AJ_.assign(6 * std::max(m_.maxd, 1), 0.0);
 }
 
-// Add the wrench (F at x, torque T) on body b to qfrc (and qmine).
-#define AURGEN_APPLY(b, F, T, x)                                                          \
-  do {                                                                                    \
-    int64_t r_ = m_.broot[b];                                                             \
-    double dx_ = x[0] - d.subtree_com[3 * r_], dy_ = x[1] - d.subtree_com[3 * r_ + 1];    \
-    double dz_ = x[2] - d.subtree_com[3 * r_ + 2];                                        \
-    double mx_ = T[0] + dy_ * F[2] - dz_ * F[1];                                          \
-    double my_ = T[1] + dz_ * F[0] - dx_ * F[2];                                          \
-    double mz_ = T[2] + dx_ * F[1] - dy_ * F[0];                                          \
-    for (int64_t k_ = 0; k_ < m_.bnd[b]; ++k_) {                                          \
-      int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
-      const double* cd_ = d.cdof + 6 * j_;                                                \
-      double q_ = (cd_[0] * mx_ + cd_[1] * my_ + cd_[2] * mz_ + cd_[3] * F[0] +           \
-                   cd_[4] * F[1] + cd_[5] * F[2]);                                        \
-      d.qfrc_passive[j_] += q_;                                                           \
-      o_.qmine[j_] += q_;                                                                 \
-    }                                                                                     \
-  } while (0)
+void ForceStage::Project(const ForceData& d, int64_t b, const double m[3], const double F[3]) {
+  const int64_t* dofs = m_.Dofs(b);
+  for (int64_t k = 0; k < m_.bodies[b].ndof; ++k) {
+    const int64_t j = dofs[k];
+    const double* cd = d.cdof + 6 * j;
+    double q = (cd[0] * m[0] + cd[1] * m[1] + cd[2] * m[2] + cd[3] * F[0] + cd[4] * F[1] +
+                cd[5] * F[2]);
+    d.qfrc_passive[j] += q;
+    o_.qmine[j] += q;
+  }
+}
 
-// Flush the wrench (moment m about body b's root subtree com, force F) summed in
-// the piece loop: qfrc (and qmine) += its projection on b's ancestor dofs.
-#define AURGEN_FLUSH(b, m, F)                                                             \
-  do {                                                                                    \
-    for (int64_t k_ = 0; k_ < m_.bnd[b]; ++k_) {                                          \
-      int64_t j_ = m_.bch[(b) * m_.maxd + k_];                                            \
-      const double* cd_ = d.cdof + 6 * j_;                                                \
-      double q_ = (cd_[0] * m[0] + cd_[1] * m[1] + cd_[2] * m[2] + cd_[3] * F[0] +        \
-                   cd_[4] * F[1] + cd_[5] * F[2]);                                        \
-      d.qfrc_passive[j_] += q_;                                                           \
-      o_.qmine[j_] += q_;                                                                 \
-    }                                                                                     \
-  } while (0)
+void ForceStage::Apply(const ForceData& d, int64_t b, const double F[3], const double T[3],
+                       const double x[3]) {
+  const double* c = d.subtree_com + 3 * m_.bodies[b].root;
+  const double dx = x[0] - c[0], dy = x[1] - c[1], dz = x[2] - c[2];
+  const double m[3] = {T[0] + dy * F[2] - dz * F[1], T[1] + dz * F[0] - dx * F[2],
+                       T[2] + dx * F[1] - dy * F[0]};
+  Project(d, b, m, F);
+}
 
-// Linear velocity (world) of the point x fixed to body b into v.
-#define AURGEN_POINTVEL(b, x, v)                                                          \
-  do {                                                                                    \
-    int64_t r_ = m_.broot[b];                                                             \
-    double dx_ = x[0] - d.subtree_com[3 * r_], dy_ = x[1] - d.subtree_com[3 * r_ + 1];    \
-    double dz_ = x[2] - d.subtree_com[3 * r_ + 2];                                        \
-    const double* cv_ = d.cvel + 6 * (b);                                                 \
-    v[0] = cv_[3] + cv_[1] * dz_ - cv_[2] * dy_;                                          \
-    v[1] = cv_[4] + cv_[2] * dx_ - cv_[0] * dz_;                                          \
-    v[2] = cv_[5] + cv_[0] * dy_ - cv_[1] * dx_;                                          \
-  } while (0)
+void ForceStage::Up(const double g[3], int k) {
+  if (!SameBits(g, up_.g)) {
+    std::memcpy(up_.g, g, sizeof up_.g);
+    up_.gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    up_.n[0] = -g[0] / up_.gn;
+    up_.n[1] = -g[1] / up_.gn;
+    up_.n[2] = -g[2] / up_.gn;
+    up_.k = -1;
+  }
+  if (up_.gn > 0.0 && up_.k != k) {
+    const Geom& geom = m_.geoms[k];
+    double l[3];
+    ToFrame(o_.mats + 9 * k, up_.n, l);
+    double ext;  // the geom's extent along n: hmax - hmin
+    if (geom.type == kBox) {  // SupportLocal's box, inline: hmax = h, hmin = -h
+      const double* sz = geom.size;
+      double h = sz[0] * std::fabs(l[0]) + sz[1] * std::fabs(l[1]) + sz[2] * std::fabs(l[2]);
+      ext = h - -h;
+    } else {
+      double hmax, hmin;
+      Support(geom, l, &hmax, &hmin);
+      ext = hmax - hmin;
+    }
+    up_.gh = up_.gn * ext;
+    up_.k = k;
+  }
+}
+
+void ForceStage::Support(const Geom& g, const double l[3], double* hmax, double* hmin) const {
+  const bool mesh = g.type == kMesh;
+  const int64_t v0 = mesh ? m_.hulls.vert_range[g.mesh] : 0;
+  const int64_t v1 = mesh ? m_.hulls.vert_range[g.mesh + 1] : 0;
+  SupportLocal(g.type, g.size, l[0], l[1], l[2], m_.hulls.verts, v0, v1, hmax, hmin);
+}
 
 // Piece (B): the wrench and ledger terms of geom k's pieces in cells c .. c + lanes
 // (one per lane; a lane whose piece is not valid computes what pass C skips).
@@ -248,12 +310,12 @@ ForceStage::ForceStage(const ForceModel& model, const ForceOut& out) : m_(model)
 // pressure energy, P (W) the drag power.  The scalar code's operations in its
 // order in every lane (lanes.h), so D2 and D1 give the same bits.
 template <class L>
-void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf) {
+void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
   using namespace lanes;  // NOLINT: the lane types and their operators
   const L z{};
   const L zero = Set(0.0, z);
-  const int nc = m_.nc;
-  const int64_t S = slot_stride_, si = static_cast<int64_t>(k) * nc + c;
+  const int nc = nc_;
+  const int64_t S = slot_stride_, si = Piece(k, c);
   const int64_t ii[2] = {si, si + 1};
   double* sl = slots_.data();
   auto col = [&](int j) { return sl + j * S + si; };
@@ -277,8 +339,8 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf
   }
   if (pf.drag) {
     const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
-    const L f = V / Set(m_.gvol[k], z);
-    // the piece centroid's velocity (AURGEN_POINTVEL), then relative to the cell's flow
+    const L f = V / Set(m_.geoms[k].volume, z);
+    // the piece centroid's velocity (MotionAt), then relative to the cell's flow
     const L vab0 = Set(r.cv[3], z) + w1 * dz - w2 * dy;
     const L vab1 = Set(r.cv[4], z) + w2 * dx - w0 * dz;
     const L vab2 = Set(r.cv[5], z) + w0 * dy - w1 * dx;
@@ -296,7 +358,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf
       dq = dQ * ProjAreaV(typ, gpr_.data() + 3 * k, lx, ly, lz);
     } else {
       const L sp = Sqrt(sp2);
-      dq = dQ * ProjArea(typ, m_.gsz + 3 * k, lx / sp, ly / sp, lz / sp) * sp;
+      dq = dQ * ProjArea(typ, m_.geoms[k].size, lx / sp, ly / sp, lz / sp) * sp;
     }
     const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
     const auto moving = sp2 > zero;  // else no drag force
@@ -342,58 +404,67 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf
   Store(col(kSF + 2), F2);
 }
 
-void ForceStage::Passive(const ForceData& d) {
-  const int ng = m_.ng, nc = m_.nc, nv = m_.nv, kmax = m_.kmax;
-  const int64_t gk = m_.fl[kFGrav];
-  const bool record = m_.fl[kFRecord] != 0;
-  const double* cf = m_.cf;
-  const double* gf = m_.gf;
-  const double* hv = m_.hulls.verts;
-  const int64_t* hvr = m_.hulls.vert_range;
-  double* pos = o_.pos;
-  double* mats = o_.mats;
+void ForceStage::Passive(const ForceData& d, bool record) {
   double* led = o_.led;
-  for (int j = 0; j < nv; ++j) o_.qmine[j] = 0.0;
+  for (int j = 0; j < m_.nv; ++j) o_.qmine[j] = 0.0;
   for (int i = 0; i < kNLed; ++i) led[i] = 0.0;
-  double F[3], T[3], x[3], v[3], g[3];
-  double rho_max = 0.0;
-  for (int c = 0; c < nc; ++c)
-    if (cf[c * kNCF + kCRho] > rho_max) rho_max = cf[c * kNCF + kCRho];
-  for (int w = 0; w < m_.nw; ++w) o_.wfrac[w] = 0.0;
-
+  for (int w = 0; w < nw_; ++w) o_.wfrac[w] = 0.0;
   // ---- gather geom poses
-  for (int k = 0; k < ng; ++k) {
-    int64_t gid = m_.gi[4 * k];
-    std::memcpy(pos + 3 * k, d.geom_xpos + 3 * gid, 3 * sizeof(double));
-    std::memcpy(mats + 9 * k, d.geom_xmat + 9 * gid, 9 * sizeof(double));
+  for (int k = 0; k < ng_; ++k) {
+    const int64_t gid = m_.geoms[k].id;
+    std::memcpy(o_.pos + 3 * k, d.geom_xpos + 3 * gid, 3 * sizeof(double));
+    std::memcpy(o_.mats + 9 * k, d.geom_xmat + 9 * gid, 9 * sizeof(double));
   }
+  ClipCells();
+  Pieces(d, record);
+  // ---- submerged fraction per weld group (for declared damping / added mass):
+  // its displaced volume in densest-fluid equivalent, summed by Pieces
+  if (rho_max_ > 0.0)
+    for (int w = 0; w < nw_; ++w) {
+      led[kLVSub] += o_.wfrac[w];
+      if (m_.weld_volume[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.weld_volume[w];
+    }
+  if (m_.gravity.Applied()) BodyGravity(d, record);
+  if (m_.drag) Damping(d, record);
+  if (m_.added_mass) AddedMassTerms(d);
+  if (record) {
+    double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
+    for (const MEntry& e : ment_)  // w: 0.5 on the diagonal, else 1 (1 * x is x)
+      ke += e.w * d.M[e.idx] * d.qvel[e.i] * d.qvel[e.j];
+    led[kLKE] = ke;
+    if (!m_.gravity.Applied()) {
+      const double* g = m_.gravity.g;
+      double ug = 0.0;
+      for (int b = 1; b < nb_; ++b)
+        ug -= m_.body_mass[b] *
+              (g[0] * d.xipos[3 * b] + g[1] * d.xipos[3 * b + 1] + g[2] * d.xipos[3 * b + 2]);
+      led[kLUGrav] = ug;
+    }
+  }
+}
 
-  // ---- clip every geom by every cell (planes no geom crosses dropped).  A cell
-  // bounded (after dropping) by the one plane another cell was bounded by, from
-  // the other side, is the complement: full geom minus that piece.
-  for (int c = 0; c < nc; ++c) {
+// Clip every geom by every cell (planes no geom crosses dropped) into the pieces'
+// vols, cents and areas.  A cell bounded (after dropping) by the one plane another
+// cell was bounded by, from the other side, is the complement: full geom minus that piece.
+void ForceStage::ClipCells() {
+  const double* pos = o_.pos;
+  const double* mats = o_.mats;
+  for (int c = 0; c < nc_; ++c) {
     one_[c] = -1;
     onesg_[c] = 0.0;
   }
-  for (int c = 0; c < nc; ++c) {
+  for (int c = 0; c < nc_; ++c) {
     int npl = 0;
     int64_t last = -1;
-    for (int64_t j = 0; j < m_.cnp[c]; ++j) {
-      const double* pl = m_.cpl + 4 * (c * kmax + j);
-      double nx = pl[0], ny = pl[1], nz = pl[2];
-      bool keep = false;
-      for (int k = 0; k < ng; ++k) {
-        const double* R = mats + 9 * k;
-        double lx = R[0] * nx + R[3] * ny + R[6] * nz;
-        double ly = R[1] * nx + R[4] * ny + R[7] * nz;
-        double lz = R[2] * nx + R[5] * ny + R[8] * nz;
-        double t = pl[3] - (nx * pos[3 * k] + ny * pos[3 * k + 1] + nz * pos[3 * k + 2]);
-        bool mesh = m_.gt[k] == kMesh;
-        int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-        int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
+    for (int64_t j = 0; j < m_.cells[c].nplanes; ++j) {
+      const double* pl = m_.Planes(c) + 4 * j;
+      bool keep = false;  // some geom reaches past the plane
+      for (int k = 0; k < ng_; ++k) {
+        double l[3];
+        ToFrame(mats + 9 * k, pl, l);
+        double t = pl[3] - (pl[0] * pos[3 * k] + pl[1] * pos[3 * k + 1] + pl[2] * pos[3 * k + 2]);
         double hmax, hmin;
-        SupportLocal(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax,
-                     &hmin);
+        Support(m_.geoms[k], l, &hmax, &hmin);
         if (hmax > t) {
           keep = true;
           break;
@@ -410,7 +481,7 @@ void ForceStage::Passive(const ForceData& d) {
       one_[c] = 1;
       for (int c2 = 0; c2 < c; ++c2) {
         if (one_[c2] != 1) continue;
-        const double* p2 = m_.cpl + 4 * (c2 * kmax + static_cast<int64_t>(onesg_[c2]));
+        const double* p2 = m_.Planes(c2) + 4 * static_cast<int64_t>(onesg_[c2]);
         if (p2[0] == -o_.planes[0] && p2[1] == -o_.planes[1] && p2[2] == -o_.planes[2] &&
             p2[3] == -o_.planes[3]) {
           comp = c2;
@@ -420,139 +491,112 @@ void ForceStage::Passive(const ForceData& d) {
       onesg_[c] = static_cast<double>(last);
     }
     if (comp >= 0) {
-      for (int k = 0; k < ng; ++k) {
+      for (int k = 0; k < ng_; ++k) {
+        const Geom& g = m_.geoms[k];
         const double* R = mats + 9 * k;
-        const double* gc = m_.gcl + 3 * k;
+        const double* gc = g.centre;
         double fx = pos[3 * k] + R[0] * gc[0] + R[1] * gc[1] + R[2] * gc[2];
         double fy = pos[3 * k + 1] + R[3] * gc[0] + R[4] * gc[1] + R[5] * gc[2];
         double fzz = pos[3 * k + 2] + R[6] * gc[0] + R[7] * gc[1] + R[8] * gc[2];
-        double Vo = o_.vols[k * nc + comp];
-        double V = m_.gvol[k] - Vo;
-        double* ce = o_.cents + 3 * (k * nc + c);
-        const double* co = o_.cents + 3 * (k * nc + comp);
-        if (V <= 1e-13 * m_.gvol[k]) {
-          o_.vols[k * nc + c] = 0.0;
+        const int64_t si = Piece(k, c), so = Piece(k, comp);
+        double Vo = o_.vols[so];
+        double V = g.volume - Vo;
+        double* ce = o_.cents + 3 * si;
+        const double* co = o_.cents + 3 * so;
+        if (V <= 1e-13 * g.volume) {
+          o_.vols[si] = 0.0;
           ce[0] = fx;
           ce[1] = fy;
           ce[2] = fzz;
         } else if (Vo <= 0.0) {
-          o_.vols[k * nc + c] = m_.gvol[k];
+          o_.vols[si] = g.volume;
           ce[0] = fx;
           ce[1] = fy;
           ce[2] = fzz;
         } else {
-          o_.vols[k * nc + c] = V;
-          ce[0] = (m_.gvol[k] * fx - Vo * co[0]) / V;
-          ce[1] = (m_.gvol[k] * fy - Vo * co[1]) / V;
-          ce[2] = (m_.gvol[k] * fzz - Vo * co[2]) / V;
+          o_.vols[si] = V;
+          ce[0] = (g.volume * fx - Vo * co[0]) / V;
+          ce[1] = (g.volume * fy - Vo * co[1]) / V;
+          ce[2] = (g.volume * fzz - Vo * co[2]) / V;
         }
-        o_.areas[k * nc + c] = o_.areas[k * nc + comp];
+        o_.areas[si] = o_.areas[so];
       }
       continue;
     }
     // boxes cut by one plane several at a time (BoxRows), the rest one by one
     const bool boxes = npl == 1 && !box_idx_.empty();
     if (boxes)
-      BoxRows(box_idx_.data(), static_cast<int>(box_idx_.size()), m_.gsz, pos, mats, o_.planes,
+      BoxRows(box_idx_.data(), static_cast<int>(box_idx_.size()), gsz_.data(), pos, mats, o_.planes,
               o_.out, 5);
-    for (int k = 0; k < ng; ++k) {
+    for (int k = 0; k < ng_; ++k) {
+      const Geom& g = m_.geoms[k];
       double* row = o_.out + 5 * k;
-      if (!(boxes && m_.gt[k] == kBox))
-        ClipGeom(static_cast<int>(m_.gt[k]), m_.gsz + 3 * k, pos + 3 * k, mats + 9 * k,
-                 m_.mesh_ids[k], m_.hulls, o_.planes, npl, row, 5, false, scratch_);
-      o_.vols[k * nc + c] = row[0];
-      double* ce = o_.cents + 3 * (k * nc + c);
+      if (!(boxes && g.type == kBox))
+        ClipGeom(g.type, g.size, pos + 3 * k, mats + 9 * k, g.mesh, m_.hulls, o_.planes, npl, row,
+                 5, false, scratch_);
+      const int64_t si = Piece(k, c);
+      o_.vols[si] = row[0];
+      double* ce = o_.cents + 3 * si;
       ce[0] = row[1];
       ce[1] = row[2];
       ce[2] = row[3];
-      o_.areas[k * nc + c] = npl <= 1 ? row[4] : std::numeric_limits<double>::quiet_NaN();
+      o_.areas[si] = npl <= 1 ? row[4] : std::numeric_limits<double>::quiet_NaN();
     }
   }
+}
 
-  // ---- per geom, per cell: buoyancy, drag, surface damping.  Per geom in model
-  // order: (A) its body's run and, per piece (the geom's part in one cell), what
-  // the piece reads that is not in the clip's rows: gravity, the pressure
-  // potential, the surface's up direction and height (cached while gravity's
-  // bits and the geom stay the same); (B) the wrenches and ledger terms, its
-  // cells two at a time in lanes (Wrenches); (C) the sums, in piece order (geoms,
-  // then cells): per run of consecutive geoms on one body, the wrench (moment
-  // about the root's subtree com, world) projected on its dofs once, when the
-  // run ends.  No piece's wrench waits on the sums.
-  const bool drag = m_.fl[kFDrag] != 0, buoy = m_.fl[kFBuoy] != 0;
-  // the up direction n = -g/|g| and |g| x geom k's height along n: the same bits
-  // of g (a uniform field: every piece) give the same values, so they are
-  // recomputed only when g's bits or the geom change
-  double up_g[3] = {kNanD, kNanD, kNanD}, up_n[3] = {0.0, 0.0, 0.0}, up_gn = 0.0,
-         up_gh = 0.0;  // up_gh: |g| h (pass B takes its square root)
-  int up_k = -1;
-  auto up = [&](const double* g, int k, int64_t typ) {
-    if (!SameBits(g, up_g)) {
-      std::memcpy(up_g, g, sizeof up_g);
-      up_gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-      up_n[0] = -g[0] / up_gn;
-      up_n[1] = -g[1] / up_gn;
-      up_n[2] = -g[2] / up_gn;
-      up_k = -1;
-    }
-    if (up_gn > 0.0 && up_k != k) {
-      const double* R = mats + 9 * k;
-      double lx = R[0] * up_n[0] + R[3] * up_n[1] + R[6] * up_n[2];
-      double ly = R[1] * up_n[0] + R[4] * up_n[1] + R[7] * up_n[2];
-      double lz = R[2] * up_n[0] + R[5] * up_n[1] + R[8] * up_n[2];
-      double ext;  // the geom's extent along n: hmax - hmin
-      if (typ == kBox) {  // SupportLocal's box, inline: hmax = h, hmin = -h
-        const double* sz = m_.gsz + 3 * k;
-        double h = sz[0] * std::fabs(lx) + sz[1] * std::fabs(ly) + sz[2] * std::fabs(lz);
-        ext = h - -h;
-      } else {
-        bool mesh = typ == kMesh;
-        int64_t mid = mesh ? m_.mesh_ids[k] : 0;
-        int64_t v0 = mesh ? hvr[mid] : 0, v1 = mesh ? hvr[mid + 1] : 0;
-        double hmax, hmin;
-        SupportLocal(static_cast<int>(typ), m_.gsz + 3 * k, lx, ly, lz, hv, v0, v1, &hmax, &hmin);
-        ext = hmax - hmin;
-      }
-      up_gh = up_gn * ext;
-      up_k = k;
-    }
-  };
+// Per geom, per cell: buoyancy, drag, surface damping.  Per geom in model order:
+// (A) its body's run and, per piece (the geom's part in one cell), what the piece
+// reads that is not in the clip's rows: gravity, the pressure potential, the
+// surface's up direction and height (Up, cached while gravity's bits and the geom
+// stay the same); (B) the wrenches and ledger terms, its cells two at a time in
+// lanes (Wrenches); (C) the sums, in piece order (geoms, then cells): per run of
+// consecutive geoms on one body, the wrench (moment about the root's subtree com,
+// world) projected on its dofs once, when the run ends.  No piece's wrench waits
+// on the sums.
+void ForceStage::Pieces(const ForceData& d, bool record) {
+  const GravityField& G = m_.gravity;
+  const bool drag = m_.drag, buoy = m_.buoyancy;
   // one gravity for every piece (a uniform field, no cell's own): pass B reads
   // it, and the up direction, from PieceFlags instead of the slots
-  const bool uniform = gk == 0;
+  const bool uniform = G.kind == GravityField::Kind::kUniform;
+  up_ = UpCache{};
   Run run;  // the current run
   int64_t sb = -1;  // its body
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
-  double l_ubuoy = led[kLUBuoy], l_pdrag = led[kLPDrag];
+  double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
+  const int nc = nc_;
   const int64_t S = slot_stride_;
   double* sl = slots_.data();
-  for (int k = 0; k < ng; ++k) {
-    int64_t b = m_.gi[4 * k + 1];
-    int64_t mark = m_.gi[4 * k + 3];
-    if (mark != 1 && mark != 2) continue;
+  for (int k = 0; k < ng_; ++k) {
+    const Geom& geom = m_.geoms[k];
+    const int64_t b = geom.body;
+    if (geom.mark != Mark::kDisplacement && geom.mark != Mark::kWindage) continue;
+    const bool displaces = geom.mark == Mark::kDisplacement;
     if (b != sb) {  // a new run: its root's subtree com, its velocity, |w|
       if (sb >= 0) {  // the last run's wrench to its dofs
-        AURGEN_FLUSH(sb, sm, sF);
+        Project(d, sb, sm, sF);
         for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
       }
       sb = b;
-      const int64_t rb = m_.broot[b];
+      const int64_t rb = m_.bodies[b].root;
       for (int a = 0; a < 3; ++a) run.sc[a] = d.subtree_com[3 * rb + a];
       const double* cv = d.cvel + 6 * b;
       for (int a = 0; a < 6; ++a) run.cv[a] = cv[a];
       run.wn = std::sqrt(cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2]);
     }
-    const int64_t typ = m_.gi[4 * k + 2];
-    if (mark == 1 && rho_max > 0.0) {  // the submerged fraction of its weld group, summed
+    const int typ = geom.type;
+    if (displaces && rho_max_ > 0.0) {  // the submerged fraction of its weld group, summed
       double s = 0.0;
-      for (int c = 0; c < nc; ++c) s += cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
-      o_.wfrac[m_.gw[k]] += s / rho_max;
+      for (int c = 0; c < nc; ++c) s += m_.cells[c].rho * o_.vols[Piece(k, c)];
+      o_.wfrac[geom.weld] += s / rho_max_;
     }
-    const bool surfk = drag && mark == 1;  // surface damping where the section area A > 0
+    const bool surfk = drag && displaces;  // surface damping where the section area A > 0
     bool any = false, anysurf = false;
     for (int c = 0; c < nc; ++c) {
-      const int64_t si = static_cast<int64_t>(k) * nc + c;
-      const double* cc = cf + c * kNCF;
-      const bool valid = o_.vols[si] > 0.0 && !(mark == 2 && cc[kCGas] == 0.0);
+      const int64_t si = Piece(k, c);
+      const Cell& cell = m_.cells[c];
+      const bool valid = o_.vols[si] > 0.0 && !(geom.mark == Mark::kWindage && !cell.gas);
       valid_[si] = valid ? 1 : 0;
       if (!valid) continue;
       any = true;
@@ -561,45 +605,43 @@ void ForceStage::Passive(const ForceData& d) {
       anysurf |= surf;
       if (uniform) continue;
       const double* x = o_.cents + 3 * si;
-      const bool cellg = gk == 3 && !IsNan(cc[kCG]);
+      const bool cellg = G.kind == GravityField::Kind::kPerCell && cell.HasGravity();
       double g[3];
       if (cellg) {
-        g[0] = cc[kCG];
-        g[1] = cc[kCG + 1];
-        g[2] = cc[kCG + 2];
+        g[0] = cell.g[0];
+        g[1] = cell.g[1];
+        g[2] = cell.g[2];
       } else {
-        GravAt(gk, gf, x, g);
+        G.At(x, g);
       }
       for (int a = 0; a < 3; ++a) sl[(kSG + a) * S + si] = g[a];
-      if (record && mark == 1 && buoy)  // the potential phi (J/kg) for the pressure energy U
-        sl[kSPhi * S + si] =
-            cellg ? -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + cc[kCK] : Phi(gk, gf, x);
-      if (surf) up(g, k, typ);
-      sl[kSSurf * S + si] = surf && up_gn > 0.0 ? 1.0 : 0.0;
-      if (surf && up_gn > 0.0) {
-        sl[kSGH * S + si] = up_gh;
-        for (int a = 0; a < 3; ++a) sl[(kSN + a) * S + si] = up_n[a];
+      if (record && displaces && buoy)  // the potential phi (J/kg) for the pressure energy U
+        sl[kSPhi * S + si] = cellg ? UniformPotential(g, cell.k, x) : G.Potential(x);
+      if (surf) Up(g, k);
+      sl[kSSurf * S + si] = surf && up_.gn > 0.0 ? 1.0 : 0.0;
+      if (surf && up_.gn > 0.0) {
+        sl[kSGH * S + si] = up_.gh;
+        for (int a = 0; a < 3; ++a) sl[(kSN + a) * S + si] = up_.n[a];
       }
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    PieceFlags pf{mark == 1 && buoy, drag, record, uniform, false, gf, up_n, 0.0};
+    PieceFlags pf{displaces && buoy, drag, record, uniform, false, G.g, up_.n, 0.0};
     if (uniform && anysurf) {
-      up(gf, k, typ);
-      pf.surf = up_gn > 0.0;
-      pf.gh = up_gh;
+      Up(G.g, k);
+      pf.surf = up_.gn > 0.0;
+      pf.gh = up_.gh;
     }
     int c = 0;
 #if defined(__SSE2__)
     for (; c + 2 <= nc; c += 2)
-      if (valid_[k * nc + c] || valid_[k * nc + c + 1])
-        Wrenches<lanes::D2>(k, c, run, typ, pf);
+      if (valid_[Piece(k, c)] || valid_[Piece(k, c) + 1]) Wrenches<lanes::D2>(k, c, run, typ, pf);
 #endif
     for (; c < nc; ++c)
-      if (valid_[k * nc + c]) Wrenches<lanes::D1>(k, c, run, typ, pf);
+      if (valid_[Piece(k, c)]) Wrenches<lanes::D1>(k, c, run, typ, pf);
     // (C) the sums, in piece order
     for (int c2 = 0; c2 < nc; ++c2) {
-      const int64_t si = static_cast<int64_t>(k) * nc + c2;
+      const int64_t si = Piece(k, c2);
       if (!valid_[si]) continue;
       for (int a = 0; a < 3; ++a) {
         sm[a] += sl[(kSM + a) * S + si];
@@ -611,160 +653,115 @@ void ForceStage::Passive(const ForceData& d) {
       }
     }
   }
+  if (sb >= 0) Project(d, sb, sm, sF);
+  o_.led[kLUBuoy] = l_ubuoy;
+  o_.led[kLPDrag] = l_pdrag;
+}
 
-  if (sb >= 0) AURGEN_FLUSH(sb, sm, sF);
-  led[kLUBuoy] = l_ubuoy;
-  led[kLPDrag] = l_pdrag;
-
-  // ---- submerged fraction per weld group (for declared damping / added mass):
-  // its displaced volume in densest-fluid equivalent, summed in the loop above
-  if (rho_max > 0.0)
-    for (int w = 0; w < m_.nw; ++w) {
-      led[kLVSub] += o_.wfrac[w];
-      if (m_.wvol[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.wvol[w];
-    }
-
-  // ---- gravity fields over each body's mass distribution (second order)
-  if (gk != 0) {
-    double Iw[3][3];
-    for (int b = 1; b < m_.nb; ++b) {
-      double mass = m_.bmass[b];
-      if (mass <= 0.0 || m_.bnd[b] == 0) continue;
-      for (int a = 0; a < 3; ++a) x[a] = d.xipos[3 * b + a];
-      if (gk == 3) {
-        int c = CellAt(m_.cpl, m_.cnp, nc, kmax, x);
-        double K;
-        if (c >= 0 && !IsNan(cf[c * kNCF + kCG])) {
-          for (int a = 0; a < 3; ++a) g[a] = cf[c * kNCF + kCG + a];
-          K = cf[c * kNCF + kCK];
-        } else {
-          for (int a = 0; a < 3; ++a) g[a] = gf[a];
-          K = 0.0;
-        }
-        for (int a = 0; a < 3; ++a) {
-          F[a] = mass * g[a];
-          T[a] = 0.0;
-        }
-        if (record) led[kLUGrav] += mass * (-(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + K);
+// Gravity fields over each body's mass distribution (second order): the force at
+// its centre of mass, the gradient torque of a central or linear field.
+void ForceStage::BodyGravity(const ForceData& d, bool record) {
+  const GravityField& G = m_.gravity;
+  double F[3], T[3], x[3], g[3], Iw[3][3];
+  for (int b = 1; b < nb_; ++b) {
+    double mass = m_.body_mass[b];
+    if (mass <= 0.0 || m_.bodies[b].ndof == 0) continue;
+    for (int a = 0; a < 3; ++a) x[a] = d.xipos[3 * b + a];
+    if (G.kind == GravityField::Kind::kPerCell) {  // its cell's own g, else the global g
+      int c = m_.CellAt(x);
+      double K;
+      if (c >= 0 && m_.cells[c].HasGravity()) {
+        for (int a = 0; a < 3; ++a) g[a] = m_.cells[c].g[a];
+        K = m_.cells[c].k;
       } else {
-        GravAt(gk, gf, x, g);
-        for (int a = 0; a < 3; ++a) F[a] = mass * g[a];
-        const double* xm = d.ximat + 9 * b;
-        const double* bi = m_.binert + 3 * b;
-        for (int a = 0; a < 3; ++a)
-          for (int bb = 0; bb < 3; ++bb) {
-            double s = 0.0;
-            for (int q = 0; q < 3; ++q) s += xm[3 * a + q] * bi[q] * xm[3 * bb + q];
-            Iw[a][bb] = s;
-          }
-        if (gk == 1) {
-          double rx = x[0] - gf[4], ry = x[1] - gf[5], rz = x[2] - gf[6];
-          double R2 = rx * rx + ry * ry + rz * rz;
-          double s3 = 3.0 * gf[3] / (R2 * R2 * std::sqrt(R2));
-          double IR0 = Iw[0][0] * rx + Iw[0][1] * ry + Iw[0][2] * rz;
-          double IR1 = Iw[1][0] * rx + Iw[1][1] * ry + Iw[1][2] * rz;
-          double IR2 = Iw[2][0] * rx + Iw[2][1] * ry + Iw[2][2] * rz;
-          T[0] = s3 * (ry * IR2 - rz * IR1);
-          T[1] = s3 * (rz * IR0 - rx * IR2);
-          T[2] = s3 * (rx * IR1 - ry * IR0);
-        } else {
-          double GI[3][3];
-          for (int a = 0; a < 3; ++a)
-            for (int bb = 0; bb < 3; ++bb) {
-              double s = 0.0;
-              for (int q = 0; q < 3; ++q) s += gf[10 + 3 * a + q] * Iw[q][bb];
-              GI[a][bb] = s;
-            }
-          // tau_i = eps_iab (G I)_ab with I the world inertia tensor about the CoM
-          T[0] = GI[1][2] - GI[2][1];
-          T[1] = GI[2][0] - GI[0][2];
-          T[2] = GI[0][1] - GI[1][0];
+        for (int a = 0; a < 3; ++a) g[a] = G.g[a];
+        K = 0.0;
+      }
+      for (int a = 0; a < 3; ++a) {
+        F[a] = mass * g[a];
+        T[a] = 0.0;
+      }
+      if (record) o_.led[kLUGrav] += mass * UniformPotential(g, K, x);
+    } else {
+      G.At(x, g);
+      for (int a = 0; a < 3; ++a) F[a] = mass * g[a];
+      const double* xm = d.ximat + 9 * b;
+      const double* bi = m_.body_inertia + 3 * b;
+      for (int a = 0; a < 3; ++a)  // the inertia tensor about the CoM, world
+        for (int bb = 0; bb < 3; ++bb) {
+          double s = 0.0;
+          for (int q = 0; q < 3; ++q) s += xm[3 * a + q] * bi[q] * xm[3 * bb + q];
+          Iw[a][bb] = s;
         }
-        if (record) led[kLUGrav] += mass * Phi(gk, gf, x);
-      }
-      AURGEN_APPLY(b, F, T, x);
+      G.GradientTorque(x, Iw, T);
+      if (record) o_.led[kLUGrav] += mass * G.Potential(x);
     }
-  }
-
-  // ---- declared hydrodynamic damping (Fossen), at the body origin, body axes
-  if (m_.fl[kFDrag] != 0) {
-    double nu[6], tau[6];
-    for (int it = 0; it < m_.nd; ++it) {
-      int64_t b = m_.di[2 * it];
-      int64_t grp = m_.di[2 * it + 1];
-      double s = grp >= 0 ? o_.wfrac[grp] : 1.0;
-      if (s <= 0.0) continue;
-      for (int a = 0; a < 3; ++a) x[a] = d.xpos[3 * b + a];
-      AURGEN_POINTVEL(b, x, v);
-      int c = CellAt(m_.cpl, m_.cnp, nc, kmax, x);
-      double vab0 = v[0], vab1 = v[1], vab2 = v[2];
-      if (c >= 0)
-        for (int a = 0; a < 3; ++a) v[a] -= cf[c * kNCF + kCFlow + a];
-      const double* xm = d.xmat + 9 * b;
-      const double* cv = d.cvel + 6 * b;
-      for (int a = 0; a < 3; ++a) {
-        nu[a] = xm[a] * v[0] + xm[3 + a] * v[1] + xm[6 + a] * v[2];
-        nu[3 + a] = xm[a] * cv[0] + xm[3 + a] * cv[1] + xm[6 + a] * cv[2];
-      }
-      // tau_i = s sum_j (D_ij nu_j + Dq_ij |nu_i| nu_j) over the entries where D or
-      // Dq is nonzero, in j order: a sum from +0 that skips exact zero terms has
-      // the full sum's bits
-      const double* D = m_.df + 72 * it;
-      double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-      for (int64_t e = dnz0_[it]; e < dnz0_[it + 1]; ++e) {
-        const int ij = dnz_[e], i = ij / 6, j = ij % 6;
-        acc[i] += D[ij] * nu[j] + D[36 + ij] * std::fabs(nu[i]) * nu[j];
-      }
-      for (int i = 0; i < 6; ++i) tau[i] = s * acc[i];
-      for (int a = 0; a < 3; ++a) {
-        F[a] = xm[3 * a] * tau[0] + xm[3 * a + 1] * tau[1] + xm[3 * a + 2] * tau[2];
-        T[a] = xm[3 * a] * tau[3] + xm[3 * a + 1] * tau[4] + xm[3 * a + 2] * tau[5];
-      }
-      if (record)
-        led[kLPDrag] += (F[0] * vab0 + F[1] * vab1 + F[2] * vab2 + T[0] * cv[0] + T[1] * cv[1] +
-                         T[2] * cv[2]);
-      AURGEN_APPLY(b, F, T, x);
-    }
-  }
-
-  // ---- added mass: metric into M, velocity-product terms as forces
-  if (m_.fl[kFAdded] != 0) AddedMass(d);
-
-  if (record) {
-    double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
-    for (const MEntry& e : ment_)  // w: 0.5 on the diagonal, else 1 (1 * x is x)
-      ke += e.w * d.M[e.idx] * d.qvel[e.i] * d.qvel[e.j];
-    led[kLKE] = ke;
-    if (gk == 0) {
-      double ug = 0.0;
-      for (int b = 1; b < m_.nb; ++b)
-        ug -= m_.bmass[b] * (gf[0] * d.xipos[3 * b] + gf[1] * d.xipos[3 * b + 1] +
-                             gf[2] * d.xipos[3 * b + 2]);
-      led[kLUGrav] = ug;
-    }
+    Apply(d, b, F, T, x);
   }
 }
 
-// M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at the item's
-// point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
-void ForceStage::AddedMass(const ForceData& d) {
-  const int nc = m_.nc;
+// Declared hydrodynamic damping (Fossen), at the body origin, body axes.
+void ForceStage::Damping(const ForceData& d, bool record) {
+  double x[3], F[3], T[3], nu[6], tau[6];
+  for (size_t it = 0; it < m_.dampers.size(); ++it) {
+    const Damper& dm = m_.dampers[it];
+    const int64_t b = dm.body;
+    double s = dm.group >= 0 ? o_.wfrac[dm.group] : 1.0;
+    if (s <= 0.0) continue;
+    for (int a = 0; a < 3; ++a) x[a] = d.xpos[3 * b + a];
+    const double* com = d.subtree_com + 3 * m_.bodies[b].root;
+    const double r[3] = {x[0] - com[0], x[1] - com[1], x[2] - com[2]};
+    const double* cv = d.cvel + 6 * b;
+    double vw[6];  // the body origin's velocity (world), then w
+    MotionAt(cv, r, vw);
+    double* v = vw;  // relative to the local flow below
+    const double vab0 = v[0], vab1 = v[1], vab2 = v[2];
+    int c = m_.CellAt(x);
+    if (c >= 0)
+      for (int a = 0; a < 3; ++a) v[a] -= m_.cells[c].flow[a];
+    const double* xm = d.xmat + 9 * b;
+    for (int a = 0; a < 3; ++a) {
+      nu[a] = xm[a] * v[0] + xm[3 + a] * v[1] + xm[6 + a] * v[2];
+      nu[3 + a] = xm[a] * cv[0] + xm[3 + a] * cv[1] + xm[6 + a] * cv[2];
+    }
+    // tau_i = s sum_j (D_ij nu_j + Dq_ij |nu_i| nu_j) over the entries where D or
+    // Dq is nonzero, in j order: a sum from +0 that skips exact zero terms has
+    // the full sum's bits
+    double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int64_t e = dnz0_[it]; e < dnz0_[it + 1]; ++e) {
+      const int ij = dnz_[e], i = ij / 6, j = ij % 6;
+      acc[i] += dm.D[ij] * nu[j] + dm.Dq[ij] * std::fabs(nu[i]) * nu[j];
+    }
+    for (int i = 0; i < 6; ++i) tau[i] = s * acc[i];
+    for (int a = 0; a < 3; ++a) {
+      F[a] = xm[3 * a] * tau[0] + xm[3 * a + 1] * tau[1] + xm[3 * a + 2] * tau[2];
+      T[a] = xm[3 * a] * tau[3] + xm[3 * a + 1] * tau[4] + xm[3 * a + 2] * tau[5];
+    }
+    if (record)
+      o_.led[kLPDrag] += (F[0] * vab0 + F[1] * vab1 + F[2] * vab2 + T[0] * cv[0] + T[1] * cv[1] +
+                          T[2] * cv[2]);
+    Apply(d, b, F, T, x);
+  }
+}
+
+// Added mass: M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at
+// the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
+void ForceStage::AddedMassTerms(const ForceData& d) {
   double Aw[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
-  for (int it = 0; it < m_.na; ++it) {
-    const int64_t* a4 = m_.ai + 4 * it;
-    int64_t kind = a4[0], b = a4[1], oid = a4[2];
+  for (const AddedMass& item : m_.added) {
+    const int64_t b = item.body, oid = item.object;
     double s;
     const double* xp;
     const double* xm;
-    if (kind == 1) {
-      int64_t k = a4[3];
+    if (item.kind == AddedMass::Kind::kGeom) {  // scaled by the geom's own submerged fraction
+      const int64_t k = item.geom;
       s = 0.0;
-      for (int c = 0; c < nc; ++c) s += m_.cf[c * kNCF + kCRho] * o_.vols[k * nc + c];
-      s /= m_.gvol[k];
+      for (int c = 0; c < nc_; ++c) s += m_.cells[c].rho * o_.vols[k * nc_ + c];
+      s /= m_.geoms[k].volume;
       xp = d.geom_xpos + 3 * oid;
       xm = d.geom_xmat + 9 * oid;
     } else {
-      s = a4[3] >= 0 ? o_.wfrac[a4[3]] : 1.0;
+      s = item.group >= 0 ? o_.wfrac[item.group] : 1.0;
       xp = d.xpos + 3 * oid;
       xm = d.xmat + 9 * oid;
     }
@@ -773,7 +770,7 @@ void ForceStage::AddedMass(const ForceData& d) {
       for (int c2 = 0; c2 < 3; ++c2) Rb[a][c2] = xm[3 * a + c2];
     }
     if (s <= 0.0) continue;
-    const double* A = m_.af + 36 * it;
+    const double* A = item.A;
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) {
         double acc = 0.0;
@@ -782,22 +779,16 @@ void ForceStage::AddedMass(const ForceData& d) {
           for (int r = 0; r < 3; ++r) acc += Rb[i - bi][q] * A[6 * (bi + q) + bj + r] * Rb[j - bj][r];
         Aw[i][j] = s * acc;
       }
-    int64_t nd = m_.bnd[b];
-    int64_t rr = m_.broot[b];
-    double dx = p[0] - d.subtree_com[3 * rr], dy = p[1] - d.subtree_com[3 * rr + 1];
-    double dz = p[2] - d.subtree_com[3 * rr + 2];
-    double* J = J_.data();    // (6 x nd)
+    const int64_t nd = m_.bodies[b].ndof;
+    const double* com = d.subtree_com + 3 * m_.bodies[b].root;
+    const double r[3] = {p[0] - com[0], p[1] - com[1], p[2] - com[2]};
+    double* J = J_.data();    // (6 x nd): each dof's motion at p, (lin, ang)
     double* AJ = AJ_.data();  // (6 x nd)
-    const int64_t* ch = m_.bch + b * m_.maxd;
+    const int64_t* ch = m_.Dofs(b);
     for (int64_t kk = 0; kk < nd; ++kk) {
-      const double* cd = d.cdof + 6 * ch[kk];
-      double w0 = cd[0], w1 = cd[1], w2 = cd[2];
-      J[0 * nd + kk] = cd[3] + w1 * dz - w2 * dy;
-      J[1 * nd + kk] = cd[4] + w2 * dx - w0 * dz;
-      J[2 * nd + kk] = cd[5] + w0 * dy - w1 * dx;
-      J[3 * nd + kk] = w0;
-      J[4 * nd + kk] = w1;
-      J[5 * nd + kk] = w2;
+      double col[6];
+      MotionAt(d.cdof + 6 * ch[kk], r, col);
+      for (int i = 0; i < 6; ++i) J[i * nd + kk] = col[i];
     }
     // M += J^T Aw J (lower triangle of the chain)
     for (int i = 0; i < 6; ++i)
@@ -818,27 +809,15 @@ void ForceStage::AddedMass(const ForceData& d) {
       }
     }
     // velocities and the velocity-product acceleration at p
-    for (int i = 0; i < 6; ++i) {
-      V[i] = 0.0;
-      bias[i] = 0.0;
-    }
+    double sb[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // (rot, lin) at the subtree com
+    for (int i = 0; i < 6; ++i) V[i] = 0.0;
     for (int64_t kk = 0; kk < nd; ++kk) {
       int64_t j = ch[kk];
       double qd = d.qvel[j];
       for (int i = 0; i < 6; ++i) V[i] += J[i * nd + kk] * qd;
-      for (int i = 0; i < 6; ++i) bias[i] += d.cdof_dot[6 * j + i] * qd;  // (rot, lin) at the subtree com
+      for (int i = 0; i < 6; ++i) sb[i] += d.cdof_dot[6 * j + i] * qd;
     }
-    // spatial -> at p: lin += rot x (p - c); reorder to (lin, ang)
-    double b0 = bias[3] + bias[1] * dz - bias[2] * dy;
-    double b1 = bias[4] + bias[2] * dx - bias[0] * dz;
-    double b2 = bias[5] + bias[0] * dy - bias[1] * dx;
-    double r0 = bias[0], r1 = bias[1], r2 = bias[2];
-    bias[0] = b0;
-    bias[1] = b1;
-    bias[2] = b2;
-    bias[3] = r0;
-    bias[4] = r1;
-    bias[5] = r2;
+    MotionAt(sb, r, bias);  // at p, (lin, ang)
     for (int i = 0; i < 6; ++i) {
       double acc = 0.0;
       for (int q = 0; q < 6; ++q) acc += Aw[i][q] * V[q];
@@ -871,9 +850,5 @@ void ForceStage::AddedMass(const ForceData& d) {
     }
   }
 }
-
-#undef AURGEN_APPLY
-#undef AURGEN_POINTVEL
-#undef AURGEN_FLUSH
 
 }  // namespace aurgen::core

@@ -5,15 +5,18 @@
 // matrix M (the caller refactors it).  Everything is accumulated in one fixed
 // order (cells, then geoms in model order, then bodies, then damping items,
 // then added-mass items), so two runs are bitwise identical.  The model is
-// described by flat arrays built once per model (ForceModel, see
-// runtime/sim.py _Plan for how each is built); the state by pointers into
-// mjData (ForceData).  No allocation in Passive: ForceScratch is sized at
-// construction.  Frames, units and the drag model: runtime/forces.py and docs/runtime.md;
-// the numba reference implementation is tests/runtime/numba_oracle/forces.py.
+// described by named records built once per model (ForceModel: the plugin
+// builds it from the mjModel, plugin/hydro.cc; the Python binding from the
+// arrays of runtime/sim.py _Plan, bindings/module.cc); the state by pointers
+// into mjData (ForceData).  No allocation in Passive: the scratch is sized at
+// construction.  World frame and SI units throughout; frames, units and the
+// drag model: runtime/forces.py and docs/runtime.md; the numba reference
+// implementation is tests/runtime/numba_oracle/forces.py.
 #ifndef AURGEN_CORE_FORCES_H_
 #define AURGEN_CORE_FORCES_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernel.h"
@@ -21,44 +24,127 @@
 
 namespace aurgen::core {
 
-// flags (fl)
-enum { kFDrag = 0, kFAdded = 1, kFGrav = 2, kFRecord = 3, kFBuoy = 4, kNFlag = 5 };
-// ledger slots (led)
+// ledger slots (led): what one evaluation books for the health ledger
 enum { kLUBuoy = 0, kLPDrag = 1, kLUGrav = 2, kLKE = 3, kLVSub = 4, kNLed = 8 };
-// cell float columns (cf)
-enum { kCRho = 0, kCMu = 1, kCFlow = 2, kCG = 5, kCP = 8, kCGas = 9, kCK = 10, kNCF = 11 };
-inline constexpr int kNGravF = 19;  // gf: g(3) mu centre(3) g0(3) G(9)
 
-// Read-only model arrays (row-major).  Sizes: ng displacement/windage/added-mass
-// geoms, nc cells (kmax planes max), nb bodies, nv dofs, nw weld groups, nd
-// damping items, na added-mass items, maxd the longest ancestor dof chain.
+inline constexpr double kNoGravity = std::numeric_limits<double>::quiet_NaN();
+
+// phi = -g.x + K (J/kg): the potential of a uniform field g (m/s^2) with constant K.
+inline double UniformPotential(const double g[3], double K, const double x[3]) {
+  return -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) + K;
+}
+
+// The environment's gravity field (world; docs/formats.md "gravity").  g = -grad phi.
+struct GravityField {
+  enum class Kind : int {
+    kUniform = 0,  // g everywhere, applied to the bodies by MuJoCo (opt.gravity)
+    kCentral = 1,  // g = -mu (x - centre) / |x - centre|^3
+    kLinear = 2,   // g = g0 + grad x
+    kPerCell = 3,  // uniform g, but cells may carry their own (Cell::g); the stage applies it
+  };
+  Kind kind = Kind::kUniform;
+  double g[3] = {0.0, 0.0, 0.0};       // m/s^2, uniform and per-cell (the cells' default)
+  double mu = 0.0;                     // m^3/s^2, central
+  double centre[3] = {0.0, 0.0, 0.0};  // m, central
+  double g0[3] = {0.0, 0.0, 0.0};      // m/s^2 at the origin, linear
+  double grad[9] = {};                 // 1/s^2, linear: dg_i/dx_j at 3 i + j
+
+  // MuJoCo applies the body forces (uniform): the stage adds none.
+  bool Applied() const { return kind != Kind::kUniform; }
+  // g (m/s^2) at x (m) into out (3); a per-cell field gives its global g.
+  void At(const double x[3], double out[3]) const;
+  // phi (J/kg) at x (m); a per-cell field gives its global g's, K = 0.
+  double Potential(const double x[3]) const;
+  // The torque (N m) of a central or linear field on a body at x (m) whose inertia
+  // tensor about its centre of mass is I (kg m^2, world), to second order.
+  void GradientTorque(const double x[3], const double I[3][3], double T[3]) const;
+};
+
+// A convex cell of fluid: the intersection of nplanes half-spaces n.x <= d (rows
+// of ForceModel::cell_planes) and its fluid.
+struct Cell {
+  double rho = 0.0;                    // density, kg/m^3
+  double mu = 0.0;                     // dynamic viscosity, Pa s
+  double flow[3] = {0.0, 0.0, 0.0};    // fluid velocity, world, m/s
+  double g[3] = {kNoGravity, kNoGravity, kNoGravity};  // its own gravity, m/s^2 (nan: the field's)
+  double p = 0.0;                      // pressure constant P, Pa: p(x) = -rho phi(x) + P
+  double k = 0.0;                      // potential constant K, J/kg: phi = -g.x + K (its own g)
+  bool gas = false;                    // a gas (rho < 10 kg/m^3): windage geoms feel it
+  int nplanes = 0;
+  bool HasGravity() const { return g[0] == g[0]; }
+};
+
+// How a geom meets the fluid (its geom_user[0]).
+enum class Mark : int64_t {
+  kDisplacement = 1,  // buoyancy, drag, surface damping, the weld group's submerged fraction
+  kWindage = 2,       // drag only, in gas cells only
+  kAddedOnly = 3,     // neither: an ellipsoid that carries added mass only
+};
+
+// One geom the stage clips against the cells.
+struct Geom {
+  int64_t id = 0;      // MuJoCo geom id
+  int64_t body = 0;    // its body
+  int type = 0;        // MuJoCo mjtGeom code (kernel.h GeomType)
+  Mark mark = Mark::kDisplacement;
+  int64_t weld = 0;    // its weld group (ForceModel::weld_volume)
+  int64_t mesh = 0;    // a mesh: its hull (ForceModel::hulls), else 0
+  double size[3] = {0.0, 0.0, 0.0};    // m (mjModel geom_size; a mesh: bounding half-sizes)
+  double centre[3] = {0.0, 0.0, 0.0};  // full-volume centroid, geom frame, m
+  double volume = 0.0;                 // full volume, m^3
+};
+
+// A body's place in the kinematic tree.
+struct Body {
+  int64_t root = 0;  // its root body: wrenches are taken about subtree_com[root]
+  int64_t ndof = 0;  // its ancestor dofs (ForceModel::Dofs)
+};
+
+// Declared hydrodynamic damping of one body (Fossen sign: tau = D nu + Dq |nu| nu,
+// nu = (v, w) in body axes at the body origin, v relative to the local flow).
+struct Damper {
+  int64_t body = 0;
+  int64_t group = -1;   // weld group whose submerged fraction scales it; -1: fully immersed
+  double D[36] = {};    // linear 6x6, row-major (N s/m, N s, N m s)
+  double Dq[36] = {};   // quadratic 6x6, row-major
+};
+
+// Added mass of a body (declared) or of an ellipsoid geom (MuJoCo's fluid model).
+struct AddedMass {
+  enum class Kind : int64_t { kBody = 0, kGeom = 1 };
+  Kind kind = Kind::kBody;
+  int64_t body = 0;     // the body it acts on
+  int64_t object = 0;   // whose frame A is in: the body (kBody) or the MuJoCo geom id (kGeom)
+  int64_t group = -1;   // kBody: weld group whose submerged fraction scales it; -1: fully immersed
+  int64_t geom = -1;    // kGeom: its index in ForceModel::geoms (scaled by its own fraction)
+  double A[36] = {};    // 6x6 (positive; kg, kg m, kg m^2), (lin, ang) in the object's frame
+};
+
+// Read-only model records, built once.  Sizes: ng geoms, nc cells (kmax
+// half-spaces at most), nb bodies, nv dofs, nw weld groups.
 struct ForceModel {
-  int ng = 0, nc = 0, kmax = 0, nb = 0, nv = 0, nw = 0, nd = 0, na = 0, maxd = 0;
-  int64_t ngeom = 0, nM = 0;
-  int64_t* fl = nullptr;            // (kNFlag) mutable: the record flag is set per stage
-  const int64_t* gi = nullptr;      // (ng x 4) geom id, body id, mjtGeom type, mark
-  const int64_t* gt = nullptr;      // (ng) types again
-  const double* gcl = nullptr;      // (ng x 3) full-volume centroids, geom frame
-  const double* gsz = nullptr;      // (ng x 3) sizes (mesh: bounding half-sizes)
-  const double* gvol = nullptr;     // (ng) full volumes (m^3)
-  const int64_t* gw = nullptr;      // (ng) weld group
-  const int64_t* mesh_ids = nullptr;  // (ng)
-  HullSet hulls;
-  const double* cpl = nullptr;      // (nc x kmax x 4) cell half-spaces n.x <= d
-  const int64_t* cnp = nullptr;     // (nc) their counts
-  const double* cf = nullptr;       // (nc x kNCF)
-  const double* gf = nullptr;       // (kNGravF)
-  const int64_t* bch = nullptr;     // (nb x maxd) ancestor dofs of each body
-  const int64_t* bnd = nullptr;     // (nb) their counts
-  const int64_t* broot = nullptr;   // (nb) root body
-  const double* bmass = nullptr;    // (nb) kg
-  const double* binert = nullptr;   // (nb x 3) principal inertia, kg m^2
-  const int64_t* di = nullptr;      // (nd x 2) body, weld group (-1: fully immersed)
-  const double* df = nullptr;       // (nd x 72) linear 6x6 then quadratic 6x6 (Fossen sign)
-  const int64_t* ai = nullptr;      // (na x 4) kind (0 body, 1 geom), body, object id, k
-  const double* af = nullptr;       // (na x 36) added mass 6x6 (positive)
-  const double* wvol = nullptr;     // (nw) displacement volume per weld group (m^3)
-  const int64_t* Mmap = nullptr;    // (nv x nv) index into M of M[i, j] (i >= j) or -1
+  bool drag = true, added_mass = true, buoyancy = true;
+  GravityField gravity;
+  std::vector<Geom> geoms;           // displacement, windage and added-mass geoms, model order
+  HullSet hulls;                     // mesh geoms' convex hulls (a view: the caller keeps them)
+  std::vector<Cell> cells;
+  int kmax = 1;                      // the most half-spaces one cell has (>= 1)
+  std::vector<double> cell_planes;   // (nc x kmax x 4) each cell's half-spaces n.x <= d, unit n
+  std::vector<Body> bodies;          // (nb) MuJoCo's bodies
+  int maxd = 1;                      // the longest ancestor dof chain (>= 1)
+  std::vector<int64_t> chains;       // (nb x maxd) each body's ancestor dofs, deepest first
+  const double* body_mass = nullptr;     // (nb) kg: live (ForceStage::SetBodyArrays)
+  const double* body_inertia = nullptr;  // (nb x 3) principal inertia, kg m^2: live
+  std::vector<Damper> dampers;
+  std::vector<AddedMass> added;
+  std::vector<double> weld_volume;   // (nw) displacement volume per weld group, m^3
+  int nv = 0;
+  std::vector<int64_t> Mmap;         // (nv x nv) index into M of M[i, j] (i >= j), or -1
+
+  const double* Planes(int c) const { return cell_planes.data() + 4 * static_cast<int64_t>(c) * kmax; }
+  const int64_t* Dofs(int64_t b) const { return chains.data() + b * maxd; }
+  // The first cell whose half-spaces all hold x, or -1 when none does.
+  int CellAt(const double x[3]) const;
 };
 
 // mjData arrays (world frame; MuJoCo layouts).
@@ -78,7 +164,8 @@ struct ForceData {
   double* M = nullptr;                  // (nM) +=
 };
 
-// Outputs and scratch of one evaluation (row-major; sizes from ForceModel).
+// Outputs and scratch of one evaluation (row-major; sizes from ForceModel).  A
+// piece is geom k's part in cell c, at k nc + c.
 struct ForceOut {
   double* pos = nullptr;     // (ng x 3) gathered geom poses
   double* mats = nullptr;    // (ng x 9)
@@ -97,44 +184,63 @@ struct ForceOut {
 // share no line.
 class alignas(kLine) ForceStage {
  public:
-  ForceStage(const ForceModel& model, const ForceOut& out);
-  // One evaluation for the current stage of d.
-  void Passive(const ForceData& d);
+  ForceStage(ForceModel model, const ForceOut& out);
+  // One evaluation for the current stage of d; record: book the ledger's terms
+  // (every evaluation but Runge-Kutta's inner stages).
+  void Passive(const ForceData& d, bool record);
   const ForceModel& model() const { return m_; }
   // Point the body masses and inertias at live arrays (nb, nb x 3): MuJoCo lets
   // a user edit m->body_mass between steps, and the ledger must see it.
-  void SetBodyArrays(const double* bmass, const double* binert) {
-    m_.bmass = bmass;
-    m_.binert = binert;
+  void SetBodyArrays(const double* mass, const double* inertia) {
+    m_.body_mass = mass;
+    m_.body_inertia = inertia;
   }
 
  private:
-  void AddedMass(const ForceData& d);
+  // the sweeps of Passive, in its order
+  void ClipCells();
+  void Pieces(const ForceData& d, bool record);
+  void BodyGravity(const ForceData& d, bool record);
+  void Damping(const ForceData& d, bool record);
+  void AddedMassTerms(const ForceData& d);
+  // qfrc (and qmine) += the wrench (moment m about body b's root subtree com, force F)
+  // projected on b's ancestor dofs
+  void Project(const ForceData& d, int64_t b, const double m[3], const double F[3]);
+  // the wrench (F at x, torque T) on body b: Project with m = T + (x - com) x F
+  void Apply(const ForceData& d, int64_t b, const double F[3], const double T[3], const double x[3]);
+  // the up direction n = -g/|g| and |g| x geom k's height along n (UpCache)
+  void Up(const double g[3], int k);
+  // (max, min) of l.x over geom g, l in its frame (SupportLocal; a mesh: its hull)
+  void Support(const Geom& g, const double l[3], double* hmax, double* hmin) const;
+  int64_t Piece(int k, int c) const { return static_cast<int64_t>(k) * nc_ + c; }
+
   ForceModel m_;
   ForceOut o_;
+  int ng_ = 0, nc_ = 0, nb_ = 0, nw_ = 0;
   Scratch scratch_;
-  LineVec<int64_t> one_;     // (nc)
-  LineVec<double> onesg_;    // (nc)
+  LineVec<int64_t> one_;     // (nc) 1: the cell is bounded by one kept plane
+  LineVec<double> onesg_;    // (nc) that plane's row
   LineVec<double> J_, AJ_;   // (6 x maxd)
+  std::vector<double> gsz_;  // (ng x 3) the geoms' sizes, packed for BoxRows' gathers
   // drag coefficients per geom and cell (see the constructor): column j at j S, the
   // piece of geom k in cell c at k nc + c (S = slot_stride_)
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
   std::vector<double> dcoef_;
   std::vector<double> gpr_;      // (ng x 3) size products b c, a c, a b (drag's projected area)
-  std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' columns
+  std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' rho, p, flow as columns
+  double rho_max_ = 0.0;         // the densest cell's density (kg/m^3)
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
-  std::vector<int> dnz_;         // nonzero entries 6 i + j of the damping items' D or Dq
-  std::vector<int64_t> dnz0_;    // (nd + 1) each item's first in dnz_
+  std::vector<int> dnz_;         // nonzero entries 6 i + j of the dampers' D or Dq
+  std::vector<int64_t> dnz0_;    // (nd + 1) each damper's first in dnz_
   struct MEntry {
     int i, j;
     int64_t idx;
     double w;  // 0.5 on the diagonal, else 1
   };
   std::vector<MEntry> ment_;     // M's stored lower-triangle entries (i >= j), row by row
-  // the pieces (a geom's part in one cell), one slot k nc + c each, column j at
-  // j S: what pass A gives pass B (gravity, potential, surface damping's up
-  // direction, |g| x height and switch) and what pass B gives pass C (moment,
-  // force, energy, power)
+  // the pieces, one slot k nc + c each, column j at j S: what pass A gives pass B
+  // (gravity, potential, surface damping's up direction, |g| x height and switch)
+  // and what pass B gives pass C (moment, force, energy, power)
   enum {
     kSG = 0, kSPhi = 3, kSN = 4, kSGH = 7, kSSurf = 8, kSM = 9, kSF = 12, kSU = 15, kSP = 16,
     kNSlot = 17
@@ -142,6 +248,15 @@ class alignas(kLine) ForceStage {
   int64_t slot_stride_ = 1;     // S: ng nc (at least 1)
   LineVec<double> slots_;   // (kNSlot x S)
   LineVec<uint8_t> valid_;  // (S) the slot holds a piece
+  // the up direction n = -g/|g| and |g| x geom k's height along n: the same bits
+  // of g (a uniform field: every piece) give the same values, so they are
+  // recomputed only when g's bits or the geom change
+  struct UpCache {
+    double g[3] = {kNoGravity, kNoGravity, kNoGravity}, n[3] = {0.0, 0.0, 0.0};
+    double gn = 0.0;  // |g|
+    double gh = 0.0;  // |g| h (pass B takes its square root)
+    int k = -1;
+  } up_;
   // a run of consecutive geoms on one body: its root's subtree com, velocity, |w|
   struct Run {
     double sc[3] = {}, cv[6] = {}, wn = 0.0;
@@ -156,7 +271,7 @@ class alignas(kLine) ForceStage {
     double gh;
   };
   template <class L>
-  void Wrenches(int k, int c, const Run& r, int64_t typ, PieceFlags pf);
+  void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);
 };
 
 }  // namespace aurgen::core

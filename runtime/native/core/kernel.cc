@@ -42,17 +42,6 @@ inline void Ring(int type, int ii, double r, double h, double* rho, double* z) {
   *z = -std::cos(th);
 }
 
-inline void Put(double* E, int64_t k, double ax, double ay, double az, double bx, double by,
-                double bz) {
-  double* r = E + 6 * k;
-  r[0] = ax;
-  r[1] = ay;
-  r[2] = az;
-  r[3] = bx;
-  r[4] = by;
-  r[5] = bz;
-}
-
 // Volume-matched polyhedral model of a smooth geom (geom frame) into (E, fs);
 // returns its number of faces.  acc is scratch (kNAcc).
 int RevolutionSoup(int type, const double size[3], double* E, int64_t* fs, double* acc) {
@@ -74,10 +63,10 @@ int RevolutionSoup(int type, const double size[3], double* E, int64_t* fs, doubl
       fs[f++] = k;
       double ax = rho0 * c0, ay = rho0 * s0, bx = rho0 * c1, by = rho0 * s1;
       double cx = rho1 * c1, cy = rho1 * s1, dx = rho1 * c0, dy = rho1 * s0;
-      Put(E, k, ax, ay, z0, bx, by, z0);
-      Put(E, k + 1, bx, by, z0, cx, cy, z1);
-      Put(E, k + 2, cx, cy, z1, dx, dy, z1);
-      Put(E, k + 3, dx, dy, z1, ax, ay, z0);
+      PutEdge(E, k, ax, ay, z0, bx, by, z0);
+      PutEdge(E, k + 1, bx, by, z0, cx, cy, z1);
+      PutEdge(E, k + 2, cx, cy, z1, dx, dy, z1);
+      PutEdge(E, k + 3, dx, dy, z1, ax, ay, z0);
       k += 4;
     }
   }
@@ -96,8 +85,8 @@ int RevolutionSoup(int type, const double size[3], double* E, int64_t* fs, doubl
           p1 = 2.0 * kPi * (M - j - 1) / M;
           zz = -h;
         }
-        Put(E, k, rr * std::cos(p0), rr * std::sin(p0), zz, rr * std::cos(p1),
-            rr * std::sin(p1), zz);
+        PutEdge(E, k, rr * std::cos(p0), rr * std::sin(p0), zz, rr * std::cos(p1),
+                rr * std::sin(p1), zz);
         ++k;
       }
     }

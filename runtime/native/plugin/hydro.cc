@@ -24,12 +24,12 @@ constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy"
                                        "settle_window", "track",      "ledger"};
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr int kMarkDisplacement = 1, kMarkWindage = 2, kMarkAddedOnly = 3;
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
 // size limits, runtime/env.py's (MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS; docs/formats.md)
 constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
 
-struct Cell {
+// A cell as the environment declares it (docs/formats.md "cells").
+struct EnvCell {
   std::string name;
   std::vector<int> signs;  // per plane: -1 (n.x <= d), +1 (n.x >= d), 0
   int used = 0;            // the planes that bound it (nonzero signs)
@@ -40,9 +40,11 @@ struct Cell {
 struct Env {
   std::vector<double> planes;  // (P x 4) unit n, d
   int P = 0;
-  std::vector<Cell> cells;
-  int gkind = 0;  // 0 uniform, 1 central, 2 linear
-  double g[3] = {0, 0, -9.81}, mu = 0, centre[3] = {0, 0, 0}, g0[3] = {0, 0, 0}, G[9] = {0};
+  std::vector<EnvCell> cells;
+  // uniform (g, default 0 0 -9.81), central (mu, centre) or linear (g0, grad); the other
+  // fields 0.  Per-cell gravity (kPerCell) is decided in Build, from the cells.
+  core::GravityField gravity;
+  Env() { gravity.g[2] = -9.81; }
 };
 
 struct Fail : std::runtime_error {
@@ -61,6 +63,14 @@ void Vec(const json::Value* v, int n, double* out, const std::string& what) {
   for (int i = 0; i < n; ++i) out[i] = Num(&v->arr[i], what);
 }
 
+// v is a list (else "<what>: expected <expected>") of at most max entries.
+void CheckList(const json::Value& v, const std::string& what, const char* expected, size_t max) {
+  if (v.kind != json::Value::kArr) throw Fail(what + ": expected " + expected);
+  if (v.arr.size() > max)
+    throw Fail(what + ": " + std::to_string(v.arr.size()) + " " + what + ", more than the " +
+               std::to_string(max) + " an environment may have");
+}
+
 Env ParseEnv(const std::string& text) {
   json::Value root;
   try {
@@ -71,10 +81,7 @@ Env ParseEnv(const std::string& text) {
   if (root.kind != json::Value::kObj) throw Fail("expected a JSON object with planes, cells, gravity");
   Env env;
   if (const json::Value* pl = root.Get("planes")) {
-    if (pl->kind != json::Value::kArr) throw Fail("planes: expected a list of [nx, ny, nz, d]");
-    if (pl->arr.size() > kMaxPlanes)
-      throw Fail("planes: " + std::to_string(pl->arr.size()) + " planes, more than the " +
-                 std::to_string(kMaxPlanes) + " an environment may have");
+    CheckList(*pl, "planes", "a list of [nx, ny, nz, d]", kMaxPlanes);
     for (size_t i = 0; i < pl->arr.size(); ++i) {
       double p[4];
       Vec(&pl->arr[i], 4, p, "planes[" + std::to_string(i) + "]");
@@ -86,13 +93,10 @@ Env ParseEnv(const std::string& text) {
   }
   env.P = static_cast<int>(env.planes.size() / 4);
   if (const json::Value* cs = root.Get("cells")) {
-    if (cs->kind != json::Value::kArr) throw Fail("cells: expected a list");
-    if (cs->arr.size() > kMaxCells)
-      throw Fail("cells: " + std::to_string(cs->arr.size()) + " cells, more than the " +
-                 std::to_string(kMaxCells) + " an environment may have");
+    CheckList(*cs, "cells", "a list", kMaxCells);
     for (size_t i = 0; i < cs->arr.size(); ++i) {
       const json::Value& c = cs->arr[i];
-      Cell cell;
+      EnvCell cell;
       const json::Value* nm = c.Get("name");
       cell.name = nm && nm->kind == json::Value::kStr ? nm->str : "cell" + std::to_string(i);
       std::string w = "cell '" + cell.name + "'";
@@ -125,24 +129,29 @@ Env ParseEnv(const std::string& text) {
     }
   }
   const json::Value* gd = root.Get("gravity");
+  core::GravityField& G = env.gravity;
+  using Kind = core::GravityField::Kind;
   if (gd && gd->kind == json::Value::kArr) {
-    Vec(gd, 3, env.g, "gravity");
+    Vec(gd, 3, G.g, "gravity");
   } else if (gd && gd->kind == json::Value::kObj) {
     const json::Value* t = gd->Get("type");
     std::string kind = t && t->kind == json::Value::kStr ? t->str : "uniform";
     if (kind == "uniform") {
-      if (gd->Get("g")) Vec(gd->Get("g"), 3, env.g, "gravity.g");
+      if (gd->Get("g")) Vec(gd->Get("g"), 3, G.g, "gravity.g");
     } else if (kind == "central") {
-      env.gkind = 1;
-      env.mu = Num(gd->Get("mu"), "gravity.mu");
-      if (env.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2)");
-      if (gd->Get("centre")) Vec(gd->Get("centre"), 3, env.centre, "gravity.centre");
+      G = core::GravityField{};
+      G.kind = Kind::kCentral;
+      G.mu = Num(gd->Get("mu"), "gravity.mu");
+      if (G.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2)");
+      if (gd->Get("centre")) Vec(gd->Get("centre"), 3, G.centre, "gravity.centre");
     } else if (kind == "linear") {
-      env.gkind = 2;
-      if (gd->Get("g0")) Vec(gd->Get("g0"), 3, env.g0, "gravity.g0");
-      const json::Value* G = gd->Get("G");
-      if (!G || G->kind != json::Value::kArr || G->arr.size() != 3) throw Fail("gravity.G: expected a 3x3 matrix");
-      for (int r = 0; r < 3; ++r) Vec(&G->arr[r], 3, env.G + 3 * r, "gravity.G row");
+      G = core::GravityField{};
+      G.kind = Kind::kLinear;
+      if (gd->Get("g0")) Vec(gd->Get("g0"), 3, G.g0, "gravity.g0");
+      const json::Value* Gm = gd->Get("G");
+      if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
+        throw Fail("gravity.G: expected a 3x3 matrix");
+      for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G row");
     } else {
       throw Fail("gravity.type: expected uniform, central or linear");
     }
@@ -150,8 +159,8 @@ Env ParseEnv(const std::string& text) {
     throw Fail("gravity: expected [gx, gy, gz] or an object");
   }
   bool percell = false;
-  for (const Cell& c : env.cells) percell |= c.has_gravity;
-  if (percell && env.gkind != 0)
+  for (const EnvCell& c : env.cells) percell |= c.has_gravity;
+  if (percell && G.kind != Kind::kUniform)
     throw Fail("per-cell gravity is only allowed with a uniform global gravity");
   return env;
 }
@@ -279,6 +288,7 @@ std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) 
 }
 
 bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::string* err) {
+  using Kind = core::GravityField::Kind;
   try {
     (void)instance;
     const char* text = TextOf(m, kEnvText);
@@ -286,31 +296,36 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
       throw Fail(std::string("the model has no <custom><text name=\"") + kEnvText +
                  "\"> (the environment: planes, cells, gravity; docs/formats.md)");
     Env env = ParseEnv(text);
+    core::ForceModel M;
+    M.drag = cfg.drag;
+    M.buoyancy = cfg.buoyancy;
     // ---- geoms: displacement / windage marks (geom_user[0]), ellipsoid added mass
-    std::vector<std::pair<int, int>> geoms;  // (geom id, mark)
+    std::vector<std::pair<int, int>> geoms;  // (geom id, core::Mark)
     std::vector<int> is_ell(m->ngeom, 0);
     if (cfg.added_mass)
       for (int g = 0; g < m->ngeom; ++g)
         if (m->geom_bodyid[g] != 0 && m->geom_fluid[g * mjNFLUID] == 1.0) is_ell[g] = 1;
     for (int g = 0; g < m->ngeom; ++g) {
       int mark = m->nuser_geom > 0 ? static_cast<int>(std::lround(m->geom_user[g * m->nuser_geom])) : 0;
-      if (mark == kMarkDisplacement || mark == kMarkWindage) geoms.push_back({g, mark});
-      else if (is_ell[g]) geoms.push_back({g, kMarkAddedOnly});
+      const core::Mark mk = static_cast<core::Mark>(mark);
+      if (mk == core::Mark::kDisplacement || mk == core::Mark::kWindage)
+        geoms.push_back({g, mark});
+      else if (is_ell[g])
+        geoms.push_back({g, static_cast<int>(core::Mark::kAddedOnly)});
     }
-    int ng = ng_ = static_cast<int>(geoms.size());
-    gi_.assign(4 * ng, 0);
-    gsz_.assign(3 * ng, 0.0);
-    mesh_ids_.assign(ng, 0);
+    const int ng = static_cast<int>(geoms.size());
+    M.geoms.resize(ng);
     for (int k = 0; k < ng; ++k) {
-      int g = geoms[k].first, typ = m->geom_type[g];
+      core::Geom& G = M.geoms[k];
+      const int g = geoms[k].first, typ = m->geom_type[g];
       const char* nm = m->names + m->name_geomadr[g];
       if (!core::IsKernelType(typ))
         throw Fail(std::string("geom '") + nm + "': this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, box or mesh)");
-      gi_[4 * k] = g;
-      gi_[4 * k + 1] = m->geom_bodyid[g];
-      gi_[4 * k + 2] = typ;
-      gi_[4 * k + 3] = geoms[k].second;
-      for (int a = 0; a < 3; ++a) gsz_[3 * k + a] = m->geom_size[3 * g + a];
+      G.id = g;
+      G.body = m->geom_bodyid[g];
+      G.type = typ;
+      G.mark = static_cast<core::Mark>(geoms[k].second);
+      std::copy(m->geom_size + 3 * g, m->geom_size + 3 * g + 3, G.size);
       if (typ == mjGEOM_MESH) {  // its convex hull, from MuJoCo's (as runtime/sim.py _Plan, from trimesh)
         int mid = m->geom_dataid[g];
         if (mid < 0 || mid >= m->nmesh) throw Fail(std::string("geom '") + nm + "': no mesh");
@@ -320,88 +335,60 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
                                                     m->mesh_vertnum[mid], m->mesh_graph + ga, m->nmeshgraph - ga,
                                                     &hulls_);
         if (!why.empty()) throw Fail(std::string("geom '") + nm + "' (mesh displacement): " + why);
-        mesh_ids_[k] = static_cast<int64_t>(hulls_.volume.size()) - 1;
-        for (int a = 0; a < 3; ++a) gsz_[3 * k + a] = m->geom_aabb[6 * g + 3 + a];  // half-extents
+        G.mesh = static_cast<int64_t>(hulls_.volume.size()) - 1;
+        std::copy(m->geom_aabb + 6 * g + 3, m->geom_aabb + 6 * g + 6, G.size);  // half-extents
       }
     }
-    core::HullSet hs = hulls_.View();
-    gvol_.assign(ng, 0.0);
-    gcl_.assign(3 * ng, 0.0);
-    for (int k = 0; k < ng; ++k) {
-      double full[4];
-      core::FullLocal(static_cast<int>(gi_[4 * k + 2]), &gsz_[3 * k], hs, mesh_ids_[k], full);
-      gvol_[k] = full[0];
-      for (int a = 0; a < 3; ++a) gcl_[3 * k + a] = full[1 + a];
-    }
-    gt_.assign(ng, 0);
-    for (int k = 0; k < ng; ++k) gt_[k] = gi_[4 * k + 2];
-    // weld groups
+    M.hulls = hulls_.View();
+    // full volumes and centroids; weld groups and their displacement volumes
     std::vector<int> welds;
-    gw_.assign(ng, 0);
-    for (int k = 0; k < ng; ++k) {
-      int w = m->body_weldid[gi_[4 * k + 1]];
+    for (core::Geom& G : M.geoms) {
+      double full[4];
+      core::FullLocal(G.type, G.size, M.hulls, G.mesh, full);
+      G.volume = full[0];
+      std::copy(full + 1, full + 4, G.centre);
+      int w = m->body_weldid[G.body];
       auto it = std::find(welds.begin(), welds.end(), w);
-      if (it == welds.end()) {
-        welds.push_back(w);
-        it = welds.end() - 1;
-      }
-      gw_[k] = it - welds.begin();
+      if (it == welds.end()) it = welds.insert(welds.end(), w);
+      G.weld = it - welds.begin();
     }
-    int nw = static_cast<int>(welds.size());
-    wvol_.assign(nw, 0.0);
-    for (int k = 0; k < ng; ++k)
-      if (gi_[4 * k + 3] == kMarkDisplacement) wvol_[gw_[k]] += gvol_[k];
+    M.weld_volume.assign(welds.size(), 0.0);
+    for (const core::Geom& G : M.geoms)
+      if (G.mark == core::Mark::kDisplacement) M.weld_volume[G.weld] += G.volume;
     // ---- cells
     // kmax: the most planes one cell uses (the clip's scratch grows with its square: a world
     // of many small cells must not size it by all its planes; as runtime/sim.py _Plan)
-    int P = env.P, nc = static_cast<int>(env.cells.size()), kmax = 1;
-    for (const Cell& cell : env.cells) kmax = std::max(kmax, cell.used);
-    cpl_.assign(static_cast<size_t>(nc) * kmax * 4, 0.0);
-    cnp_.assign(nc, 0);
-    cf_.assign(static_cast<size_t>(nc) * core::kNCF, 0.0);
-    double gvec[3] = {0, 0, -1.0};
-    if (env.gkind == 0) std::copy(env.g, env.g + 3, gvec);
+    const int P = env.P, nc = static_cast<int>(env.cells.size());
+    int kmax = 1;
+    for (const EnvCell& cell : env.cells) kmax = std::max(kmax, cell.used);
+    M.kmax = kmax;
+    M.cell_planes.assign(static_cast<size_t>(nc) * kmax * 4, 0.0);
+    M.cells.resize(nc);
     bool percell = false;
     for (int c = 0; c < nc; ++c) {
-      const Cell& cell = env.cells[c];
+      const EnvCell& cell = env.cells[c];
+      core::Cell& C = M.cells[c];
       percell |= cell.has_gravity;
-      int r = 0;
+      double* rows = M.cell_planes.data() + 4 * static_cast<size_t>(c) * kmax;
       for (int j = 0; j < P; ++j) {
         if (cell.signs[j] == 0) continue;
         for (int a = 0; a < 4; ++a)
-          cpl_[4 * (c * kmax + r) + a] = cell.signs[j] < 0 ? env.planes[4 * j + a] : -env.planes[4 * j + a];
-        ++r;
+          rows[4 * C.nplanes + a] = cell.signs[j] < 0 ? env.planes[4 * j + a] : -env.planes[4 * j + a];
+        ++C.nplanes;
       }
-      cnp_[c] = r;
-      double* row = &cf_[c * core::kNCF];
-      row[core::kCRho] = cell.density;
-      row[core::kCMu] = cell.viscosity;
-      for (int a = 0; a < 3; ++a) {
-        row[core::kCFlow + a] = cell.flow[a];
-        row[core::kCG + a] = cell.has_gravity ? cell.gravity[a] : kNan;
-      }
-      row[core::kCGas] = cell.density < 10.0 ? 1.0 : 0.0;  // forces.GAS_DENSITY
+      C.rho = cell.density;
+      C.mu = cell.viscosity;
+      std::copy(cell.flow, cell.flow + 3, C.flow);
+      if (cell.has_gravity) std::copy(cell.gravity, cell.gravity + 3, C.g);
+      C.gas = cell.density < 10.0;  // forces.GAS_DENSITY
     }
     // ---- gravity
-    gf_.assign(core::kNGravF, 0.0);
-    int64_t gk;
-    if (env.gkind == 0) {
-      gk = percell ? 3 : 0;
-      std::copy(env.g, env.g + 3, gf_.begin());
-    } else if (env.gkind == 1) {
-      gk = 1;
-      gf_[3] = env.mu;
-      std::copy(env.centre, env.centre + 3, gf_.begin() + 4);
-    } else {
-      gk = 2;
-      std::copy(env.g0, env.g0 + 3, gf_.begin() + 7);
-      std::copy(env.G, env.G + 9, gf_.begin() + 10);
-    }
-    auto gof = [&](int c, double* out) {
-      const Cell& cell = env.cells[c];
-      for (int a = 0; a < 3; ++a) out[a] = cell.has_gravity ? cell.gravity[a] : env.g[a];
-    };
-    if (gk == 3) {  // K_c so that phi_c(x) = -g_c.x + K_c is continuous across faces (BFS)
+    M.gravity = env.gravity;
+    if (M.gravity.kind == Kind::kUniform && percell) M.gravity.kind = Kind::kPerCell;
+    const double* genv = M.gravity.g;
+    if (M.gravity.kind == Kind::kPerCell) {
+      // K_c so that phi_c(x) = -g_c.x + K_c is continuous across faces (BFS)
+      auto gof = [&](int c) { return env.cells[c].has_gravity ? env.cells[c].gravity : genv; };
       std::vector<double> K(nc, kNan);
       for (int start = 0; start < nc; ++start) {
         if (!std::isnan(K[start])) continue;
@@ -414,11 +401,9 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
             if (!std::isnan(K[j])) continue;
             for (int k = 0; k < P; ++k) {
               if (env.cells[i].signs[k] * env.cells[j].signs[k] < 0) {
-                double x0[3], gi[3], gj[3], dg[3];
+                double x0[3], dg[3];
                 for (int a = 0; a < 3; ++a) x0[a] = env.planes[4 * k + a] * env.planes[4 * k + 3];
-                gof(i, gi);
-                gof(j, gj);
-                for (int a = 0; a < 3; ++a) dg[a] = gj[a] - gi[a];
+                for (int a = 0; a < 3; ++a) dg[a] = gof(j)[a] - gof(i)[a];
                 K[j] = K[i] + Dot3(dg, x0);
                 todo.push_back(j);
                 break;
@@ -427,14 +412,17 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
           }
         }
       }
-      for (int c = 0; c < nc; ++c) cf_[c * core::kNCF + core::kCK] = K[c];
+      for (int c = 0; c < nc; ++c) M.cells[c].k = K[c];
     }
-    // pressure constants: p = -rho phi(x) + P, zero on each cell's upper face
+    // pressure constants: p = -rho phi(x) + P, zero on each cell's upper face (a uniform
+    // field's direction; down for the others)
+    double gvec[3] = {0, 0, -1.0};
+    if (env.gravity.kind == Kind::kUniform) std::copy(genv, genv + 3, gvec);
     double gn = std::sqrt(Dot3(gvec, gvec));
     double gh[3];
     for (int a = 0; a < 3; ++a) gh[a] = gvec[a] / (gn > 0 ? gn : 1.0);
     for (int c = 0; c < nc; ++c) {
-      const Cell& cell = env.cells[c];
+      const EnvCell& cell = env.cells[c];
       int best = -1;
       double score = -std::numeric_limits<double>::infinity();
       for (int j = 0; j < P; ++j) {
@@ -450,24 +438,13 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
       double x0[3] = {0, 0, 0};
       if (best >= 0)
         for (int a = 0; a < 3; ++a) x0[a] = env.planes[4 * best + a] * env.planes[4 * best + 3];
-      double ph;
-      if (gk == 3 && cell.has_gravity) {
-        ph = -Dot3(cell.gravity, x0) + cf_[c * core::kNCF + core::kCK];
-      } else if (gk == 1) {
-        double r[3] = {x0[0] - env.centre[0], x0[1] - env.centre[1], x0[2] - env.centre[2]};
-        ph = -env.mu / std::sqrt(Dot3(r, r));
-      } else if (gk == 2) {
-        double q = 0.0;
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) q += x0[i] * env.G[3 * i + j] * x0[j];
-        ph = -(Dot3(env.g0, x0) + 0.5 * q);
-      } else {
-        ph = -Dot3(env.g, x0);
-      }
-      cf_[c * core::kNCF + core::kCP] = cell.density * ph;
+      const double ph = M.gravity.kind == Kind::kPerCell && cell.has_gravity
+                            ? core::UniformPotential(cell.gravity, M.cells[c].k, x0)
+                            : M.gravity.Potential(x0);
+      M.cells[c].p = cell.density * ph;
     }
-    // ---- bodies: ancestor dof chains
-    int nb = m->nbody, nv = m->nv;
+    // ---- bodies: roots and ancestor dof chains
+    const int nb = m->nbody, nv = m->nv;
     std::vector<std::vector<int64_t>> chains(nb);
     int maxd = 1;
     for (int b = 0; b < nb; ++b) {
@@ -477,72 +454,76 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
         chains[b].push_back(j);
       maxd = std::max(maxd, static_cast<int>(chains[b].size()));
     }
-    bch_.assign(static_cast<size_t>(nb) * maxd, 0);
-    bnd_.assign(nb, 0);
+    M.maxd = maxd;
+    M.chains.assign(static_cast<size_t>(nb) * maxd, 0);
+    M.bodies.resize(nb);
     broot_.assign(nb, 0);
-    bmass_.assign(m->body_mass, m->body_mass + nb);
-    binert_.assign(m->body_inertia, m->body_inertia + 3 * nb);
     for (int b = 0; b < nb; ++b) {
-      std::copy(chains[b].begin(), chains[b].end(), bch_.begin() + static_cast<size_t>(b) * maxd);
-      bnd_[b] = static_cast<int64_t>(chains[b].size());
+      std::copy(chains[b].begin(), chains[b].end(), M.chains.begin() + static_cast<size_t>(b) * maxd);
+      M.bodies[b] = core::Body{m->body_rootid[b], static_cast<int64_t>(chains[b].size())};
       broot_[b] = m->body_rootid[b];
     }
+    M.body_mass = m->body_mass;  // (Compute points them at its model's, live)
+    M.body_inertia = m->body_inertia;
     auto group_of = [&](int b) -> int64_t {  // weld group index with displacement, or -1
       int w = m->body_weldid[b];
       auto it = std::find(welds.begin(), welds.end(), w);
       if (it == welds.end()) return -1;
       int64_t idx = it - welds.begin();
-      return wvol_[idx] > 0 ? idx : -1;
+      return M.weld_volume[idx] > 0 ? idx : -1;
     };
     // ---- declared damping
-    di_.clear();
-    df_.clear();
     for (int b = 1; b < nb; ++b) {
       const char* name = m->names + m->name_bodyadr[b];
       if (!*name) continue;
-      double Dl[36] = {0}, Dq[36] = {0};
-      bool hl = FindNumeric(m, "damping_linear", name, Dl);
-      bool hq = FindNumeric(m, "damping_quadratic", name, Dq);
+      core::Damper dm;
+      bool hl = FindNumeric(m, "damping_linear", name, dm.D);
+      bool hq = FindNumeric(m, "damping_quadratic", name, dm.Dq);
       if (!hl && !hq) continue;
-      di_.push_back(b);
-      di_.push_back(group_of(b));
-      df_.insert(df_.end(), Dl, Dl + 36);
-      df_.insert(df_.end(), Dq, Dq + 36);
+      dm.body = b;
+      dm.group = group_of(b);
+      M.dampers.push_back(dm);
     }
     // ---- added mass: declared (Fossen sign, negative), then ellipsoid geoms
-    ai_.clear();
-    af_.clear();
     std::vector<int> added_bodies;
     if (cfg.added_mass) {
       for (int b = 1; b < nb; ++b) {
         const char* name = m->names + m->name_bodyadr[b];
         double A[36];
         if (!*name || !FindNumeric(m, "added_mass", name, A)) continue;
-        int64_t row[4] = {0, b, b, group_of(b)};
-        ai_.insert(ai_.end(), row, row + 4);
+        core::AddedMass am;
+        am.kind = core::AddedMass::Kind::kBody;
+        am.body = am.object = b;
+        am.group = group_of(b);
         for (int i = 0; i < 6; ++i)
-          for (int j = 0; j < 6; ++j) af_.push_back(-0.5 * (A[6 * i + j] + A[6 * j + i]));
+          for (int j = 0; j < 6; ++j) am.A[6 * i + j] = -0.5 * (A[6 * i + j] + A[6 * j + i]);
+        M.added.push_back(am);
         added_bodies.push_back(b);
       }
       for (int k = 0; k < ng; ++k) {
-        int g = static_cast<int>(gi_[4 * k]);
+        const int g = static_cast<int>(M.geoms[k].id);
         if (!is_ell[g]) continue;
-        int64_t row[4] = {1, m->geom_bodyid[g], g, k};
-        ai_.insert(ai_.end(), row, row + 4);
-        for (int i = 0; i < 6; ++i)
-          for (int j = 0; j < 6; ++j) af_.push_back(i == j ? m->geom_fluid[g * mjNFLUID + 6 + i] : 0.0);
+        core::AddedMass am;
+        am.kind = core::AddedMass::Kind::kGeom;
+        am.body = m->geom_bodyid[g];
+        am.object = g;
+        am.geom = k;
+        for (int i = 0; i < 6; ++i) am.A[7 * i] = m->geom_fluid[g * mjNFLUID + 6 + i];
+        M.added.push_back(am);
         added_bodies.push_back(m->geom_bodyid[g]);
       }
     }
-    has_added_ = !ai_.empty();
-    Mmap_.assign(static_cast<size_t>(nv) * nv, -1);
+    has_added_ = !M.added.empty();
+    M.added_mass = has_added_;
+    M.nv = nv;
+    M.Mmap.assign(static_cast<size_t>(nv) * nv, -1);
     for (int i = 0; i < nv; ++i)
       for (int k = m->M_rowadr[i]; k < m->M_rowadr[i] + m->M_rownnz[i]; ++k)
-        Mmap_[static_cast<size_t>(i) * nv + m->M_colind[k]] = k;
+        M.Mmap[static_cast<size_t>(i) * nv + m->M_colind[k]] = k;
     for (int b : added_bodies)
       for (int64_t j1 : chains[b])
         for (int64_t j2 : chains[b])
-          if (j2 <= j1 && Mmap_[j1 * nv + j2] < 0)
+          if (j2 <= j1 && M.Mmap[j1 * nv + j2] < 0)
             throw Fail(std::string("body '") + (m->names + m->name_bodyadr[b]) +
                        "' carries added mass but MuJoCo stores only the diagonal of its mass-matrix "
                        "rows: write it <body simple=\"false\">");
@@ -551,18 +532,14 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
         m->opt.wind[2] != 0)
       throw Fail("option density, viscosity and wind must be 0: the environment's cells carry the fluid");
     for (int a = 0; a < 3; ++a) {
-      double want = gk == 0 ? env.g[a] : 0.0;  // as Simulation sets it (runtime/sim.py _finish)
+      double want = M.gravity.Applied() ? 0.0 : genv[a];  // as Simulation sets it (runtime/sim.py _finish)
       if (m->opt.gravity[a] != want)
-        throw Fail(gk != 0
+        throw Fail(M.gravity.Applied()
                        ? "option gravity must be 0 0 0: the plugin applies the environment's gravity field"
                        : "option gravity must equal the environment's uniform gravity");
     }
-    // ---- flags, outputs
-    fl_.assign(core::kNFlag, 0);
-    fl_[core::kFDrag] = cfg.drag ? 1 : 0;
-    fl_[core::kFAdded] = has_added_ ? 1 : 0;
-    fl_[core::kFGrav] = gk;
-    fl_[core::kFBuoy] = cfg.buoyancy ? 1 : 0;
+    // ---- outputs
+    const int nw = static_cast<int>(welds.size());
     pos_.assign(3 * ng, 0.0);
     mats_.assign(9 * ng, 0.0);
     planes_.assign(4 * kmax, 0.0);
@@ -573,45 +550,9 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     wfrac_.assign(nw, 0.0);
     led_.assign(core::kNLed, 0.0);
     qmine_.assign(nv, 0.0);
-    core::ForceModel M;
-    M.ng = ng;
-    M.nc = nc;
-    M.kmax = kmax;
-    M.nb = nb;
-    M.nv = nv;
-    M.nw = nw;
-    M.nd = static_cast<int>(di_.size() / 2);
-    M.na = static_cast<int>(ai_.size() / 4);
-    M.maxd = maxd;
-    M.ngeom = m->ngeom;
-    M.nM = m->nC;
-    M.fl = fl_.data();
-    M.gi = gi_.data();
-    M.gt = gt_.data();
-    M.gcl = gcl_.data();
-    M.gsz = gsz_.data();
-    M.gvol = gvol_.data();
-    M.gw = gw_.data();
-    M.mesh_ids = mesh_ids_.data();
-    M.hulls = hs;
-    M.cpl = cpl_.data();
-    M.cnp = cnp_.data();
-    M.cf = cf_.data();
-    M.gf = gf_.data();
-    M.bch = bch_.data();
-    M.bnd = bnd_.data();
-    M.broot = broot_.data();
-    M.bmass = bmass_.data();
-    M.binert = binert_.data();
-    M.di = di_.data();
-    M.df = df_.data();
-    M.ai = ai_.data();
-    M.af = af_.data();
-    M.wvol = wvol_.data();
-    M.Mmap = Mmap_.data();
     core::ForceOut O{pos_.data(), mats_.data(), planes_.data(), out_.data(), vols_.data(),
                      cents_.data(), areas_.data(), wfrac_.data(), led_.data(), qmine_.data()};
-    stage_ = std::make_unique<core::ForceStage>(M, O);
+    stage_ = std::make_unique<core::ForceStage>(std::move(M), O);
     return true;
   } catch (const std::exception& e) {
     *err = e.what();
@@ -638,9 +579,8 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   fd.M = d->M;
   // every evaluation records but Runge-Kutta's inner stages (see Compute in hydro.h)
   bool record = st[L_.record] != 0 || m->opt.integrator != mjINT_RK4 || d->time == st[L_.trec];
-  fl_[core::kFRecord] = record ? 1 : 0;
   stage_->SetBodyArrays(m->body_mass, m->body_inertia);  // live: users edit them between steps
-  stage_->Passive(fd);
+  stage_->Passive(fd, record);
   if (record) {
     for (int i = 0; i < core::kNLed; ++i) st[L_.led + i] = led_[i];
     st[L_.record] = 0;
@@ -724,13 +664,14 @@ void Hydro::Reset(const mjModel* m, mjtNum* state) const {
 
 void Hydro::Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const {
   if (plain_ || !opt->flags[mjVIS_COM]) return;
-  const int nc = static_cast<int>(cf_.size() / core::kNCF);
+  const core::ForceModel& M = stage_->model();
+  const int ng = static_cast<int>(M.geoms.size()), nc = static_cast<int>(M.cells.size());
   std::vector<double> acc(4 * static_cast<size_t>(m->nbody), 0.0);  // per root: sum w, sum w x
-  for (int k = 0; k < ng_; ++k) {
-    if (gi_[4 * k + 3] != kMarkDisplacement) continue;
-    const int root = m->body_rootid[gi_[4 * k + 1]];
+  for (int k = 0; k < ng; ++k) {
+    if (M.geoms[k].mark != core::Mark::kDisplacement) continue;
+    const int root = m->body_rootid[M.geoms[k].body];
     for (int c = 0; c < nc; ++c) {
-      const double w = cf_[c * core::kNCF + core::kCRho] * vols_[k * nc + c];
+      const double w = M.cells[c].rho * vols_[k * nc + c];
       if (!(w > 0.0)) continue;
       const double* x = cents_.data() + 3 * (static_cast<size_t>(k) * nc + c);
       acc[4 * root] += w;

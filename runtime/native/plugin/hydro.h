@@ -14,8 +14,9 @@
 // ledger's state checks and height window only, as for plain MuJoCo).
 //
 // At init it reads the world's <custom><text name="aurgen:environment"> (the
-// JSON of docs/formats.md; none with ledger plain) and scans the model once into flat arrays; compute
-// allocates nothing.  Per-instance state: the instance object in
+// JSON of docs/formats.md; none with ledger plain) and scans the model once into
+// the force stage's records (core/forces.h ForceModel); compute allocates
+// nothing.  Per-instance state: the instance object in
 // d->plugin_data (one per mjData, so threads never share it), and the health
 // ledger in d->plugin_state (state.h), advanced once per step by advance, which
 // mj_resetData, mj_copyData and mj_get/setState carry: any host (Simulation,
@@ -80,20 +81,19 @@ class alignas(core::kLine) Hydro {
 
  private:
   Hydro() = default;
+  // Scans the model and the environment into the force stage's records (core/forces.h
+  // ForceModel) and sizes its outputs; false with *err saying what is wrong.
   bool Build(const mjModel* m, int instance, const HydroConfig& cfg, std::string* err);
-  // model arrays (see core/forces.h ForceModel for the shapes)
-  core::LineVec<int64_t> fl_;  // written per evaluation (the record flag)
-  std::vector<int64_t> gi_, gt_, gw_, mesh_ids_, cnp_, bch_, bnd_, broot_, di_, ai_, Mmap_;
-  std::vector<double> gcl_, gsz_, gvol_, cpl_, cf_, gf_, bmass_, binert_, df_, af_, wvol_;
-  core::HullPack hulls_;  // mesh displacement geoms' convex hulls (core/hull.h)
+  core::HullPack hulls_;        // mesh displacement geoms' convex hulls (core/hull.h)
+  std::vector<int64_t> broot_;  // (nb) each body's root (the health ledger's Power)
   // outputs and scratch (ForceOut), written per evaluation: whole cache lines each
   // (core/lines.h), so the instances of two threads share none
   core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
-  int ng_ = 0, track_ = 0;
+  int track_ = 0;
   StateLayout L_{};
-  std::unique_ptr<core::ForceStage> stage_;
+  std::unique_ptr<core::ForceStage> stage_;  // its model views hulls_
 };
 
 }  // namespace aurgen::hydro

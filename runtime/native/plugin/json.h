@@ -43,6 +43,22 @@ class Parser {
   void Ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
   }
+  // c next (after whitespace): consumed.
+  bool Eat(char c) {
+    Ws();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  // After an object member or array element: true at ',' (another follows), false at
+  // close (the end); anything else is an error.
+  bool Next(char close, const char* expected) {
+    if (Eat(',')) return true;
+    if (Eat(close)) return false;
+    Err(expected);
+  }
   bool Lit(const char* w) {
     size_t n = std::char_traits<char>::length(w);
     if (s_.compare(i_, n, w) == 0) {
@@ -91,52 +107,24 @@ class Parser {
     if (c == '{') {
       v.kind = Value::kObj;
       ++i_;
-      Ws();
-      if (i_ < s_.size() && s_[i_] == '}') {
-        ++i_;
-        return v;
-      }
-      while (true) {
+      if (Eat('}')) return v;
+      do {
         Ws();
         if (i_ >= s_.size() || s_[i_] != '"') Err("expected a key");
         std::string k = Str();
-        Ws();
-        if (i_ >= s_.size() || s_[i_] != ':') Err("expected ':'");
-        ++i_;
+        if (!Eat(':')) Err("expected ':'");
         v.obj[k] = ParseValue(depth + 1);
-        Ws();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == '}') {
-          ++i_;
-          return v;
-        }
-        Err("expected ',' or '}'");
-      }
+      } while (Next('}', "expected ',' or '}'"));
+      return v;
     }
     if (c == '[') {
       v.kind = Value::kArr;
       ++i_;
-      Ws();
-      if (i_ < s_.size() && s_[i_] == ']') {
-        ++i_;
-        return v;
-      }
-      while (true) {
+      if (Eat(']')) return v;
+      do {
         v.arr.push_back(ParseValue(depth + 1));
-        Ws();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == ']') {
-          ++i_;
-          return v;
-        }
-        Err("expected ',' or ']'");
-      }
+      } while (Next(']', "expected ',' or ']'"));
+      return v;
     }
     if (c == '"') {
       v.kind = Value::kStr;
