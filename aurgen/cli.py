@@ -174,6 +174,8 @@ def _add_report(sub):
     s.add_argument("--payload-at", metavar='"X Y Z"',
                    help="point (m, base_link) where the load line adds payload (default: the payload slot)")
     s.add_argument("--no-roll-decay", action="store_true", help="skip the roll-decay run in the runtime")
+    s.add_argument("--json", action="store_true",
+                   help="print the headline figures and the IS Code criteria as JSON (the directory is written too)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     return s
 

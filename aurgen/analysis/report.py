@@ -18,7 +18,7 @@ import numpy as np
 
 from aurgen.analysis import payload as pl
 from aurgen.analysis.report_compute import Progress, Report, compute
-from aurgen.analysis.report_figures import fig_decay, fig_gz, fig_load, fig_mass
+from aurgen.analysis.report_figures import fig_criteria, fig_decay, fig_gz, fig_load, fig_mass
 from aurgen.compose import specs as specs_mod
 from aurgen.compose.resolve import resolve
 from aurgen.core.files import check_dir, write_set
@@ -61,6 +61,11 @@ def headline(rep: Report) -> list[tuple[str, str]]:
                   f"{t.gm:.5f} m (dGZ/dtrim at 0° trim, {_basis(t)}: {t.slope0:.5f} m/rad)"),
                  ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}"),
                  ("vanishing stability (trim)", (_deg(t.avs) if t.avs is not None else "none up to 180°") + _fold(t))]
+    if rep.criteria is not None:
+        cr = rep.criteria
+        bad = [r.key for r in cr.rows if not r.passed]
+        rows.append(("IS Code criteria (indicative)", f"{len(cr.rows) - len(bad)} of {len(cr.rows)} met"
+                     + (f"; not met: {', '.join(bad)}" if bad else "")))
     L = rep.load
     at = f"({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m"
     if rep.balance is None:
@@ -161,6 +166,7 @@ def markdown(rep: Report, figures: dict) -> str:
         out += [f"- note: {n}" for n in c.notes]
         if c.axis in figures:
             out += [f"![GZ {c.axis}]({figures[c.axis]})", ""]
+    out += criteria_markdown(rep, figures)
     L = rep.load
     out += ["## Load line", "", f"Payload added at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m "
             "(base_link), from 0 to the reserve buoyancy.", ""]
@@ -249,6 +255,63 @@ def markdown(rep: Report, figures: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _num(x, unit: str) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    return f"{x:.2f}°" if unit == "deg" else f"{x:.4f} {unit}"
+
+
+def criteria_markdown(rep: Report, figures: dict) -> list:
+    """The IS Code section of report.md: the scope, the criteria table, the weather criterion's inputs."""
+    from aurgen.analysis import criteria as crm
+    from aurgen.analysis import is_code as ic
+
+    cr = rep.criteria
+    out = ["## Intact-stability criteria (IMO 2008 IS Code, Part A, 2.2 and 2.3)", ""]
+    if cr is None:
+        return out + ["Not evaluated: the vehicle does not float (no waterplane), or see the notes.", ""]
+    out += [crm.APPLIES, "",
+            "| clause | criterion | value | limit | margin | |", "|---|---|---:|---:|---:|---|"]
+    for r in cr.rows:
+        rel = "≥" if r.kind == "min" else "≤"
+        mark = "pass" if r.passed else ("FAIL" if r.passed is False else "n/a")
+        out.append(f"| {r.clause} | {r.text} | {_num(r.value, r.unit)} | {rel} {_num(r.limit, r.unit)} | "
+                   f"{'' if r.margin is None else ('+' if r.margin >= 0 else '') + _num(r.margin, r.unit)} | "
+                   f"{mark} |")
+    w = cr.weather
+    deg = lambda x: _deg(x) if x is not None else "—"  # noqa: E731
+    fo = f"{_deg(cr.theta_f)} ({cr.theta_f_opening})" if cr.theta_f is not None else \
+        "none declared (no `openings:`)" if not rep.vehicle.openings else "no opening immerses up to 180°"
+    out += ["", f"- downflooding angle θf: {fo}; deck-edge immersion θd: {deg(cr.theta_d)} (the displacement "
+            "boxes' top corners; on the curve's own states)",
+            f"- wind: A = {w['area']:.5f} m² ({w['windage']} above the waterline, on the centreplane), its centre "
+            f"{w['z_area']:.4f} m (base_link z), Z = {w['lever']:.4f} m above half the mean draught; "
+            f"P = {ic.WIND_PRESSURE:g} Pa, Δ = {rep.vehicle.specs.total_mass / 1000:.6f} t: "
+            f"l_w1 = P·A·Z/(1000·g·Δ) = {w['lw1']:.5f} m, l_w2 = 1.5·l_w1 = {w['lw2']:.5f} m",
+            f"- hull: L_wl = {w['lwl']:.4f} m, B = {w['beam']:.4f} m, d = {w['draught']:.4f} m, "
+            f"C_B = {w['block']:.4f}, OG = {w['og']:+.4f} m, GM = {w['gm']:.4f} m",
+            f"- roll: B/d = {w['beam'] / w['draught']:.3f} → X1 = {w['x1']:.3f}; C_B → X2 = {w['x2']:.3f}; "
+            f"k = {w['k']:.2f} (sharp bilges: boxes); r = 0.73 + 0.6·OG/d = {w['r']:.4f}; "
+            f"T = 2·C·B/√GM = {w['period']:.3f} s → s = {w['s']:.4f}; θ1 = 109·k·X1·X2·√(r·s) = {deg(w['theta1'])}",
+            f"- θ0 = {deg(w['theta0'])} (GZ = l_w1), the roll back to θ0 − θ1 = {deg(w['theta_r'])}; GZ = l_w2 at "
+            f"{deg(w['theta_e'])}, again at θc = {deg(w['theta_c'])}; θ2 = min(θf, 50°, θc) = {deg(w['theta2'])}; "
+            f"area a = {w['area_a']:.5f} m·rad, area b = {w['area_b']:.5f} m·rad", ""]
+    out += [f"- note: {n}" for n in cr.notes]
+    if "criteria" in figures:
+        out += [f"![IS Code criteria]({figures['criteria']})", ""]
+    out += [f"Source: {ic.SOURCE}, 2.2.1–2.2.4 and 2.3 with Tables 2.3.4-1 to 2.3.4-4 "
+            "(aurgen/analysis/is_code.py); how each figure is found: docs/report.md.", ""]
+    return out
+
+
+def report_json(rep: Report) -> dict:
+    """The headline figures and the criteria as JSON values (``aurgen report --json``)."""
+    from aurgen.analysis import criteria as crm
+
+    return {"vehicle": rep.vehicle.name, "config_sha256": rep.vehicle.sha256,
+            "headline": {k: v for k, v in headline(rep)}, "criteria": crm.as_json(rep.criteria)}
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -260,6 +323,9 @@ def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
     progress.stage("figures")
     figures = {"heel": "gz_heel.png", "mass": "mass.png"}
     fills = {target / figures["heel"]: lambda tmp: fig_gz(rep, rep.heel, tmp)}
+    if rep.criteria is not None:
+        figures["criteria"] = "criteria.png"
+        fills[target / figures["criteria"]] = lambda tmp: fig_criteria(rep, tmp)
     if rep.trim is not None:
         figures["trim"] = "gz_trim.png"
         fills[target / figures["trim"]] = lambda tmp: fig_gz(rep, rep.trim, tmp)
@@ -304,6 +370,11 @@ def cli_report(args) -> int:
     rep = compute(vehicle, payload_at=payload_at, progress=progress,
                   roll_decay=not getattr(args, "no_roll_decay", False))
     write(rep, target, progress)
+    if getattr(args, "json", False):
+        import json
+
+        print(json.dumps(report_json(rep), indent=2, ensure_ascii=False))
+        return 0
     print(f"{vehicle.name} ({vehicle.source})")
     print(specs_mod.table(headline(rep)))
     print(f"report: {target / 'report.md'}")

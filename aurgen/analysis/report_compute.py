@@ -63,6 +63,7 @@ class Report:
     roll: dict
     notes: list = field(default_factory=list)
     capacity: dict | None = None  # the vehicle at its base part's published payload capacity (capacity_point)
+    criteria: object | None = None  # aurgen.analysis.criteria.Criteria (floating only)
 
     @property
     def tag(self) -> str:
@@ -86,6 +87,15 @@ def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_dec
             eq = None
     progress.stage("righting arm (heel)")
     heel = st.gz_curve(body, "heel", step_deg, progress)
+    crit = None
+    if eq is not None and not heel.submerged:
+        from aurgen.analysis import criteria as cr
+
+        progress.stage("IS Code criteria")
+        try:
+            crit = cr.evaluate(vehicle, body, heel, eq)
+        except ArithmeticError as exc:  # a curve the criteria's interpolant cannot resolve: said, not raised
+            notes.append(f"IS Code criteria not evaluated: {exc}")
     trim = None
     if uuv:
         progress.stage("righting arm (trim)")
@@ -97,7 +107,7 @@ def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_dec
     capacity = None if uuv else capacity_point(vehicle, body, at)
     progress.stage("roll decay")
     roll = roll_figures(vehicle, body, heel, eq=eq, run=roll_decay, progress=progress)
-    return Report(vehicle, eq, heel, trim, load, balance, roll, notes, capacity)
+    return Report(vehicle, eq, heel, trim, load, balance, roll, notes, capacity, crit)
 
 
 def capacity_point(vehicle, body, at) -> dict | None:

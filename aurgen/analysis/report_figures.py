@@ -187,3 +187,74 @@ def fig_decay(rep: Report, path: Path):
     one = f", 1-DOF at {d['heel0_deg']:.0f}° {amp:.3f} s" if amp is not None else ""
     _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per} "
             f"(small-angle {est:.3f} s{one})", path)
+
+
+def _on_pieces(pw: st.Piecewise, x):
+    """GZ (m) at ``x`` (rad, inside [pw.lo, pw.hi]) from the exact piecewise interpolant."""
+    return np.array([float(pw.pieces[pw._piece(a)][2](a)) for a in np.atleast_1d(x)])
+
+
+def fig_criteria(rep: Report, path: Path):
+    """The heel curve with the IS Code's criteria: above, the general ones (2.2: the areas to 30° and from 30° to
+    40° or θf, GZ at 30°, GM₀ as the tangent); below, the weather criterion (2.3: the levers l_w1 and l_w2, θ0, the
+    roll back to θ0 − θ1, areas a and b to θ2). Angles in degrees, arms m."""
+    plt = _plt()
+    cr = rep.criteria
+    w = cr.weather
+    pw = w["piecewise"]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9.0, 9.5), sharex=True)
+    lo, hi = pw.lo, pw.hi
+    x = np.linspace(lo, hi, 800)
+    gz = _on_pieces(pw, x)
+    dg = np.degrees(x)
+    ymin, ymax = _data_range(np.concatenate([gz, [w["lw2"]]]), pad=0.15)
+    r30 = math.radians(30.0)
+    top = min(math.radians(40.0), cr.theta_f) if cr.theta_f is not None else math.radians(40.0)
+    for ax in (ax1, ax2):
+        ax.plot(dg, gz, color="C0", lw=1.8, label="GZ (the report's curve)")
+        ax.axhline(0.0, color="0.4", lw=0.8)
+        ax.grid(alpha=0.3)
+        ax.set_ylim(ymin, ymax)
+        ax.set_ylabel("GZ, heeling lever (m)")
+    for a, b, col, key in ((0.0, r30, "C1", "area_30"), (r30, top, "C2", "area_30_40")):
+        m = (x >= a) & (x <= b)
+        r = cr.row(key)
+        ax1.fill_between(dg[m], 0.0, gz[m], color=col, alpha=0.3,
+                         label=f"{r.text}: {r.value:.4f} m·rad (≥ {r.limit:g})")
+    r = cr.row("gz_30")
+    ax1.axhline(r.limit, color="C4", ls=":", lw=1.0, label=f"GZ ≥ {r.limit:g} m at 30° or more: {r.value:.4f} m")
+    g = cr.row("gm0")
+    end = min(math.radians(15.0), (ymax / g.value) if g.value > 0 else math.radians(15.0))
+    ax1.plot([0.0, math.degrees(end)], [0.0, g.value * end], color="C3", ls="--", lw=1.0,
+             label=f"GM₀ = {g.value:.4f} m (≥ {g.limit:g}): tangent GM·φ")
+    a = cr.row("angle_max_gz")
+    ax1.axvline(a.value, color="C4", ls="-.", lw=0.9, label=f"max GZ at {a.value:.1f}° (≥ {a.limit:g}°)")
+    ax2.axhline(w["lw1"], color="C3", ls="--", lw=1.0, label=f"l_w1 = {w['lw1']:.4f} m (steady wind)")
+    ax2.axhline(w["lw2"], color="C3", ls="-", lw=1.2, label=f"l_w2 = 1.5 l_w1 = {w['lw2']:.4f} m (gust)")
+    if math.isfinite(w["area_a"]):
+        m = (x >= w["theta_r"]) & (x <= w["theta_e"])
+        ax2.fill_between(dg[m], gz[m], w["lw2"], color="C3", alpha=0.35, label=f"area a = {w['area_a']:.4f} m·rad")
+        m = (x >= w["theta_e"]) & (x <= w["theta2"])
+        ax2.fill_between(dg[m], w["lw2"], gz[m], color="C2", alpha=0.4, label=f"area b = {w['area_b']:.4f} m·rad")
+    marks = [(ax2, "θ0", w["theta0"], "C3", ":"), (ax2, "θ0 − θ1", w["theta_r"], "C3", "-."),
+             (ax2, "θ2", w["theta2"], "C2", "-."), (ax1, "θf", cr.theta_f, "k", "--"),
+             (ax2, "θf", cr.theta_f, "k", "--"), (ax1, "θd", cr.theta_d, "C5", ":"),
+             (ax2, "θd", cr.theta_d, "C5", ":")]
+    for ax, name, ang, col, ls in marks:
+        if ang is None or not math.isfinite(ang) or not lo <= ang <= hi:
+            continue
+        ax.axvline(math.degrees(ang), color=col, ls=ls, lw=0.9)
+        ax.text(math.degrees(ang), ymax - 0.02 * (ymax - ymin), f" {name} {math.degrees(ang):.1f}°", rotation=90,
+                va="top", ha="left", fontsize=8, color=col)
+    ax2.set_xlim(math.degrees(lo), math.degrees(hi))
+    ax2.set_xlabel("heel angle (deg), starboard down positive; negative: rolled to windward")
+    ax1.set_title("general criteria (IS Code 2.2)", fontsize=9)
+    ax2.set_title("severe wind and rolling, the weather criterion (IS Code 2.3)", fontsize=9)
+    for ax in (ax1, ax2):
+        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    met = sum(1 for r in cr.rows if r.passed)
+    fig.suptitle(f"IMO 2008 IS Code criteria, indicative below 24 m: {met} of {len(cr.rows)} met\n{rep.tag}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI, format="png")
+    plt.close(fig)

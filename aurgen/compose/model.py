@@ -136,6 +136,7 @@ class Vehicle:
     sensors: tuple = ()  # aurgen.config.sensors.Sensor, placement order
     # the entries' topic keys: ((instance, gz base or None, ros base or None, config key, line), ...)
     topic_bases: tuple = ()
+    openings: tuple = ()  # (name, xyz m in base_link), the config's openings: (downflooding points)
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

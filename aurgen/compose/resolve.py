@@ -164,7 +164,27 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         base=cfg.base_name, links=tuple(part_links(asm)), joints=tuple(asm.joints), frames=tuple(asm.frames),
         thrusters=tuple(asm.thrusters), displacement=disp, windage=windage, hydrodynamics=cfg.hydrodynamics,
         specs=sp, sensors=sensors.collect(asm, cfg.namespace, cfg.base_name),
-        topic_bases=tuple((n, t.gz, t.ros, t.key, t.line) for n, t in asm.topics.items()))
+        topic_bases=tuple((n, t.gz, t.ros, t.key, t.line) for n, t in asm.topics.items()),
+        openings=openings(cfg, asm))
+
+
+def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:
+    """The config's openings as (name, xyz m in base_link): each point placed by its link's pose in base_link
+    (moving joints at zero). A link that does not exist is a ConfigError naming the entry."""
+    out = []
+    links = [inst.name for inst in asm.instances]
+    for o in cfg.openings:
+        link = o.link or cfg.base_name
+        if link not in links:
+            from aurgen.core.errors import did_you_mean
+
+            raise ConfigError(cfg.path, f"openings[{o.index}].link", f"no link named {link!r} in this vehicle",
+                              did_you_mean(link, links) or "name a part's link (aurgen specs lists them)",
+                              line=o.line)
+        T = np.asarray(asm.instance(link).T, float)
+        p = T[:3, :3] @ np.asarray(o.xyz, float) + T[:3, 3]
+        out.append((o.name, tuple(float(c) for c in p)))
+    return tuple(out)
 
 
 def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:

@@ -18,7 +18,8 @@ from aurgen.core.resources import data_dir
 from aurgen.core.yamlio import Mapping, Reader, load
 
 TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
-            "buoyancy", "hydrodynamics"}
+            "buoyancy", "hydrodynamics", "openings"}
+OPENING_KEYS = {"name", "link", "xyz"}
 ENTRY_KEYS = {"slot", "of", "type", "name", "xyz", "rpy", "joint", "axis", "collision", "parent", "limits",
               "topic", "gz_topic", "ros_topic"}
 MASS_KEYS = {"mass", "com", "inertia", "total_mass"}
@@ -100,6 +101,19 @@ class VehicleConfig:
     buoyancy: Buoyancy | None
     hydrodynamics: tuple  # ((name, value), ...) sorted by name
     sha256: str
+    openings: tuple = ()  # Opening, in file order
+
+
+@record
+class Opening:
+    """A downflooding point (hatch, vent): ``xyz`` m in the frame of link ``link`` (None: the base link);
+    ``index`` and ``line`` name its entry in ``openings:`` for messages."""
+
+    index: int
+    line: int | None
+    name: str
+    link: str | None
+    xyz: tuple
 
 
 def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
@@ -196,6 +210,7 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
         raise r.error("hull_displacement", "no displacement declared",
                       "declare hull_displacement (USV pontoons) or buoyancy (UUV trim)", node=data)
     hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
+    openings = _openings(r, data)
     return VehicleConfig(
         path=str(path), name=name, namespace=r.topic(data, "topic_namespace", "", default=name),
         description=str(data.get("description", "")),
@@ -204,7 +219,7 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
         base_collision=r.boolean(base, "collision", "base", default=True),
         base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
-        sha256=sha256)
+        sha256=sha256, openings=openings)
 
 
 def _lined(node):
@@ -309,6 +324,27 @@ def _buoyancy(r: Reader, b, data) -> Buoyancy:
                                at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX),
         footprint=r.vector(b, "footprint", key, n=2, default=(0.457, 0.338), positive=True,
                            at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX))
+
+
+def _openings(r: Reader, data) -> tuple:
+    """``openings:``: a list of {name, link (default the base link), xyz m in that link's frame}."""
+    out, seen = [], {}
+    items = r.sequence(data, "openings", "")
+    if len(items) > lim.MAX_PARTS:
+        raise r.error("openings", f"{len(items)} entries: more than the {lim.MAX_PARTS} a vehicle may have",
+                      node=data, field="openings")
+    for i, o in enumerate(items):
+        key = f"openings[{i}]"
+        o = r.mapping(o, key, node=data, field="openings")
+        r.check_keys(o, OPENING_KEYS, key, required=("name", "xyz"))
+        name = r.name(o, "name", key, required=True)
+        if name in seen:
+            raise r.error(f"{key}.name", f"opening {name!r} is declared twice (also openings[{seen[name]}])",
+                          "give each opening its own name", node=o, field="name")
+        seen[name] = i
+        out.append(Opening(index=i, line=getattr(o, "line", None), name=name, link=r.name(o, "link", key),
+                           xyz=r.vector(o, "xyz", key, required=True, magnitude=lim.LENGTH_MAX)))
+    return tuple(out)
 
 
 def _hydro(r: Reader, h, data) -> tuple:

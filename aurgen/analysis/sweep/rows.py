@@ -44,11 +44,11 @@ def figures_of(sweep: Sweep, vehicle) -> dict:
     fb = out["freeboard_m"]
     out["safe"] = bool(eq.converged and eq.stable and not out["capsized"] and (fb is None or fb > 0))
     if sweep.gz != "off" and eq.status != "sinks":
-        out.update(_gz(sweep, body))
+        out.update(_gz(sweep, body, vehicle, eq))
     return out
 
 
-def _gz(sweep: Sweep, body) -> dict:
+def _gz(sweep: Sweep, body, vehicle=None, eq=None) -> dict:
     """max GZ, its angle, the AVS and the free-trim fold: ``exact`` from :func:`aurgen.analysis.stability.gz_curve`
     (the report's figures, GZ sampled every ``gz_step_deg``, then refined); ``samples`` read off the kernel's GZ
     at every ``gz_step_deg`` on the same basis (:func:`aurgen.analysis.stability.sampled_arms`): the largest sample, and
@@ -59,9 +59,14 @@ def _gz(sweep: Sweep, body) -> dict:
 
     if sweep.gz == "exact":
         c = stb.gz_curve(body, "heel", sweep.gz_step_deg)
-        return {"max_gz_m": _num(c.max_gz), "angle_max_gz_deg": _num(math.degrees(c.angle_max_gz)),
-                "avs_deg": _num(math.degrees(c.avs)) if c.avs is not None else None,
-                "gz_fold_deg": _num(math.degrees(c.fold)) if c.fold is not None else None}
+        out = {"max_gz_m": _num(c.max_gz), "angle_max_gz_deg": _num(math.degrees(c.angle_max_gz)),
+               "avs_deg": _num(math.degrees(c.avs)) if c.avs is not None else None,
+               "gz_fold_deg": _num(math.degrees(c.fold)) if c.fold is not None else None}
+        if vehicle is not None and eq is not None and eq.status == "floating" and not c.submerged:
+            from aurgen.analysis import criteria as crm
+
+            out.update(crm.margins(crm.evaluate(vehicle, body, c, eq)))
+        return out
     n = int(round(180.0 / sweep.gz_step_deg)) + 1
     ang = np.radians(np.linspace(0.0, 180.0, n))
     gz, fold = stb.sampled_arms(body, ang)

@@ -31,7 +31,9 @@ DISTRIBUTIONS = ("uniform", "normal", "choice")
 FIGURES = ("composed", "reason", "equilibrium_status", "capsized", "safe", "total_mass_kg", "added_mass_kg",
            "com_x_m", "com_y_m", "com_z_m", "displaced_volume_m3", "reserve_buoyancy_kg", "draft_m", "heel_deg",
            "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "max_gz_m", "angle_max_gz_deg", "avs_deg",
-           "gz_fold_deg")
+           "gz_fold_deg", "is_area_30_margin_m_rad", "is_area_40_margin_m_rad", "is_area_30_40_margin_m_rad",
+           "is_gz_30_margin_m", "is_angle_max_gz_margin_deg", "is_gm0_margin_m", "is_wind_heel_margin_deg",
+           "is_weather_area_margin_m_rad", "is_pass")
 
 
 class SweepError(AurgenError):
