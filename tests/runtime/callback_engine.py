@@ -1,7 +1,7 @@
 """The tests' reference engine ``engine="callback"`` (not shipped with aurgen).
 
 The same compiled force stage the plugin runs (``_native.ForceStage`` over the
-arrays ``aurgen.runtime.sim._Plan`` builds), called from MuJoCo's process-global
+arrays ``aurgen.runtime.plan.Plan`` builds), called from MuJoCo's process-global
 ``mjcb_passive`` callback, with the health ledger kept by a Python step loop
 after every ``mj_step``: the layer the plugin replaced, kept as its oracle
 (bitwise trajectories and ledgers, tests/runtime/test_plugin*.py).
@@ -21,9 +21,10 @@ import numpy as np
 
 from aurgen.runtime import forces as fz
 from aurgen.runtime import plugin as hplugin
-from aurgen.runtime.sim import Simulation, SimulationError, _Plan, register_engine
+from aurgen.runtime.plan import Plan
+from aurgen.runtime.sim import Simulation, SimulationError, register_engine
 
-_REGISTRY: dict = {}  # id(MjModel) -> _Plan
+_REGISTRY: dict = {}  # id(MjModel) -> Plan
 
 
 def run(plan, m, d):
@@ -77,7 +78,7 @@ class CallbackEngine:
                     b.simple = 0
             m = spec.compile()
             d = mujoco.MjData(m)
-            plan = _Plan(m, d, env, drag, added_mass, buoyancy)
+            plan = Plan(m, d, env, drag, added_mass, buoyancy)
             sim._finish(m, env, plan)
         else:
             d = plan.d
