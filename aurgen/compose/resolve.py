@@ -16,7 +16,7 @@ from aurgen.config import sensors
 from aurgen.compose.assemble import Assembly, assemble, part_links
 from aurgen.config.catalog import Catalog, catalog_for
 from aurgen.config.vehicle import Buoyancy, HullDisplacement, VehicleConfig, load_vehicle
-from aurgen.core.errors import BuildError, ConfigError
+from aurgen.core.errors import BuildError, ConfigError, did_you_mean
 from aurgen.compose.model import Displacement, Geom, Specs, Vehicle
 from aurgen.config.shapes import Shape
 
@@ -176,13 +176,11 @@ def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:
     for o in cfg.openings:
         link = o.link or cfg.base_name
         if link not in links:
-            from aurgen.core.errors import did_you_mean
-
             raise ConfigError(cfg.path, f"openings[{o.index}].link", f"no link named {link!r} in this vehicle",
                               did_you_mean(link, links) or "name a part's link (aurgen specs lists them)",
                               line=o.line)
         T = np.asarray(asm.instance(link).T, float)
-        p = T[:3, :3] @ np.asarray(o.xyz, float) + T[:3, 3]
+        p = spatial.matvec(T[:3, :3], np.asarray(o.xyz, float)) + T[:3, 3]  # fixed order: no BLAS
         out.append((o.name, tuple(float(c) for c in p)))
     return tuple(out)
 
