@@ -8,7 +8,8 @@ against what was composed. Only the subset aurgen writes is understood
 Frames: every pose is a 4×4 transform child → parent (aurgen.core.spatial);
 ``Readback.pose`` composes them into the root link's frame. Marker links (SDF
 links whose collisions carry ``gz:buoyancy`` or ``gz:wind``) have a token
-inertial in the file and are left out of the mass.
+inertial that the base link's SDF inertial carries less (aurgen.emit.render,
+MARKER_MASS): the mass counts every inertial, as Gazebo does.
 """
 
 from __future__ import annotations
@@ -70,10 +71,10 @@ class Readback:
         return T
 
     def mass_properties(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """(mass, CoM, inertia about the CoM) in the root frame, marker links left out."""
+        """(mass, CoM, inertia about the CoM) in the root frame: every inertial (marker links' too)."""
         items = []
         for link in self.links.values():
-            if link.marker or link.mass == 0.0:
+            if link.mass == 0.0:
                 continue
             T = self.pose(link.name)
             R = T[:3, :3]

@@ -37,11 +37,21 @@ OCEAN_CURRENT_CD = 1.19
 # velocity towards the commanded position (use_velocity_commands), at most the joint's velocity limit.
 JOINT_POSITION_P_GAIN = 5.0
 
-# Marker links (displacement, windage) need an inertial in SDF (a link without
-# one defaults to 1 kg); these are the figures written there. Readers recognise
-# the links by their gz:buoyancy / gz:wind marks and leave them out of the mass.
+# Marker links (displacement, windage) need an inertial in SDF: libsdformat gives a link without
+# one 1 kg, and DART (gz-physics' dartsim) asserts on a zero-mass body (gz-physics#849). Each
+# carries this token, at the base link's centre of mass, and the base link's SDF inertial carries
+# that much less (base_sdf_inertial), so the rigid body Gazebo welds together has exactly the
+# composed mass, centre of mass and inertia: every <inertial> of model.sdf sums to the specs.
 MARKER_MASS = 1e-6
 MARKER_INERTIA = 1e-9
+
+# The ROV's translational quadratic damping, as gz-maritime's ocean current wants it: a box
+# marked gz:ocean_current about the vehicle (gz_marked_shapes/src/MarkedShapes.cc, ApplyDrag:
+# 0.5 ρ Cd A_i |v_i| v_i per box axis, v relative to the water), not Hydrodynamics' xUabsU,
+# yVabsV, zWabsW (gz-sim's Hydrodynamics damps against /ocean_current, which gz-maritime
+# does not publish). Its length is the displacement box's; the other edges and the Cd make
+# 0.5 ρ Cd A_i equal each declared coefficient exactly.
+WATER_DRAG = ("xUabsU", "yVabsV", "zWabsW")
 
 # Visual materials by role (RGBA): the base hull, propellers, sensors, any other part.
 MATERIALS = {
@@ -245,6 +255,38 @@ def hydro_matrices(hydrodynamics) -> tuple[dict, list]:
     return {k: mats[k] for k in order if k in mats}, skipped
 
 
+def base_sdf_inertial(vehicle: Vehicle, markers: int) -> dict:
+    """The base link's SDF inertial: the composed one less ``markers`` marker tokens (MARKER_MASS,
+    MARKER_INERTIA about the same centre of mass), so the welded sum is the composed body."""
+    base = vehicle.link(vehicle.base)
+    m = float(base.mass) - markers * MARKER_MASS
+    inertia = np.asarray(base.inertia, dtype=float) - markers * MARKER_INERTIA * np.eye(3)
+    if markers and (m <= 10 * markers * MARKER_MASS or np.linalg.eigvalsh(inertia).min() <= 0.0):
+        raise BuildError(f"{vehicle.source}: base link {vehicle.base}: mass {base.mass} kg is too small to carry "
+                         f"the SDF marker links' token inertials ({markers} x {MARKER_MASS} kg); give the base "
+                         "part a realistic mass")
+    return {"mass": m, "inertia": inertia_entries(inertia)}
+
+
+def water_drag(vehicle: Vehicle) -> dict | None:
+    """The ROV's water_drag box (WATER_DRAG), or None (a USV, or not all three terms declared negative).
+
+    Edges a × a·X/Y × a·X/Z (X, Y, Z the coefficients' magnitudes; a the displacement box's
+    length) make the face areas A_x : A_y : A_z = X : Y : Z; Cd = X / (0.5 ρ A_x). Centred on the
+    centre of buoyancy, axes base_link's.
+    """
+    coef = dict(vehicle.hydrodynamics)
+    disp = vehicle.displacement
+    if vehicle.windage or disp.kind != "buoyancy" or not all(float(coef.get(n, 0.0)) < 0.0 for n in WATER_DRAG):
+        return None
+    X, Y, Z = (-float(coef[n]) for n in WATER_DRAG)
+    a = float(disp.boxes[0].shape.dims[0])
+    size = (a, a * X / Y, a * X / Z)
+    cd = X / (0.5 * float(disp.fluid_density) * size[1] * size[2])
+    return {"name": "water_drag", "size": size, "xyz": tuple(float(c) for c in vehicle.specs.cob),
+            "rpy": (0.0, 0.0, 0.0), "cd": cd}
+
+
 def context(vehicle: Vehicle) -> dict:
     """Everything the templates read, for one vehicle.
 
@@ -274,6 +316,7 @@ def context(vehicle: Vehicle) -> dict:
         c["material"] = {"name": f"aurgen_{role}", "rgba": MATERIALS[role]}
     used = sorted({c["material"]["name"] for c in links if c["visuals"]})
     disp = vehicle.displacement
+    drag = water_drag(vehicle)
     mats, skipped = hydro_matrices(vehicle.hydrodynamics)
     meshes = {}
     taken: set = set()
@@ -311,6 +354,9 @@ def context(vehicle: Vehicle) -> dict:
         "joints": joints,
         "thrusters": thrusters,
         "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
+        "gz_hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics if drag is None or n not in WATER_DRAG],
+        "water_drag": drag,
+        "base_sdf_inertial": base_sdf_inertial(vehicle, 1 + bool(vehicle.windage)),
         "hydro_matrices": mats,
         "hydro_skipped": skipped,
         "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
