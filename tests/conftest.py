@@ -148,3 +148,20 @@ def pydrake():
 def pinocchio():
     """pinocchio (pip: pin), or skip/fail as the other consumers."""
     return _import_consumer("pinocchio", "pinocchio")
+
+
+# the vehicles most emit tests read: the bundled ones and tests/data/emit_features' (every shape,
+# joint kind, bundled part type and topic key)
+EMIT_FEATURES = DATA / "emit_features"
+EMIT_CONFIGS = ("features.yaml", "equipped_rov.yaml", "equipped_boat.yaml", "topic_keys.yaml")
+
+
+@pytest.fixture(scope="session")
+def built_vehicles(tmp_path_factory):
+    """The bundled vehicles and the emit_features vehicles built once per session (per xdist
+    worker) into one output root, for the tests that only read them (each module's ``out``)."""
+    from aurgen.emit.build import build, bundled_vehicles
+
+    root = tmp_path_factory.mktemp("built_vehicles")
+    build([str(p) for p in bundled_vehicles()] + [str(EMIT_FEATURES / n) for n in EMIT_CONFIGS], root)
+    return root

@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 from aurgen.compose.resolve import resolve
 
 FEATURES = Path(__file__).parents[1] / "data" / "emit_features" / "features.yaml"
@@ -20,10 +20,8 @@ IDS = [Path(c).stem for c in CONFIGS]
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)

@@ -10,7 +10,7 @@ import pytest
 from aurgen.check import readback
 from aurgen.core import spatial
 from aurgen.compose import stamp
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 from aurgen.emit.render import MARKER_MASS
 from aurgen.compose.resolve import resolve
 from aurgen.core.resources import data_dir
@@ -22,10 +22,8 @@ TOL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 def files(out, v):

@@ -20,7 +20,7 @@ from lxml import etree
 
 from aurgen.emit import worlds
 from aurgen.config import world as world_config
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 from aurgen.config.catalog import catalog_for
 from aurgen.compose.resolve import resolve
 
@@ -33,10 +33,8 @@ GZ = "{http://gazebosim.org/schema}"
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 def _files(out, config):

@@ -29,7 +29,7 @@ from aurgen.check.readback import read_sdf
 from aurgen.compose import specs as specs_mod
 from aurgen.compose.resolve import resolve
 from aurgen.compose.stamp import read_rows
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 
 DATA = Path(__file__).parents[1] / "data"
 FEATURES = DATA / "emit_features"
@@ -42,10 +42,8 @@ ROTATIONAL = ("kPabsP", "mQabsQ", "nRabsR")
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 # ------------------------------------------------- libsdformat Link::Load, gz-physics ConstructSdfLink

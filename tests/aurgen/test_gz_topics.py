@@ -31,7 +31,7 @@ import yaml
 from lxml import etree
 
 from aurgen.compose.resolve import resolve
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 
 DATA = Path(__file__).parents[1] / "data"
 FEATURES = DATA / "emit_features"
@@ -130,10 +130,8 @@ def bridge_gz_topics(bridge_path, direction: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 def _paths(out, config):

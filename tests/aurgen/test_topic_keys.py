@@ -17,7 +17,7 @@ from lxml import etree
 from aurgen.compose.resolve import resolve
 from aurgen.core.errors import AurgenError
 from aurgen.emit import ros
-from aurgen.emit.build import build, bundled_vehicles
+from aurgen.emit.build import bundled_vehicles
 
 FEATURES = Path(__file__).parents[1] / "data" / "emit_features"
 CONFIG = FEATURES / "topic_keys.yaml"
@@ -43,10 +43,8 @@ ROS_GZ_MAPPINGS = {
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    build(CONFIGS, root)
-    return root
+def out(built_vehicles):
+    return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
 
 
 def _bridge(out, name):
