@@ -261,7 +261,7 @@ def base_sdf_inertial(vehicle: Vehicle, markers: int) -> dict:
     base = vehicle.link(vehicle.base)
     m = float(base.mass) - markers * MARKER_MASS
     inertia = np.asarray(base.inertia, dtype=float) - markers * MARKER_INERTIA * np.eye(3)
-    if markers and (m <= 10 * markers * MARKER_MASS or np.linalg.eigvalsh(inertia).min() <= 0.0):
+    if markers and (m <= 10 * markers * MARKER_MASS or spatial.principal_moments(inertia)[0] <= 0.0):
         raise BuildError(f"{vehicle.source}: base link {vehicle.base}: mass {base.mass} kg is too small to carry "
                          f"the SDF marker links' token inertials ({markers} x {MARKER_MASS} kg); give the base "
                          "part a realistic mass")
