@@ -25,7 +25,7 @@ from aurgen.core import spatial
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
 
-NUM_RE = re.compile(r"[-+]?\d+(?:\.(\d*))?(?:[eE][-+]?\d+)?")
+NUM_RE = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE][-+]?[0-9]+)?", re.ASCII)  # ASCII digits only
 REL_TOL = 1e-9  # formats against each other, and file content against exact figures
 VEHICLE_SUFFIXES = (".sdf", ".urdf", ".xml")
 SCANNED: set = set()  # folders found by a directory search in this audit (their set must be complete)
@@ -214,8 +214,11 @@ def numbers(text: str) -> list[tuple[float, int]]:
 
 
 def printed_tol(decimals: int, value: float) -> float:
-    """Half a unit of the last printed digit, plus float noise."""
-    return 0.5 * 10.0 ** (-decimals) + 1e-9 * max(1.0, abs(value))
+    """Half a unit of the last printed digit, plus float noise; none for a value that is not finite
+    (an infinity printed as ``1e999`` agrees with nothing)."""
+    if not math.isfinite(value):
+        return 0.0
+    return 0.5 * 10.0 ** (-min(decimals, 300)) + 1e-9 * max(1.0, abs(value))
 
 
 def fmt_value(v) -> str:
@@ -255,5 +258,8 @@ EQ_FIGURES = (  # the floating-equilibrium rows (SDF, MJCF), when the equilibriu
 
 
 def fluid_density(rows: dict) -> float | None:
-    m = re.search(r"at ([-+\d.eE]+) kg/m\^3", rows.get("displaced volume", ""))
-    return float(m.group(1)) if m else None
+    m = re.search(r"at (" + NUM_RE.pattern + r") kg/m\^3", rows.get("displaced volume", ""), re.ASCII)
+    if not m:
+        return None
+    rho = float(m.group(1))
+    return rho if math.isfinite(rho) and rho > 0 else None

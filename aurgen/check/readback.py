@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from aurgen.core import spatial
+from aurgen.core import numbers, spatial
 from aurgen.core.errors import AurgenError
 
 GZ = "{http://gazebosim.org/schema}"
@@ -97,8 +97,17 @@ class Readback:
 
 # ---------------------------------------------------------------- helpers
 
+def _num(word, where="") -> float:
+    """One number in the grammar MuJoCo, libsdformat and urdfdom read (aurgen.core.numbers), finite."""
+    v = numbers.xml_float(str(word).strip(numbers.XML_SPACE)) if word is not None else None
+    if v is None or not np.isfinite(v):
+        raise AurgenError(f"{where}: {word!r} is not a finite number the simulators read (ASCII digits, "
+                          f"'.', an exponent)")
+    return v
+
+
 def _floats(text, n=None, where="") -> np.ndarray:
-    vals = np.array([float(t) for t in (text or "").split()], dtype=float)
+    vals = np.array([_num(t, where) for t in numbers.xml_words(text or "")], dtype=float)
     if n is not None and vals.size != n:
         raise AurgenError(f"{where}: expected {n} numbers, found {vals.size}: {text!r}")
     return vals
@@ -122,10 +131,26 @@ def _T(xyz=(0, 0, 0), R=None) -> np.ndarray:
 
 
 def _parse(path) -> etree._Element:
+    """The root of ``path``: no entities, DTDs or network; a DOCTYPE is refused (aurgen writes none,
+    and an entity would let the file say what the audit does not read)."""
+    from aurgen.check.xmldiff import doctype
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
-        return etree.parse(str(path)).getroot()
-    except (OSError, etree.XMLSyntaxError) as exc:
+        with open(path, "rb") as fh:
+            root = etree.fromstring(fh.read(), parser)
+    except (OSError, etree.XMLSyntaxError, ValueError) as exc:
         raise AurgenError(f"{path}: cannot read as XML: {exc}") from None
+    if doctype(root) is not None:
+        raise AurgenError(f"{path}: declares a DOCTYPE ({doctype(root)[:60]}): aurgen writes none; "
+                          f"rebuild the file")
+    for el in root.iter():
+        if isinstance(el, etree._Entity):
+            raise AurgenError(f"{path}:{el.sourceline}: an entity reference ({el.text}): rebuild the file")
+        if el.nsmap.get("gz", GZ[1:-1]) != GZ[1:-1] or any(u == GZ[1:-1] and p != "gz" for p, u in el.nsmap.items()):
+            raise AurgenError(f"{path}:{el.sourceline}: binds the gz namespace to another prefix (or 'gz' to "
+                              f"another URI): libsdformat reads gz:buoyancy by its written name; rebuild the file")
+    return root
 
 
 # ---------------------------------------------------------------- SDF
@@ -155,9 +180,10 @@ def read_sdf(path) -> Readback:
         inertial = link.find("inertial")
         if inertial is not None:
             Ti, _ = _sdf_pose(inertial, f"link {name} inertial")
-            rec.mass = float(inertial.findtext("mass", "1.0"))
+            rec.mass = _num(inertial.findtext("mass", "1.0"), f"{path}: link {name} mass")
             i = inertial.find("inertia")
-            I = spatial.inertia_matrix(*(float(i.findtext(k, "0")) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))) \
+            I = spatial.inertia_matrix(*(_num(i.findtext(k, "0"), f"{path}: link {name} {k}")
+                                         for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))) \
                 if i is not None else np.eye(3)
             rec.com = Ti[:3, 3].copy()
             rec.inertia = spatial.rotate_inertia(I, Ti[:3, :3])
@@ -228,9 +254,10 @@ def read_urdf(path) -> Readback:
         inertial = link.find("inertial")
         if inertial is not None:
             Ti = _urdf_origin(inertial)
-            rec.mass = float(inertial.find("mass").get("value"))
+            rec.mass = _num(inertial.find("mass").get("value"), f"{path}: link {name} mass")
             i = inertial.find("inertia")
-            I = spatial.inertia_matrix(*(float(i.get(k, "0")) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")))
+            I = spatial.inertia_matrix(*(_num(i.get(k, "0"), f"{path}: link {name} {k}")
+                                         for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")))
             rec.com = Ti[:3, 3].copy()
             rec.inertia = spatial.rotate_inertia(I, Ti[:3, :3])
         records[name] = rec
@@ -273,7 +300,7 @@ def read_mjcf(path) -> Readback:
         inertial = body.find("inertial")
         if inertial is not None:
             Ti = _mj_pose(inertial)
-            rec.mass = float(inertial.get("mass"))
+            rec.mass = _num(inertial.get("mass"), f"{path}: body {name} mass")
             if inertial.get("fullinertia"):
                 f = _floats(inertial.get("fullinertia"), 6)
                 I = spatial.inertia_matrix(*f)
@@ -300,10 +327,12 @@ def read_mjcf(path) -> Readback:
 def read(path) -> Readback:
     """Read a generated file by its suffix: .sdf, .urdf or .xml (MJCF)."""
     suffix = Path(path).suffix.lower()
-    if suffix == ".sdf":
-        return read_sdf(path)
-    if suffix == ".urdf":
-        return read_urdf(path)
-    if suffix == ".xml":
-        return read_mjcf(path)
+    reader = {".sdf": read_sdf, ".urdf": read_urdf, ".xml": read_mjcf}.get(suffix)
+    if reader is not None:
+        try:
+            return reader(path)
+        except AurgenError as exc:  # every message names the file
+            if str(exc).startswith(str(path)):
+                raise
+            raise AurgenError(f"{path}: {exc}") from None
     raise AurgenError(f"{path}: unknown format (expected .sdf, .urdf or .xml)")

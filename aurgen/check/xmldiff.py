@@ -13,8 +13,16 @@ Matching: both documents are walked in document order; the children of a
 matched pair of elements are matched by (tag, ``name`` attribute, occurrence
 among siblings with that tag and name). Comments are children too (the
 header and the specs comment included), compared as text. A value that reads
-as whitespace-separated numbers on both sides is compared number by number:
-equal when ``|a - b| <= rel · max(|a|, |b|)``; any other value as a string.
+as whitespace-separated numbers on both sides (the grammar MuJoCo, libsdformat
+and urdfdom read: aurgen.core.numbers, ASCII digits and XML whitespace only) is
+compared number by number: equal when ``|a - b| <= rel · max(1, |a|, |b|)``, an
+infinity or NaN equal to nothing finite; a word the consumers do not read as a
+number (``1_0``, ``١``, ``inf``) is compared as a string, and an integer the
+render wrote (``group="3"``) must stay an integer. Any other value as a string.
+Namespaces: elements and attributes are matched by URI, and the prefixes each
+element declares must be the render's (``zz:buoyancy`` with ``zz`` bound to
+the gz URI is a row: libsdformat reads ``gz:buoyancy`` by its written name).
+A DOCTYPE (an entity, an external DTD) is a row: aurgen never writes one.
 Whitespace between elements means nothing.
 
 ``compare`` returns None when the structure differs at the root (not XML,
@@ -23,6 +31,7 @@ another root element or root name): the caller falls back to a line diff.
 
 from __future__ import annotations
 
+from aurgen.core import numbers
 from aurgen.core.records import record
 
 __all__ = ["Delta", "compare", "REL_TOL"]
@@ -44,14 +53,29 @@ class Delta:
     tol: float | None = None
 
 
-def _parse(text: str):
+def parse_safe(data: bytes):
+    """The root element of ``data``, parsed without entities, DTDs or the network; None when it is not
+    XML. :func:`doctype` says whether the document declares a DOCTYPE."""
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=False,
+                             huge_tree=False)
     try:
-        return etree.fromstring(text.encode("utf-8"), parser)
+        return etree.fromstring(data, parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
+
+
+def doctype(root) -> str | None:
+    """The DOCTYPE line of ``root``'s document (internal subset, external DTD), or None."""
+    info = root.getroottree().docinfo
+    if info.doctype or info.internalDTD is not None or info.externalDTD is not None or info.system_url:
+        return info.doctype or "<!DOCTYPE>"
+    return None
+
+
+def _parse(text: str):
+    return parse_safe(text.encode("utf-8"))
 
 
 def _qname(name: str, nsmap: dict) -> str:
@@ -103,13 +127,18 @@ def _keyed(nodes) -> list:
 
 
 def _numbers(text: str):
-    words = text.split()
-    if not words:
-        return None
-    try:
-        return [float(w) for w in words]
-    except ValueError:
-        return None
+    return numbers.xml_floats(text)
+
+
+def _declared(el) -> dict:
+    """The namespace prefixes ``el`` declares (or rebinds) beyond its parent's."""
+    parent = el.getparent()
+    above = parent.nsmap if parent is not None else {}
+    return {p: u for p, u in el.nsmap.items() if above.get(p) != u}
+
+
+def _ns_text(decl: dict) -> str:
+    return " ".join(f"xmlns{':' + p if p else ''}={u}" for p, u in sorted(decl.items(), key=lambda x: x[0] or ""))
 
 
 LONG = 6  # a vector longer than this is reported by its worst entry (``data[21]``), not in full
@@ -121,17 +150,19 @@ def _values(line: int, label: str, attr: str, found: str, expected: str, rel: fl
     if a is None or b is None or len(a) != len(b):
         return None if found.strip() == expected.strip() else Delta(line, label, attr, found, expected)
     worst = None
+    fw, ew = numbers.xml_words(found), numbers.xml_words(expected)
     for i, (x, y) in enumerate(zip(a, b)):
-        d = abs(x - y)
-        tol = rel * max(abs(x), abs(y))
-        if not (d <= tol) and (worst is None or not (d <= worst[1])):  # nan is a difference, and the worst
+        same, d, tol = numbers.close(x, y, rel)
+        if same and numbers.XML_INT.fullmatch(ew[i]) and not (numbers.XML_INT.fullmatch(fw[i])
+                                                               and int(fw[i]) == int(ew[i])):
+            same, d, tol = False, abs(x - y), 0.0  # an integer the render wrote (group, contype) stays one
+        if not same and (worst is None or d > worst[1]):
             worst = (i, d, tol)
     if worst is None:
         return None
     i, d, tol = worst
     if len(a) > LONG:
-        words_a, words_b = found.split(), expected.split()
-        return Delta(line, label, f"{attr}[{i}]", words_a[i], words_b[i], d, tol)
+        return Delta(line, label, f"{attr}[{i}]", fw[i], ew[i], d, tol)
     return Delta(line, label, attr, found, expected, d, tol)
 
 
@@ -158,6 +189,9 @@ def _comment(g, e, out: list) -> None:
 def _element(g, e, rel: float, out: list) -> None:
     label = _label(g)
     line = g.sourceline or 1
+    dg, de = _declared(g), _declared(e)
+    if dg != de:
+        out.append(Delta(line, label, "(namespaces)", _ns_text(dg) or "(none)", _ns_text(de) or "(none)"))
     names = list(e.attrib) + [n for n in g.attrib if n not in e.attrib]
     for n in names:
         attr = _qname(n, g.nsmap if n in g.attrib else e.nsmap)
@@ -212,6 +246,8 @@ def compare(found: str, expected: str, rel: float = REL_TOL) -> list[Delta] | No
     """The differences of ``found`` from ``expected`` (empty: same meaning), or None when the two
     cannot be compared element by element (either is not XML, or the roots differ)."""
     g, e = _parse(found), _parse(expected)
+    if g is not None and e is not None and doctype(g) is not None:
+        return [Delta(1, "(top)", "(doctype)", doctype(g), "(absent)")]
     if g is None or e is None or g.tag != e.tag or g.get("name") != e.get("name"):
         return None
     out: list = []
