@@ -41,6 +41,7 @@ import numpy as np
 from aurgen.check.audit_files import (EQ_FIGURES, REL_TOL, SCANNED, SPEC_FIGURES, Audited, Difference, WorldFile,
                                       fmt_value, row_values, equilibrium_status, find_files, fluid_density, numbers,
                                       printed_tol, read_file)
+from aurgen.check import audit_ros
 from aurgen.check.audit_fresh import check_config, check_set, check_world
 from aurgen.core.errors import AurgenError
 
@@ -190,11 +191,11 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
     files were built from, where the header's file name alone does not find them.
 
     A world's audit follows the vehicles it attaches: their folders are audited too."""
-    files, unreadable, targets, foreign = [], [], [], []
+    files, unreadable, targets, foreign, packages = [], [], [], [], []
     SCANNED.clear()
     for path in paths:
         try:
-            targets.extend(t for t in find_files([path], foreign) if t not in targets)
+            targets.extend(t for t in find_files([path], foreign, packages) if t not in targets)
         except AurgenError as exc:
             unreadable.append(str(exc))
     world_files = []
@@ -237,12 +238,16 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
                                 note="garbage, hand-written, or its header was removed"))
     for w in world_files:
         diffs.extend(check_world(w, configs))
+    for pkg in packages:  # the ROS description packages (aurgen.check.audit_ros)
+        found, bad = audit_ros.check_package(pkg, cache, configs)
+        diffs.extend(found)
+        unreadable.extend(bad)
     files = files + world_files
     unreadable.extend(_unused_configs(configs, files))
     order = {a.path: i for i, a in enumerate(files)}
     checks = {"content": 0, "config": 1, "formats": 2, "set": 3, "render": 4}
     diffs.sort(key=lambda d: (order.get(Path(d.file.split(":")[0]), len(order)), checks[d.check]))
-    return diffs, unreadable, [a.path for a in files]
+    return diffs, unreadable, [a.path for a in files] + [pkg / rel for pkg in packages for rel in audit_ros.files_in(pkg)]
 
 
 def _unused_configs(configs, files) -> list[str]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from aurgen.core import spatial
 from aurgen.core.errors import AurgenError
+from aurgen.core.files import GENERATED
 from aurgen.core.records import record
 
 NUM_RE = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE][-+]?[0-9]+)?", re.ASCII)  # ASCII digits only
@@ -72,14 +73,15 @@ class Audited:
 
 # ---------------------------------------------------------------- reading
 
-def find_files(paths, foreign: list | None = None) -> list[Path]:
+def find_files(paths, foreign: list | None = None, packages: list | None = None) -> list[Path]:
     """Generated vehicle files named by ``paths`` (files, or directories searched recursively).
 
     Raises AurgenError for a path that does not exist or a directory with no
     generated vehicle file in it. In a directory search, every other file in a
     folder that holds generated files (not a dot file, not under ``report/``)
     is appended to ``foreign``: a hand-written or garbage file where aurgen's
-    files belong is a difference, never silently skipped.
+    files belong is a difference, never silently skipped. A generated ROS package's files (aurgen.check.audit_ros)
+    are no vehicle set: its folder goes to ``packages``.
     """
     out = []
     for p in map(Path, paths):
@@ -87,7 +89,13 @@ def find_files(paths, foreign: list | None = None) -> list[Path]:
             out.append(p)
         elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if f.is_file() and "report" not in f.relative_to(p).parts[:-1])
+            in_pkg = {f: package_of(f) for f in files}
+            if packages is not None:
+                packages.extend(d for d in dict.fromkeys(in_pkg.values()) if d is not None and d not in packages)
+            files = [f for f in files if in_pkg[f] is None]
             found = [f for f in files if _is_vehicle_file(f)]
+            if not found and any(in_pkg.values()):
+                continue
             if not found:
                 raise AurgenError(f"{p}: no generated files (model.sdf, <name>.urdf, <name>.xml, worlds/*) here")
             out.extend(found)
@@ -99,6 +107,20 @@ def find_files(paths, foreign: list | None = None) -> list[Path]:
         else:
             raise AurgenError(f"{p}: no such file or directory")
     return list(dict.fromkeys(out))
+
+
+def is_package(folder: Path) -> bool:
+    """Whether ``folder`` is an aurgen-generated ROS package (its package.xml starts with aurgen's header)."""
+    try:
+        with open(Path(folder) / "package.xml", "rb") as fh:
+            return fh.read(len(GENERATED)) == GENERATED
+    except OSError:
+        return False
+
+
+def package_of(f: Path) -> Path | None:
+    """The generated ROS package ``f`` lies in, or None."""
+    return next((folder for folder in Path(f).parents if is_package(folder)), None)
 
 
 def _is_vehicle_file(f: Path) -> bool:

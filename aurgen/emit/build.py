@@ -8,14 +8,16 @@ build leaves the previous files untouched. Before anything is written, each
 vehicle's files are loaded by their consumers (aurgen.emit.selfcheck: MuJoCo compiles
 the MJCF; SDF and URDF get a structural check); a file MuJoCo refuses is a
 BuildError carrying MuJoCo's message. The vehicle's ros_gz_bridge config goes to
-``<output>/ros/<name>_bridge.yaml`` (aurgen.emit.ros).
+``<output>/ros/<name>_bridge.yaml`` (aurgen.emit.ros), and its ROS 2 description package (the
+URDF, the bridge config, a display launch, an RViz config) to
+``<output>/ros/<name>_description/`` (aurgen.emit.ros_package).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from aurgen.emit import render as emit, ros, selfcheck
+from aurgen.emit import render as emit, ros, ros_package, selfcheck
 from aurgen.compose import stamp
 from aurgen.compose.resolve import check_build, resolve
 from aurgen.core.errors import BuildError
@@ -69,6 +71,12 @@ def build(configs, output="build") -> list[Path]:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
             files[target] = text
         # the ROS side (aurgen.emit.ros): outside the vehicle's folder, which holds the model files only
-        files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = ros.bridge_yaml(vehicle)
+        bridge = ros.bridge_yaml(vehicle)
+        files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = bridge
+        pkg = out_root / "ros" / ros_package.package_name(vehicle)
+        for rel, text in ros_package.files(vehicle, rendered[f"{vehicle.name}.urdf"], bridge).items():
+            if pkg / rel in files:
+                raise BuildError(f"{config}: two configs write {pkg / rel} (package {pkg.name!r} twice)")
+            files[pkg / rel] = text
     return write_set(files, root=out_root)  # the system's refusals: OutputError (aurgen.core.files)
 

@@ -1,0 +1,72 @@
+"""``aurgen audit`` of a vehicle's ROS 2 description package (``<output>/ros/<vehicle>_description/``)
+and its bridge config beside it (``<output>/ros/<vehicle>_bridge.yaml``).
+
+A package is found by its ``package.xml`` carrying aurgen's header (aurgen.check.audit_files.package_of); its files are not vehicle sets
+(its ``urdf/`` holds the URDF alone). Each package is compared with a fresh build of the config its
+``package.xml`` header names (aurgen.emit.ros_package): every file it writes present with the same
+bytes (or, for the XML ones, the same meaning: aurgen.check.audit_fresh.render_differences), no
+other file in it, and the config unchanged since (a changed config is one row: rebuild).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aurgen.check.audit_files import Difference
+
+
+def files_in(folder: Path) -> list[str]:
+    """The files of a package folder (paths relative to it, sorted), aurgen's hidden marker and lock left out."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference], list[str]]:
+    """(differences, unreadable messages) of one package folder."""
+    from aurgen.check.audit_fresh import _fresh, _locate, render_differences
+    from aurgen.compose import stamp
+    from aurgen.emit import ros, ros_package
+
+    xml = folder / "package.xml"
+    try:
+        head = stamp.parse_header(xml.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [f"{xml}: cannot read: {exc}"]
+    if head is None:
+        return [], [f"{xml}: its header is not a current aurgen header: rebuild it with this aurgen"]
+    _, name, sha = head
+    path, label = _locate(name, "vehicles", given)
+    if path is None:
+        return [Difference(str(xml), "config", "config", f"{name} not found", "the config the header names",
+                           note="looked in ./, ./vehicles and the bundled vehicles: pass --config PATH")], []
+    got = _fresh(path, cache)
+    if not isinstance(got, tuple):
+        return [Difference(str(xml), "config", "config", label, "a config that composes",
+                           note=f"cannot compose it now: {got}")], []
+    vehicle, fresh = got
+    if vehicle.config_sha256 != sha:
+        return [Difference(str(xml), "config", "config sha256", sha[:16] + "...", vehicle.config_sha256[:16] + "...",
+                           note=f"stale: {label} changed since: rebuild")], []
+    bridge = ros.bridge_yaml(vehicle)
+    want = {folder / rel: text for rel, text in
+            ros_package.files(vehicle, fresh[f"{vehicle.name}.urdf"], bridge).items()}
+    beside = folder.parent / f"{vehicle.name}_bridge.yaml"  # the build writes it beside the package
+    if beside.is_file():
+        want[beside] = bridge
+    out = []
+    for target, text in want.items():
+        if not target.is_file():
+            out.append(Difference(str(target), "set", "file", "missing", f"written by a build of {label}",
+                                  note="the package is incomplete: rebuild"))
+            continue
+        try:
+            body = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            out.append(Difference(str(target), "set", "file", f"unreadable: {exc}", f"written by a build of {label}"))
+            continue
+        if body != text:
+            out.extend(render_differences(target, body, text, label))
+    for rel in sorted(set(files_in(folder)) - {str(t.relative_to(folder)) for t in want if t.parent != folder.parent}):
+        out.append(Difference(str(folder / rel), "set", "file", "present", f"not a file {label}'s package holds",
+                              note="hand-written, or left by another build: colcon would install it"))
+    return out, []
