@@ -238,23 +238,25 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
                                 note="garbage, hand-written, or its header was removed"))
     for w in world_files:
         diffs.extend(check_world(w, configs))
+    pkg_configs = []
     for pkg in packages:  # the ROS description packages (aurgen.check.audit_ros)
-        found, bad = audit_ros.check_package(pkg, cache, configs)
+        found, bad, name = audit_ros.check_package(pkg, cache, configs)
         diffs.extend(found)
         unreadable.extend(bad)
+        pkg_configs.append(name)
     files = files + world_files
-    unreadable.extend(_unused_configs(configs, files))
+    unreadable.extend(_unused_configs(configs, files, pkg_configs))
     order = {a.path: i for i, a in enumerate(files)}
     checks = {"content": 0, "config": 1, "formats": 2, "set": 3, "render": 4}
     diffs.sort(key=lambda d: (order.get(Path(d.file.split(":")[0]), len(order)), checks[d.check]))
     return diffs, unreadable, [a.path for a in files] + [pkg / rel for pkg in packages for rel in audit_ros.files_in(pkg)]
 
 
-def _unused_configs(configs, files) -> list[str]:
+def _unused_configs(configs, files, also=()) -> list[str]:
     """A ``--config`` path that is not a file, or that no audited file's header names (by file
     name, as :func:`aurgen.config.vehicle.locate_config` matches it): a message each. Silently unused,
     it would let the audit pass against another config of the header's name."""
-    named = sorted({a.config for a in files})
+    named = sorted({a.config for a in files} | {n for n in also if n})  # also: the packages' configs
     out = []
     for c in configs:
         if not Path(c).is_file():

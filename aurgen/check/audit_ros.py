@@ -21,8 +21,8 @@ def files_in(folder: Path) -> list[str]:
                   if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
-def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference], list[str]]:
-    """(differences, unreadable messages) of one package folder."""
+def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference], list[str], str | None]:
+    """(differences, unreadable messages, the config file name its header names or None) of one package."""
     from aurgen.check.audit_fresh import _fresh, _locate, render_differences
     from aurgen.compose import stamp
     from aurgen.emit import ros, ros_package
@@ -31,22 +31,22 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
     try:
         head = stamp.parse_header(xml.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{xml}: cannot read: {exc}"]
+        return [], [f"{xml}: cannot read: {exc}"], None
     if head is None:
-        return [], [f"{xml}: its header is not a current aurgen header: rebuild it with this aurgen"]
+        return [], [f"{xml}: its header is not a current aurgen header: rebuild it with this aurgen"], None
     _, name, sha = head
     path, label = _locate(name, "vehicles", given)
     if path is None:
         return [Difference(str(xml), "config", "config", f"{name} not found", "the config the header names",
-                           note="looked in ./, ./vehicles and the bundled vehicles: pass --config PATH")], []
+                           note="looked in ./, ./vehicles and the bundled vehicles: pass --config PATH")], [], name
     got = _fresh(path, cache)
     if not isinstance(got, tuple):
         return [Difference(str(xml), "config", "config", label, "a config that composes",
-                           note=f"cannot compose it now: {got}")], []
+                           note=f"cannot compose it now: {got}")], [], name
     vehicle, fresh = got
     if vehicle.config_sha256 != sha:
         return [Difference(str(xml), "config", "config sha256", sha[:16] + "...", vehicle.config_sha256[:16] + "...",
-                           note=f"stale: {label} changed since: rebuild")], []
+                           note=f"stale: {label} changed since: rebuild")], [], name
     bridge = ros.bridge_yaml(vehicle)
     want = {folder / rel: text for rel, text in
             ros_package.files(vehicle, fresh[f"{vehicle.name}.urdf"], bridge).items()}
@@ -69,4 +69,4 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
     for rel in sorted(set(files_in(folder)) - {str(t.relative_to(folder)) for t in want if t.parent != folder.parent}):
         out.append(Difference(str(folder / rel), "set", "file", "present", f"not a file {label}'s package holds",
                               note="hand-written, or left by another build: colcon would install it"))
-    return out, []
+    return out, [], name

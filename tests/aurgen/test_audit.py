@@ -47,7 +47,7 @@ def _rows(out: str, path) -> list[str]:
 def test_clean_build_audits_clean(clean_build, capsys):
     code, out, err = _run(capsys, clean_build)
     assert code == 0, out + err
-    assert "clean (17 files" in out and err == ""  # 3 vehicles x 4 files, 5 world files
+    assert "clean (35 files" in out and err == ""  # 3 vehicles x 4 files, 5 world files, 3 ROS packages x 6
 
 
 def test_clean_single_files_and_directory(boat, capsys):
