@@ -52,7 +52,7 @@ from aurgen.core.records import record
 from aurgen.runtime import mjwarn
 from aurgen.runtime._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
 
-ENERGY_RTOL = 0.05
+ENERGY_RTOL = 0.01  # core/ledger.h kEnergyRtol
 ENERGY_ATOL = 1e-9
 
 # ledger state slots
