@@ -14,10 +14,12 @@ the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
   (the integral of the hydrostatic pressure over the submerged pieces) and ``W``
   the work of the non-conservative forces (actuators, applied forces,
   constraints, MuJoCo's own passive forces, the runtime's drag and damping),
-  integrated by the left rectangle rule. Flagged when it exceeds
-  ``ENERGY_RTOL * scale + ENERGY_ATOL``, ``scale`` being the largest kinetic
-  energy, work or energy drop seen so far (a bounded integrator error stays a
-  fraction of it; an instability grows without bound);
+  booked with the integrator's own quadrature (Euler, implicitfast, implicit: the
+  force the step applied times the mean velocity, exact for the kinetic energy;
+  RK4: left rectangle; core/ledger.h StepWork). Flagged when it exceeds
+  ``ENERGY_RTOL * scale + dt/2 |f_c . v0| + ENERGY_ATOL (1 + |E0|)``, ``scale``
+  being the largest kinetic energy, work or energy drop seen so far and f_c the
+  conservative generalized force (the integrator's first-order offset);
 * and, read when asked, **MuJoCo warnings** (any ``d.warning[i].number`` above
   its count at reset). A **state reset** (MuJoCo found NaN, inf or a huge value
   in qpos, qvel or qacc and restarted from the initial state) comes first: the
@@ -52,7 +54,7 @@ from aurgen.core.records import record
 from aurgen.runtime import mjwarn
 from aurgen.runtime._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
 
-ENERGY_RTOL = 0.05
+ENERGY_RTOL = 0.01  # core/ledger.h kEnergyRtol
 ENERGY_ATOL = 1e-9
 
 # ledger state slots

@@ -217,6 +217,7 @@ class Plan:
         self.led = np.zeros(fz.NLED)  # every evaluation's (an unrecorded one zeroes it)
         self.led_rec = np.zeros(fz.NLED)  # the recorded evaluation's, as the plugin keeps it
         self.qmine = np.zeros(m.nv)
+        self.qdrag = np.zeros(m.nv)  # of qmine, drag and damping (recorded evaluations)
         self._static = (fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, self.hulls, cpl, cnp, cf, gf,
                         bch, bnd, broot, m.body_mass, m.body_inertia, di, df, ai, af, wvol, Mmap)
         self._scratch = (np.zeros((max(ng, 1), 3)), np.zeros((max(ng, 1), 3, 3)),
@@ -241,7 +242,7 @@ class Plan:
         dyn = (d.qvel, d.geom_xpos, d.geom_xmat, d.xpos, d.xmat, d.xipos, d.ximat, d.cdof,
                d.cdof_dot, d.subtree_com, d.cvel, d.qfrc_passive, d.M)
         self.args = self._static + dyn + (pos, mats, planes, out, self.vols, self.cents,
-                                          self.areas, self.wfrac, self.led, self.qmine)
+                                          self.areas, self.wfrac, self.led, self.qmine, self.qdrag)
         # the compiled force stage (runtime/native/core/forces.cc) keeps pointers into
         # these arrays (mjData's views are stable for its lifetime) and the tuple itself
         self.native = ForceStage(self.args)

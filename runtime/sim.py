@@ -214,6 +214,7 @@ class Simulation:
                                       "(settle_window, track) says")
         self.monitor = Monitor(self.model.opt.timestep, settle_window, settle_tol, plugin=ledger)
         self._q0 = np.zeros(self.model.nv)
+        self._dv, self._mdv = np.zeros(self.model.nv), np.zeros(self.model.nv)  # qvel - q0, M (qvel - q0)
         self._ledger_obj = None
         self._closed = False
         self.reset()
@@ -344,10 +345,11 @@ class Simulation:
             d, plan = self.data, self._plan
             led = plan.led_rec if plan is not None else np.zeros(fz.NLED)
             mine = plan.qmine if plan is not None else np.zeros(self.model.nv)
+            qdrag = plan.qdrag if plan is not None else np.zeros(self.model.nv)
             broot = np.ascontiguousarray(self.model.body_rootid, dtype=np.int64)
             arrays = (st, zb, led, self._q0, d.qfrc_actuator, d.qfrc_applied, d.qfrc_constraint,
                       d.qfrc_passive, mine, d.xfrc_applied, d.cvel, d.xipos, d.subtree_com, broot,
-                      d.qpos, d.qvel, d.qacc)
+                      d.qpos, d.qvel, d.qacc, d.qfrc_bias, qdrag, self._mdv)
             self._ledger_obj = (st, zb, Ledger(arrays))
         return self._ledger_obj[2]
 

@@ -89,7 +89,8 @@ class CallbackEngine:
     def step(sim, n):
         m, d, plan = sim.model, sim.data, sim._plan
         account, dt, tb, tally = sim._ledger().account, m.opt.timestep, sim._track, sim.monitor.tally
-        qvel, q0 = d.qvel, sim._q0
+        qvel, q0, dv, mdv = d.qvel, sim._q0, sim._dv, sim._mdv
+        exact = m.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4  # core/ledger.h StepWork
         with _installed():
             for _ in range(n):
                 np.copyto(q0, qvel)
@@ -97,7 +98,10 @@ class CallbackEngine:
                 mujoco.mj_step(m, d)
                 if tally.pending:
                     tally.rearm()
-                account(dt, d.time, tb)
+                if exact:
+                    np.subtract(qvel, q0, out=dv)
+                    mujoco.mj_mulM(m, d, mdv, dv)
+                account(dt, d.time, tb, exact)
 
     @staticmethod
     def forward(sim):

@@ -316,7 +316,7 @@ core::Cell CellOf(const double* row, int64_t nplanes) {
 class PyForceStage {
  public:
   explicit PyForceStage(nb::tuple args) : args_(args) {
-    if (nb::len(args) != 47) Fail("ForceStage: expected the 47 arrays of sim._Plan.args");
+    if (nb::len(args) != 48) Fail("ForceStage: expected the 48 arrays of plan.Plan.args");
     auto at = [&](int i) { return args[i]; };
     core::ForceData& D = data_;
     core::ForceOut& O = out_;
@@ -370,6 +370,7 @@ class PyForceStage {
     O.wfrac = Arr<double>(at(44), "wfrac", {&nw});
     O.led = Arr<double>(at(45), "led", {&cL});
     O.qmine = Arr<double>(at(46), "qmine", {&nv});
+    O.qdrag = Arr<double>(at(47), "qdrag", {&nv});
     // indices
     auto in = [](int64_t v, int64_t lo, int64_t hi) { return v >= lo && v < hi; };
     if (!in(fl_[packed::kFGrav], 0, 4)) Fail("ForceStage: fl[2], the gravity kind, must be 0, 1, 2 or 3");
@@ -477,7 +478,7 @@ void LedgerStepPy(Out1 st, double E, double ke, double P, double dt, double t, V
   if (qacc.shape(0) != qvel.shape(0)) Fail("ledger_step: qvel and qacc differ in length");
   if (zbuf.shape(0) < 1) Fail("ledger_step: zbuf is empty");
   if (!(st.data()[core::kSN] >= 0.0)) Fail("ledger_step: the step count st[6] is not >= 0");
-  core::LedgerStep(st.data(), E, ke, P, dt, t, qpos.data(), static_cast<int64_t>(qpos.shape(0)),
+  core::LedgerStep(st.data(), E, ke, P * dt, dt, t, qpos.data(), static_cast<int64_t>(qpos.shape(0)),
                    qvel.data(), qacc.data(), static_cast<int64_t>(qvel.shape(0)), z, zbuf.data(),
                    static_cast<int64_t>(zbuf.shape(0)));
 }
@@ -488,9 +489,10 @@ void LedgerStepPy(Out1 st, double E, double ke, double P, double dt, double t, V
 class PyLedger {
  public:
   explicit PyLedger(nb::tuple a) : args_(a) {
-    if (nb::len(a) != 17)
+    if (nb::len(a) != 20)
       Fail("Ledger: expected (st, zbuf, led, q0, qfrc_actuator, qfrc_applied, qfrc_constraint, "
-           "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid, qpos, qvel, qacc)");
+           "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid, qpos, qvel, qacc, "
+           "qfrc_bias, qdrag, mdv)");
     int64_t cS = core::kNState, nz = -1, cL = core::kNLed, nv = -1, nb = -1, nq = -1, c3 = 3, c6 = 6;
     st_ = Arr<double>(a[0], "st", {&cS});
     zbuf_ = Arr<double>(a[1], "zbuf", {&nz});
@@ -509,6 +511,9 @@ class PyLedger {
     a_.qpos = Arr<const double>(a[14], "qpos", {&nq});
     a_.qvel = Arr<const double>(a[15], "qvel", {&nv});
     a_.qacc = Arr<const double>(a[16], "qacc", {&nv});
+    qbias_ = Arr<const double>(a[17], "qfrc_bias", {&nv});
+    qdrag_ = Arr<const double>(a[18], "qdrag", {&nv});
+    mdv_ = Arr<const double>(a[19], "mdv", {&nv});
     if (nz < 1) Fail("Ledger: zbuf is empty");
     for (int64_t b = 0; b < nb; ++b)
       if (a_.broot[b] < 0 || a_.broot[b] >= nb) Fail("Ledger: body_rootid out of range");
@@ -517,9 +522,17 @@ class PyLedger {
     a_.nb = nb;
     a_.nq = nq;
   }
-  void Account(double dt, double t, int64_t tb) {
+  // exact: the exact rule (Euler, implicitfast, implicit; the caller filled mdv with
+  // M (qvel - q0)); else RK4's (core/ledger.h StepWork)
+  void Account(double dt, double t, int64_t tb, bool exact) {
     Check(tb);
-    core::Account(st_, a_, dt, t, tb, zbuf_, nz_);
+    core::StepArrays a = a_;
+    if (exact) {
+      a.qbias = qbias_;
+      a.qdrag = qdrag_;
+      a.mdv = mdv_;
+    }
+    core::Account(st_, a, dt, t, tb, zbuf_, nz_);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
@@ -534,6 +547,7 @@ class PyLedger {
   nb::tuple args_;
   double *st_, *zbuf_;
   core::StepArrays a_;  // what each account reads: pointers into args_
+  const double *qbias_ = nullptr, *qdrag_ = nullptr, *mdv_ = nullptr;
   int64_t nz_;
 };
 
@@ -588,7 +602,7 @@ NB_MODULE(_native, m) {
                        "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid,\n"
                        "qpos, qvel, qacc)).")
       .def(nb::init<nb::tuple>(), "arrays"_a)
-      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a,
+      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a, "exact"_a = true,
            "After a runtime step: energy from the force stage's ledger, power of the other forces.")
       .def("plain", &PyLedger::Plain, "dt"_a, "t"_a, "tb"_a,
            "After a step of a model with no environment: only the state checks and the height.");
@@ -630,6 +644,7 @@ NB_MODULE(_native, m) {
         out["record"] = L.record;
         out["mine"] = L.mine;
         out["q0"] = L.q0;
+        out["qdrag"] = L.qdrag;
         out["trec"] = L.trec;
         out["track"] = L.track;
         out["ledger"] = L.ledger;

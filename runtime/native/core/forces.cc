@@ -259,6 +259,17 @@ void ForceStage::Project(const ForceData& d, int64_t b, const double m[3], const
   }
 }
 
+void ForceStage::ProjectDrag(const ForceData& d, int64_t b, const double m[3], const double F[3]) {
+  if (!o_.qdrag) return;
+  const int64_t* dofs = m_.Dofs(b);
+  for (int64_t k = 0; k < m_.bodies[b].ndof; ++k) {
+    const int64_t j = dofs[k];
+    const double* cd = d.cdof + 6 * j;
+    o_.qdrag[j] += (cd[0] * m[0] + cd[1] * m[1] + cd[2] * m[2] + cd[3] * F[0] + cd[4] * F[1] +
+                    cd[5] * F[2]);
+  }
+}
+
 void ForceStage::Apply(const ForceData& d, int64_t b, const double F[3], const double T[3],
                        const double x[3]) {
   const double* c = d.subtree_com + 3 * m_.bodies[b].root;
@@ -387,8 +398,15 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Td1 = Sel(surf, Td1 - bt * (w1 - wnn * n1), Td1);
       Td2 = Sel(surf, Td2 - bt * (w2 - wnn * n2), Td2);
     }
-    if (pf.record)
+    if (pf.record) {
       Store(col(kSP), Fd0 * vab0 + Fd1 * vab1 + Fd2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
+      Store(col(kSDM), Td0 + dy * Fd2 - dz * Fd1);
+      Store(col(kSDM + 1), Td1 + dz * Fd0 - dx * Fd2);
+      Store(col(kSDM + 2), Td2 + dx * Fd1 - dy * Fd0);
+      Store(col(kSDF), Fd0);
+      Store(col(kSDF + 1), Fd1);
+      Store(col(kSDF + 2), Fd2);
+    }
     F0 = F0 + Fd0;
     F1 = F1 + Fd1;
     F2 = F2 + Fd2;
@@ -407,6 +425,8 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
 void ForceStage::Passive(const ForceData& d, bool record) {
   double* led = o_.led;
   for (int j = 0; j < m_.nv; ++j) o_.qmine[j] = 0.0;
+  if (record && o_.qdrag)
+    for (int j = 0; j < m_.nv; ++j) o_.qdrag[j] = 0.0;
   for (int i = 0; i < kNLed; ++i) led[i] = 0.0;
   for (int w = 0; w < nw_; ++w) o_.wfrac[w] = 0.0;
   // ---- gather geom poses
@@ -564,6 +584,8 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   Run run;  // the current run
   int64_t sb = -1;  // its body
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
+  double dm[3] = {0.0, 0.0, 0.0}, dF[3] = {0.0, 0.0, 0.0};  // of which drag (recorded)
+  const bool keepd = record && drag && o_.qdrag;
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
   const int nc = nc_;
   const int64_t S = slot_stride_;
@@ -577,6 +599,10 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
       if (sb >= 0) {  // the last run's wrench to its dofs
         Project(d, sb, sm, sF);
         for (int a = 0; a < 3; ++a) sm[a] = sF[a] = 0.0;
+        if (keepd) {
+          ProjectDrag(d, sb, dm, dF);
+          for (int a = 0; a < 3; ++a) dm[a] = dF[a] = 0.0;
+        }
       }
       sb = b;
       const int64_t rb = m_.bodies[b].root;
@@ -651,9 +677,15 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
         if (pf.buoy) l_ubuoy += sl[kSU * S + si];
         if (drag) l_pdrag += sl[kSP * S + si];
       }
+      if (keepd)
+        for (int a = 0; a < 3; ++a) {
+          dm[a] += sl[(kSDM + a) * S + si];
+          dF[a] += sl[(kSDF + a) * S + si];
+        }
     }
   }
   if (sb >= 0) Project(d, sb, sm, sF);
+  if (sb >= 0 && keepd) ProjectDrag(d, sb, dm, dF);
   o_.led[kLUBuoy] = l_ubuoy;
   o_.led[kLPDrag] = l_pdrag;
 }
@@ -737,9 +769,13 @@ void ForceStage::Damping(const ForceData& d, bool record) {
       F[a] = xm[3 * a] * tau[0] + xm[3 * a + 1] * tau[1] + xm[3 * a + 2] * tau[2];
       T[a] = xm[3 * a] * tau[3] + xm[3 * a + 1] * tau[4] + xm[3 * a + 2] * tau[5];
     }
-    if (record)
+    if (record) {
       o_.led[kLPDrag] += (F[0] * vab0 + F[1] * vab1 + F[2] * vab2 + T[0] * cv[0] + T[1] * cv[1] +
                           T[2] * cv[2]);
+      const double mm[3] = {T[0] + r[1] * F[2] - r[2] * F[1], T[1] + r[2] * F[0] - r[0] * F[2],
+                            T[2] + r[0] * F[1] - r[1] * F[0]};
+      ProjectDrag(d, b, mm, F);
+    }
     Apply(d, b, F, T, x);
   }
 }

@@ -177,6 +177,9 @@ struct ForceOut {
   double* wfrac = nullptr;   // (nw) submerged fraction per weld group
   double* led = nullptr;     // (kNLed) energy ledger of this evaluation
   double* qmine = nullptr;   // (nv) the generalized force this stage added
+  // (nv) of which the non-conservative part (drag, surface and declared damping),
+  // written by recorded evaluations only (the health ledger's work; null: not kept)
+  double* qdrag = nullptr;
 };
 
 // alignas: the object (SetBodyArrays writes it every evaluation) fills cache lines
@@ -206,6 +209,8 @@ class alignas(kLine) ForceStage {
   // qfrc (and qmine) += the wrench (moment m about body b's root subtree com, force F)
   // projected on b's ancestor dofs
   void Project(const ForceData& d, int64_t b, const double m[3], const double F[3]);
+  // o_.qdrag += the same projection (nothing else changes)
+  void ProjectDrag(const ForceData& d, int64_t b, const double m[3], const double F[3]);
   // the wrench (F at x, torque T) on body b: Project with m = T + (x - com) x F
   void Apply(const ForceData& d, int64_t b, const double F[3], const double T[3], const double x[3]);
   // the up direction n = -g/|g| and |g| x geom k's height along n (UpCache)
@@ -243,7 +248,7 @@ class alignas(kLine) ForceStage {
   // and what pass B gives pass C (moment, force, energy, power)
   enum {
     kSG = 0, kSPhi = 3, kSN = 4, kSGH = 7, kSSurf = 8, kSM = 9, kSF = 12, kSU = 15, kSP = 16,
-    kNSlot = 17
+    kSDM = 17, kSDF = 20, kNSlot = 23  // kSDM, kSDF: the drag part of kSM, kSF (recorded)
   };
   int64_t slot_stride_ = 1;     // S: ng nc (at least 1)
   LineVec<double> slots_;   // (kNSlot x S)

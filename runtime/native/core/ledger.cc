@@ -9,9 +9,9 @@
 
 namespace aurgen::core {
 
-void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
+void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
-                int64_t nv, double z, double* zbuf, int64_t nz) {
+                int64_t nv, double z, double* zbuf, int64_t nz, double allow) {
   if (st[kSBad] == 0.0) {
     const double* arrs[3] = {qpos, qvel, qacc};
     const int64_t lens[3] = {nq, nv, nv};
@@ -41,7 +41,7 @@ void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
   if (std::fabs(st[kSW]) > scale) scale = std::fabs(st[kSW]);
   st[kSScale] = scale;
   if (st[kSBad] == 0.0 && std::isfinite(E)) {
-    double tol = kEnergyRtol * scale + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
+    double tol = kEnergyRtol * scale + allow + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
     if (res > tol && n > 0) {
       st[kSBad] = 2.0;
       st[kSBadTime] = t;
@@ -50,7 +50,8 @@ void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
     st[kSBad] = 1.0;
     st[kSBadTime] = t;
   }
-  st[kSW] += P * dt;
+  (void)dt;
+  st[kSW] += W;
   zbuf[n % nz] = z;
   st[kSN] = static_cast<double>(n + 1);
 }
@@ -78,13 +79,30 @@ double Power(const double* q0, const double* qa, const double* qap, const double
   return P;
 }
 
-void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
-             int64_t nz) {
+double StepWork(const StepArrays& a, double dt, double* allow) {
+  if (allow) *allow = 0.0;
+  if (a.mdv) {
+    double W = 0.0, pc = 0.0;
+    for (int64_t i = 0; i < a.nv; ++i) {
+      const double fc = a.qmine[i] - a.qdrag[i] - a.qbias[i];
+      W += (a.mdv[i] - dt * fc) * (0.5 * (a.q0[i] + a.qvel[i]));
+      pc += fc * a.q0[i];
+    }
+    if (allow) *allow = 0.5 * dt * std::fabs(pc);
+    return W;
+  }
   double P = a.led[kLPDrag] + Power(a.q0, a.qa, a.qap, a.qc, a.qp, a.qmine, a.nv, a.xfrc, a.cvel,
                                     a.xipos, a.scom, a.broot, a.nb);
+  return P * dt;
+}
+
+void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
+             int64_t nz) {
+  double allow = 0.0;
+  double W = StepWork(a, dt, &allow);
   double E = a.led[kLKE] + a.led[kLUGrav] + a.led[kLUBuoy];
-  LedgerStep(st, E, a.led[kLKE], P, dt, t, a.qpos, a.nq, a.qvel, a.qacc, a.nv, a.xipos[3 * tb + 2],
-             zbuf, nz);
+  LedgerStep(st, E, a.led[kLKE], W, dt, t, a.qpos, a.nq, a.qvel, a.qacc, a.nv, a.xipos[3 * tb + 2],
+             zbuf, nz, allow);
 }
 
 void AccountPlain(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,

@@ -13,16 +13,19 @@ enum {
   kSE0 = 0, kSW = 1, kSScale = 2, kSEMin = 3, kSRes = 4, kSBad = 5, kSN = 6, kSE = 7,
   kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kNState = 12
 };
-inline constexpr double kEnergyRtol = 0.05;
+// flagged when E - E0 - W > kEnergyRtol scale + allow + kEnergyAtol (1 + |E0|): scale the
+// largest kinetic energy, |work| or energy drop seen; allow (J) the integrator's own
+// first-order energy offset at this step (StepWork)
+inline constexpr double kEnergyRtol = 0.01;
 inline constexpr double kEnergyAtol = 1e-9;
 
-// Account one step: E (J, energy at the step's start), ke (J, kinetic then), P (W,
-// non-conservative power then), dt (s), t (s, time after the step); the state
+// Account one step: E (J, energy at the step's start), ke (J, kinetic then), W (J,
+// the non-conservative work of the step that starts), dt (s), t (s, time after the step); the state
 // qpos (nq), qvel and qacc (nv) is checked for non-finite values; z (m) goes
 // into the ring buffer zbuf (nz >= 1).
-void LedgerStep(double* st, double E, double ke, double P, double dt, double t,
+void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
-                int64_t nv, double z, double* zbuf, int64_t nz);
+                int64_t nv, double z, double* zbuf, int64_t nz, double allow = 0.0);
 
 // Power (W) of the non-conservative generalized forces at the step's start:
 // sum (qfrc_actuator + qfrc_applied + qfrc_constraint + qfrc_passive - mine) . qvel0
@@ -42,14 +45,33 @@ struct StepArrays {
                *qp = nullptr, *qmine = nullptr, *xfrc = nullptr, *cvel = nullptr,
                *xipos = nullptr, *scom = nullptr, *qpos = nullptr, *qvel = nullptr,
                *qacc = nullptr;
+  // the exact rule (Euler, implicitfast, implicit; null: RK4's): qfrc_bias of the step's
+  // evaluation, the recorded evaluation's non-conservative part of mine (ForceOut::qdrag),
+  // and M (qvel - q0), M the mass matrix the step integrated with (added mass in it)
+  const double *qbias = nullptr, *qdrag = nullptr, *mdv = nullptr;
   const int64_t* broot = nullptr;
   int64_t nv = 0, nq = 0, nb = 0;
 };
 
-// Account one runtime step: E = kinetic + gravity + buoyancy potential from led,
-// P = led's drag power + Power(...), then LedgerStep with the height (m) of body
-// tb (xipos, world z).  The one implementation behind the plugin's advance and
+// Account one runtime step: E = kinetic + gravity + buoyancy potential from led, W
+// the step's non-conservative work (StepWork), then LedgerStep with the height (m)
+// of body tb (xipos, world z).  The one implementation behind the plugin's advance and
 // the Python binding Ledger.account.
+// The work (J) of the non-conservative forces over one step of dt (s).  With a.mdv
+// (Euler, implicitfast, implicit: q' = q + dt v1, M (v1 - v0) = dt f, f the
+// generalized force the integrator applied, its implicit part included): f minus
+// its conservative and inertial parts (the stage's buoyancy, gravity fields and
+// added-mass terms, mine - qdrag, and MuJoCo's qfrc_bias: gravity, Coriolis) times
+// the mean velocity (v0 + v1) / 2, so that the kinetic energy change over the step,
+// (v1 - v0)' M (v1 + v0) / 2 = dt f . (v0 + v1) / 2, is booked exactly and
+// E - E0 - W is only the integrator's error in the conservative forces.  Without
+// (RK4): led's drag power + Power(...), times dt (left rectangle).
+// *allow (J): dt/2 |f_c . v0|, f_c = mine - qdrag - qbias the conservative and inertial
+// generalized force at the step's start: semi-implicit Euler conserves not E but a
+// modified energy E + O(dt f_c . v), so E - E0 - W oscillates by about that much
+// (0 for RK4).
+double StepWork(const StepArrays& a, double dt, double* allow = nullptr);
+
 void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
              int64_t nz);
 

@@ -550,8 +550,12 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     wfrac_.assign(nw, 0.0);
     led_.assign(core::kNLed, 0.0);
     qmine_.assign(nv, 0.0);
+    qdrag_.assign(nv, 0.0);
+    dv_.assign(nv, 0.0);
+    mdv_.assign(nv, 0.0);
     core::ForceOut O{pos_.data(), mats_.data(), planes_.data(), out_.data(), vols_.data(),
-                     cents_.data(), areas_.data(), wfrac_.data(), led_.data(), qmine_.data()};
+                     cents_.data(), areas_.data(), wfrac_.data(), led_.data(), qmine_.data(),
+                     qdrag_.data()};
     stage_ = std::make_unique<core::ForceStage>(std::move(M), O);
     return true;
   } catch (const std::exception& e) {
@@ -585,6 +589,7 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
     for (int i = 0; i < core::kNLed; ++i) st[L_.led + i] = led_[i];
     st[L_.record] = 0;
     for (int i = 0; i < m->nv; ++i) st[L_.q0 + i] = d->qvel[i];
+    for (int i = 0; i < m->nv; ++i) st[L_.qdrag + i] = qdrag_[i];
     st[L_.trec] = d->time;
   }
   for (int i = 0; i < m->nv; ++i) st[L_.mine + i] = qmine_[i];
@@ -644,6 +649,13 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   a.nv = m->nv;
   a.nq = m->nq;
   a.nb = m->nbody;
+  if (!plain_ && m->opt.integrator != mjINT_RK4) {  // the exact rule (core/ledger.h StepWork)
+    for (int i = 0; i < m->nv; ++i) dv_[i] = d->qvel[i] - st[L_.q0 + i];
+    mj_mulM(m, d, mdv_.data(), dv_.data());
+    a.qbias = d->qfrc_bias;
+    a.qdrag = st + L_.qdrag;
+    a.mdv = mdv_.data();
+  }
   if (plain_)  // no environment: the state checks and the height only
     core::AccountPlain(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
   else

@@ -88,7 +88,8 @@ class alignas(core::kLine) Hydro {
   std::vector<int64_t> broot_;  // (nb) each body's root (the health ledger's Power)
   // outputs and scratch (ForceOut), written per evaluation: whole cache lines each
   // (core/lines.h), so the instances of two threads share none
-  core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_;
+  core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_,
+      qdrag_, dv_, mdv_;  // qdrag: ForceOut's; dv, mdv: Advance's qvel - q0, M dv
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int track_ = 0;

@@ -10,6 +10,8 @@
 //   [record]             1: the next evaluation records (set by reset and advance)
 //   [mine     , +nv)     the generalized force the latest evaluation added (N, N m)
 //   [q0       , +nv)     qvel at the recorded evaluation (the step's start)
+//   [qdrag    , +nv)     of mine, the recorded evaluation's non-conservative part
+//                        (drag and damping; core::ForceOut::qdrag)
 //   [trec]               d->time of the recorded evaluation (s)
 //   [track]              the body whose height (xipos z) fills the settle window
 //   [ledger   , +kNState) the health ledger's state (core/ledger.h slots)
@@ -46,7 +48,7 @@ enum TallySlot {
 };
 
 struct StateLayout {
-  int led, record, mine, q0, trec, track, ledger, tally, zbuf, nz, size;
+  int led, record, mine, q0, qdrag, trec, track, ledger, tally, zbuf, nz, size;
 };
 
 // nv: the model's dofs; nz (>= 2): the settle window in steps.
@@ -56,7 +58,8 @@ inline StateLayout Layout(int nv, int nz) {
   L.record = core::kNLed;
   L.mine = L.record + 1;
   L.q0 = L.mine + nv;
-  L.trec = L.q0 + nv;
+  L.qdrag = L.q0 + nv;
+  L.trec = L.qdrag + nv;
   L.track = L.trec + 1;
   L.ledger = L.track + 1;
   L.tally = L.ledger + core::kNState;
