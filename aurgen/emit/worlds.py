@@ -24,7 +24,7 @@ from aurgen.config.world import (DENSITY_TOL, HORIZONTAL_TOL, Placement, WorldCo
                                  load_world)
 from aurgen.emit.render import environment as jinja_environment, num, vec
 from aurgen.core.errors import AurgenError, ConfigError
-from aurgen.core.files import write_set
+from aurgen.core.files import preflight, write_set
 from aurgen.core.records import record
 from aurgen.compose.stamp import equilibrium_of, header_line
 from aurgen.core.yamlio import Reader
@@ -314,12 +314,16 @@ def write_worlds(names=None, output="build", *, build_vehicles: bool = True, not
     rendered = [_render(w, p, note) for w, p in zip(worlds, placed)]
     for w, p, files in zip(worlds, placed, rendered):  # MuJoCo compiles each world before anything is written
         selfcheck.check_world(files, _vehicle_mjcf(p), w.path)
-    written = _build_vehicles([pl for ps in placed for pl in ps], output) if build_vehicles else []
     wdir = output / "worlds"
+    todos = []
     for w, files, pl in zip(worlds, rendered, placed):
         todo = {wdir / fname: text for fname, text in files.items()}
         if f"{w.name}.sdf" in files:  # a ROS 2 launch file for each Gazebo world (aurgen.emit.ros)
             todo[output / "ros" / f"{w.name}.launch.py"] = ros.launch_py(w, pl, header(w)[5:-4])
+        todos.append(todo)
+    preflight([t for todo in todos for t in todo], output)  # a refused worlds/ before any vehicle is written
+    written = _build_vehicles([pl for ps in placed for pl in ps], output) if build_vehicles else []
+    for w, files, todo in zip(worlds, rendered, todos):
         written += write_set(todo, root=output)
         old_sdf = wdir / f"{w.name}.sdf"
         if f"{w.name}.sdf" not in files and old_sdf.is_file() and not old_sdf.is_symlink():
