@@ -231,6 +231,14 @@ def test_blueboat_criteria_against_the_reference():
     assert failed == {"angle_max_gz"}  # a catamaran's GZ peaks where a hull lifts out, ~8° (the rest pass)
 
 
+def test_the_equipped_test_boat_against_the_reference():
+    """tests/data/emit_features/equipped_boat.yaml: the BlueBoat with every optional boat part (a mast,
+    four packs, sonars), heavier and with its centre of mass higher: each criterion as the reference has it."""
+    v = resolve(str(Path(__file__).parents[1] / "data" / "emit_features" / "equipped_boat.yaml"))
+    got, failed = _check(v, st.body_of(v))
+    assert got.row("gm0").passed and "area_30" not in failed
+
+
 ROV_SURFACE = """
 name: bluerov2_surface
 base: {type: bluerov2_chassis, name: base_link}
