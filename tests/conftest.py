@@ -153,7 +153,8 @@ def pinocchio():
 # the vehicles most emit tests read: the bundled ones and tests/data/emit_features' (every shape,
 # joint kind, bundled part type and topic key)
 EMIT_FEATURES = DATA / "emit_features"
-EMIT_CONFIGS = ("features.yaml", "equipped_rov.yaml", "equipped_boat.yaml", "topic_keys.yaml")
+EMIT_CONFIGS = ("features.yaml", "equipped_rov.yaml", "equipped_boat.yaml", "topic_keys.yaml",
+                "two_grippers.yaml")
 
 
 @pytest.fixture(scope="session")

@@ -177,7 +177,7 @@ def uuv_balance(vehicle, at=None, body: Body | None = None) -> Balance:
 def default_payload_point(vehicle) -> np.ndarray:
     """The base link's ``payload`` slot origin (m, base_link); the CoM if it has none."""
     for fr in vehicle.frames:
-        if fr.name == f"{vehicle.base}_payload" and fr.link == vehicle.base:
+        if fr.name == f"{vehicle.base}_payload_slot" and fr.link == vehicle.base:
             return np.asarray(fr.xyz, float)
     return np.asarray(vehicle.specs.com, float)
 

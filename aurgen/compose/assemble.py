@@ -119,7 +119,10 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                       "give one of them another 'name:'")
         names[name] = (what, source(where))
 
-    def place(name, type_name, parent, T, collision, joint_type, axis, limits, topics, where, limits_where):
+    placed_by: dict[str, str] = {}  # instance -> where the config placed it (or placed what carries it)
+
+    def place(name, type_name, parent, T, collision, joint_type, axis, limits, topics, where, limits_where,
+              filling=None):
         part = catalog.get(type_name, where=where)
         if topics is not None:
             if not (part.drive is not None or part.sensors or joint_type in ("revolute", "prismatic")):
@@ -130,7 +133,15 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         if len(out.instances) >= lim.MAX_PARTS:
             raise err(where[2], where[1], f"more than {lim.MAX_PARTS} parts in one vehicle",
                       "check for slots that fill themselves with defaults")
-        claim(name, f"an instance of {type_name}", where)
+        what = f"an instance of {type_name}"
+        if where[0] == cfg.path:
+            placed_by[name] = source(where)
+        elif filling is not None:
+            # a default: say which slot of which carrier, and the config entry that placed the carrier
+            placed_by[name] = placed_by.get(filling[1], "")
+            what += (f" filling slot '{filling[0]}' of '{filling[1]}'" +
+                     (f", which {placed_by[name]} places" if placed_by[name] else ""))
+        claim(name, what, where)
         inst = Instance(name, part, parent, T, collision)
         out.instances.append(inst)
         out.by_name[name] = inst
@@ -177,7 +188,9 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         a = adhoc_slot.get(id(slot))
         slot_where = ((cfg.path, f"slots[{a.index}]", a.line) if a is not None
                       else (catalog.path_of(inst.part.type), f"slots.{slot.name}", None))
-        fname = f"{inst.name}_{slot.name}"
+        # the slot's frame is <carrier>_<slot>_slot: <carrier>_<slot> is the name of a part that a slot
+        # of a nested carrier fills
+        fname = f"{inst.name}_{slot.name}_slot"
         add_frame(fname, f"slot '{slot.name}' of '{inst.name}'", slot_where)
         out.frames.append(FrameDef(fname, inst.name, slot.xyz, slot.rpy))
         matches = fills.get((slot.name, inst.name), [])
@@ -220,11 +233,14 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         axis = (entry.axis if entry else None) or slot.axis or part.axis
         limits = (entry.limits if entry else None) or slot.limits
         collision = inst.collision and slot.collision and (entry.collision if entry else True)
-        name = (entry.name if entry else None) or slot.name
+        # the base's occupants are named after the slot; a nested carrier's after carrier and slot
+        # (gripper_jaw_left, gripper2_jaw_left), so two of one part compose
+        name = ((entry.name if entry else None) or
+                (slot.name if inst.parent is None else f"{inst.name}_{slot.name}"))
         limits_where = ((cfg.path, f"parts[{entry.index}].limits", entry.line) if entry is not None and
                         (entry.joint or entry.limits) else (slot_where[0], f"{slot_where[1]}.limits", slot_where[2]))
         place(name, type_name, inst.name, T, collision, joint, axis, limits, entry_topics(entry), where,
-              limits_where)
+              limits_where, (slot.name, inst.name))
 
     def place_free(e):
         parent = e.parent or cfg.base_name

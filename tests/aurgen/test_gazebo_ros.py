@@ -89,10 +89,10 @@ def test_topics_follow_namespace_name_quantity(out, config):
 def test_ping2_is_one_downward_ray_as_the_reference_writes_it(out):
     v, sdf, _ = _files(out, str(bundled_vehicles()[0]))  # blueboat
     assert v.name == "blueboat"
-    (ping,) = [s for s in sdf.iter("sensor") if s.get("name") == "ping"]
+    (ping,) = [s for s in sdf.iter("sensor") if s.get("name") == "ping_mount_ping"]
     assert ping.get("type") == "gpu_lidar"
-    assert ping.findtext("topic") == "/blueboat/ping/range"
-    assert ping.findtext("gz_frame_id") == "blueboat/ping_beam"
+    assert ping.findtext("topic") == "/blueboat/ping_mount_ping/range"
+    assert ping.findtext("gz_frame_id") == "blueboat/ping_mount_ping_beam"
     assert float(ping.findtext("update_rate")) == 10.0
     scan = ping.find("lidar/scan")
     assert int(scan.findtext("horizontal/samples")) == 1 and int(scan.findtext("vertical/samples")) == 1
@@ -170,8 +170,9 @@ def test_joint_position_controllers_and_joint_state_publisher(out, config):
 def test_the_gripper_and_the_sampler_get_two_controllers_each(out):
     _, sdf, _ = _files(out, str(FEATURES / "equipped_rov.yaml"))
     ctl = sdf.findall("model/plugin[@filename='gz-sim-joint-position-controller-system']")
-    assert sorted(c.findtext("topic") for c in ctl) == ["/rov/cup_left/cmd_pos", "/rov/cup_right/cmd_pos",
-                                                         "/rov/jaw_left/cmd_pos", "/rov/jaw_right/cmd_pos"]
+    assert sorted(c.findtext("topic") for c in ctl) == [
+        "/rov/gripper_jaw_left/cmd_pos", "/rov/gripper_jaw_right/cmd_pos",
+        "/rov/sampler_cup_left/cmd_pos", "/rov/sampler_cup_right/cmd_pos"]
 
 
 def test_the_test_vehicles_fit_every_bundled_part_type():

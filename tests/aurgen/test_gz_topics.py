@@ -37,7 +37,7 @@ DATA = Path(__file__).parents[1] / "data"
 FEATURES = DATA / "emit_features"
 CONFIGS = [str(p) for p in bundled_vehicles()] + [str(FEATURES / n) for n in
                                                   ("features.yaml", "equipped_rov.yaml", "equipped_boat.yaml",
-                                                   "topic_keys.yaml")]
+                                                   "topic_keys.yaml", "two_grippers.yaml")]
 IDS = [Path(c).stem for c in CONFIGS]
 THRUSTERS = ("gz::sim::systems::Thruster", "gz::sim::maritime::Thruster")
 

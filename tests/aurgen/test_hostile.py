@@ -173,9 +173,13 @@ CASES = [
      ["parts[0].type", "duplicate name 'hull_displacement'", "a displacement link"]),
     ("instance-named-windage", {"v.yaml": BOAT + "parts: [{slot: mast, type: blueboat_antenna_mast, name: windage}]\n"},
      None, ["parts[0].type", "duplicate name 'windage'"]),
-    ("frame-vs-thrust-site", {"v.yaml": BOAT + "parts: [{type: t200_prop_ccw, name: motor, parent: base_link, "
-                              "xyz: [0, 0, 0]}]\nslots: [{of: motor, name: thrust}]\n"}, None,
-     ["duplicate name 'motor_thrust'", "thrust site of 'motor'", "slot 'thrust' of 'motor'"]),
+    ("part-vs-thrust-site", {"v.yaml": BOAT + "parts: [{type: t200_prop_ccw, name: motor, parent: base_link, "
+                             "xyz: [0, 0, 0]}, {type: blueboat_flag, name: motor_thrust, parent: base_link, "
+                             "xyz: [0, 0, 1]}]\n"}, None,
+     ["duplicate name 'motor_thrust'", "thrust site of 'motor'", "an instance of blueboat_flag"]),
+    ("part-vs-slot-frame", {"v.yaml": BOAT + "parts: [{type: blueboat_flag, name: base_link_mast_slot, "
+                            "parent: base_link, xyz: [0, 0, 1]}]\n"}, None,
+     ["duplicate name 'base_link_mast_slot'", "slot 'mast' of 'base_link'", "an instance of blueboat_flag"]),
     ("pontoon-name-taken", {"v.yaml": BOAT + "parts: [{type: blueboat_flag, name: pontoon_port_0, "
                             "parent: base_link, xyz: [0, 0, 1]}]\n"}, None, ["duplicate name 'pontoon_port_0'"]),
     ("axis-zero", {"v.yaml": BOAT + "parts: [{slot: motor_port, type: t200_prop_ccw, axis: [0, 0, 0]}]\n"}, None,

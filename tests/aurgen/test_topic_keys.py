@@ -63,7 +63,7 @@ def test_each_key_lands_on_its_side_of_the_bridge(out):
     assert by_gz["/tk/thruster_1/cmd"] == "/teleop/thruster_1/cmd"
     # a nested slot's entry (a gripper jaw): its position command
     assert by_gz["/tk/claw/left/cmd_pos"] == "/tk/claw/left/cmd_pos"
-    assert by_gz["/tk/jaw_right/cmd_pos"] == "/tk/jaw_right/cmd_pos"
+    assert by_gz["/tk/gripper_jaw_right/cmd_pos"] == "/tk/gripper_jaw_right/cmd_pos"
     # and the SDF says the same on the Gazebo side
     sdf = etree.parse(str(out / "topic_keys" / "model.sdf")).getroot()
     topics = {s.get("name"): s.findtext("topic") for s in sdf.iter("sensor")}
