@@ -91,6 +91,22 @@ SENSOR_TYPES = {
 }
 SENSOR_KEYS = {"type", "frame", "ros_frame", "quantity", "rate", "source"}
 
+# Not a catalog type: the depth camera aurgen adds beside an rgbd camera whose images are stamped
+# with an optical frame. gz-sensors 8 (Harmonic) src/RgbdCameraSensor.cc stamps all four of its
+# messages with one frame (CreateCameras: <optical_frame_id>, else the sensor's frame id; the cloud's
+# InitPointCloudPacked too), but the cloud's data is in the sensor's own axes, x forward
+# (test/integration/rgbd_camera.cc: a point's x is its depth, y grows to the left). This sensor's
+# cloud is stamped with the body frame; its depth image and camera_info stay in Gazebo, unbridged.
+CLOUD = "rgbd_cloud"
+INTERNAL_TYPES = {CLOUD: SensorType(
+    "depth_camera", "points", (("/points", "gz.msgs.PointCloudPacked", "sensor_msgs/msg/PointCloud2"),),
+    ("hfov", "width", "height", "near", "far"), {"noise_stddev": 0.0}, (SENSORS_SYSTEM,))}
+
+
+def sensor_type(kind: str) -> SensorType:
+    """The SensorType of a catalog sensor type or of aurgen's own (INTERNAL_TYPES)."""
+    return SENSOR_TYPES.get(kind) or INTERNAL_TYPES[kind]
+
 
 @record
 class SensorSpec:
@@ -127,6 +143,7 @@ class Sensor:
     params: tuple
     ros_topic: str | None = None  # the ROS side's topic, when an entry's ros_topic/gz_topic splits them
     instance: str | None = None  # the part instance carrying it
+    cloud_apart: bool = False  # an rgbd camera whose cloud a CLOUD sensor beside it publishes
 
     def param(self, key: str) -> float:
         return dict(self.params)[key]
@@ -180,14 +197,23 @@ def collect(asm, namespace: str, base: str) -> tuple:
                 xyz, rpy, link = fr.xyz, fr.rpy, f"{inst.name}_{spec.frame}"
             else:
                 xyz, rpy, link = ZERO3, ZERO3, inst.name
+            body = f"{namespace}/{link}"
             if spec.ros_frame is not None:
                 link = f"{inst.name}_{spec.ros_frame}"
             frame_id = f"{namespace}/{link}"
             tb = asm.topics.get(inst.name)
             gz = _topic(namespace, name, spec, inst.name, tb.gz if tb else None)
             ros = _topic(namespace, name, spec, inst.name, tb.ros if tb else None)
+            apart = spec.type == "rgbd_camera" and frame_id != body
             out.append(Sensor(name, spec.type, inst.part.type, inst.name, frame_id, tuple(xyz), tuple(rpy),
-                              spec.rate, gz, spec.source, spec.params, None if ros == gz else ros, inst.name))
+                              spec.rate, gz, spec.source, spec.params, None if ros == gz else ros, inst.name,
+                              apart))
+            if apart:
+                # its cloud from a depth camera at the same pose, stamped with the body frame; Gazebo
+                # topics under <topic>/cloud (depth image <topic>/cloud/depth, points .../depth/points,
+                # camera_info <topic>/cloud/camera_info: CameraSensor::AdvertiseInfo's parent + /camera_info)
+                out.append(Sensor(f"{name}_cloud", CLOUD, inst.part.type, inst.name, body, tuple(xyz), tuple(rpy),
+                                  spec.rate, f"{gz}/cloud/depth", spec.source, spec.params, ros, inst.name))
     return tuple(out)
 
 
@@ -208,16 +234,20 @@ def _sub(topic: str, suffix: str) -> str:
     return topic + suffix
 
 
+def _topics(sensor: Sensor) -> tuple:
+    return tuple(t for t in sensor_type(sensor.type).topics if not (sensor.cloud_apart and t[0] == "/points"))
+
+
 def published(sensor: Sensor) -> list[tuple[str, str, str | None]]:
-    """(gz topic, gz message type, ROS message type or None) of everything ``sensor`` publishes."""
-    return [(_sub(sensor.topic, suffix), gz, ros) for suffix, gz, ros in SENSOR_TYPES[sensor.type].topics]
+    """(gz topic, gz message type, ROS message type or None) of everything of ``sensor`` the bridge carries."""
+    return [(_sub(sensor.topic, suffix), gz, ros) for suffix, gz, ros in _topics(sensor)]
 
 
 def bridged(sensor: Sensor) -> list[tuple[str, str, str, str | None]]:
     """(gz topic, ROS topic, gz message type, ROS message type or None) of everything ``sensor`` publishes."""
     ros_root = sensor.ros_topic or sensor.topic
     return [(_sub(sensor.topic, suffix), _sub(ros_root, suffix), gz, ros)
-            for suffix, gz, ros in SENSOR_TYPES[sensor.type].topics]
+            for suffix, gz, ros in _topics(sensor)]
 
 
 def systems(sensor_types) -> list[tuple[str, str]]:

@@ -205,13 +205,14 @@ def gz_topic(namespace: str, base: str, quantity: str) -> str:
 
 def sensor_ctx(s) -> dict:
     """One aurgen.config.sensors.Sensor for the SDF template (DVL beam angles in degrees, gz-sim's unit there)."""
-    st = sensors.SENSOR_TYPES[s.type]
+    st = sensors.sensor_type(s.type)
     p = dict(s.params)
     if s.type == "dvl":  # a Janus X: four beams at 45, 135, -135 and -45 degrees about the sensor's z
         p["beams"] = [{"id": i + 1, "rotation": rot, "tilt": math.degrees(p["beam_tilt"]),
                        "aperture": math.degrees(p["beam_aperture"])} for i, rot in enumerate((45.0, 135.0, -135.0, -45.0))]
     return {"name": s.name, "type": s.type, "sdf_type": st.sdf, "gz_type": st.gz_type, "xyz": s.xyz, "rpy": s.rpy,
-            "rate": s.rate, "topic": s.topic, "frame_id": s.frame_id, "p": p}
+            "rate": s.rate, "topic": s.topic, "frame_id": s.frame_id, "p": p,
+            "format": "R_FLOAT32" if st.sdf == "depth_camera" else "R8G8B8"}
 
 
 def controllers_ctx(vehicle: Vehicle) -> list:

@@ -58,6 +58,8 @@ def test_sensor_count_and_types_follow_the_catalog(out, config, sdf_checker):
     for part_type, name in v.specs.parts:
         for s in (_catalog_yaml(v, part_type).get("sensors") or {}).values():
             want.append((name, s["type"]))
+            if s["type"] == "rgbd_camera" and s.get("ros_frame"):  # its cloud's depth camera (test_gz_sensor_frames)
+                want.append((name, "depth_camera"))
     ok, text = sdf_checker(out / v.name / "model.sdf")
     assert ok, text
     assert f" sensors {len(want)}" in text, text
@@ -82,6 +84,8 @@ def test_topics_follow_namespace_name_quantity(out, config):
         topic = s.findtext("topic")
         if s.get("type") == "rgbd_camera":  # publishes <topic>/image, /depth_image, /points, /camera_info
             assert topic == f"/{v.namespace}/{s.get('name')}"
+        elif s.get("type") == "depth_camera":  # an rgbd camera's cloud: <its topic>/cloud/depth
+            assert topic == f"/{v.namespace}/{s.get('name').removesuffix('_cloud')}/cloud/depth"
         else:
             assert re.fullmatch(rf"/{v.namespace}/{s.get('name')}/[a-z_]+", topic), topic
 
@@ -272,7 +276,10 @@ def test_bridge_topics_equal_the_model_topics(out, config):
     entries = yaml.safe_load(text)
     bridged = {e["gz_topic_name"] for e in entries}
     for e in entries:
-        assert e["ros_topic_name"] == e["gz_topic_name"]
+        # an rgbd camera's cloud: the depth camera's <topic>/cloud/depth/points on <topic>/points in ROS
+        cloud = e["gz_topic_name"].endswith("/cloud/depth/points")
+        assert e["ros_topic_name"] == (e["gz_topic_name"].replace("/cloud/depth/", "/") if cloud
+                                       else e["gz_topic_name"])
         assert e["direction"] in ("GZ_TO_ROS", "ROS_TO_GZ")
         assert e["ros_type_name"].count("/msg/") == 1 and e["gz_type_name"].startswith("gz.msgs.")
     unbridged = set(re.findall(r"^# not bridged: (\S+) ", text, re.M))
@@ -284,7 +291,13 @@ def test_bridge_topics_equal_the_model_topics(out, config):
         if s.get("type") == "camera":
             derived.add(t.rsplit("/", 1)[0] + "/camera_info")
         elif s.get("type") == "rgbd_camera":
-            derived |= {t + q for q in ("/image", "/depth_image", "/points", "/camera_info")}
+            # its cloud from the depth camera beside it, when there is one (stamped in the body frame)
+            apart = sdf.find(f".//sensor[@name='{s.get('name')}_cloud']") is not None
+            derived |= {t + q for q in ("/image", "/depth_image", "/points", "/camera_info")
+                        if not (apart and q == "/points")}
+            model_topics.discard(t)
+        elif s.get("type") == "depth_camera":  # only its cloud is bridged
+            derived.add(t + "/points")
             model_topics.discard(t)
     assert bridged | unbridged == model_topics | derived
     assert not bridged & unbridged

@@ -56,8 +56,10 @@ def test_each_key_lands_on_its_side_of_the_bridge(out):
     # topic: echo on the sonar renamed 'sonar' -> /<ns>/echo/<quantity> on both sides
     assert by_gz["/tk/echo/scan"] == "/tk/echo/scan"
     # gz_topic: cam_raw, ros_topic: sensors_cam on the rgbd camera -> each side its own base
-    for q in ("image", "depth_image", "points", "camera_info"):
+    for q in ("image", "depth_image", "camera_info"):
         assert by_gz[f"/tk/cam_raw/{q}"] == f"/tk/sensors_cam/{q}"
+    # its cloud from the depth camera beside it (test_gz_sensor_frames.py), Gazebo topic under cam_raw
+    assert by_gz["/tk/cam_raw/cloud/depth/points"] == "/tk/sensors_cam/points"
     # an absolute ros_topic: no namespace on the ROS side
     assert by_gz["/tk/dvl/velocity"] == "/nav/dvl/velocity"
     assert by_gz["/tk/thruster_1/cmd"] == "/teleop/thruster_1/cmd"
