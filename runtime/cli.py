@@ -74,6 +74,21 @@ def _declares_environment(path) -> bool:
     return any(t.name == ENV_TEXT for t in spec.texts)
 
 
+def _check_model(model) -> None:
+    """The model is a regular file (a FIFO would block every reader of it, MjSpec's included)."""
+    import os
+    import stat
+
+    if str(model).lstrip().startswith("<") or str(model).lower().endswith((".yaml", ".yml")):
+        return  # Simulation says what these are
+    try:
+        st = os.stat(model)
+    except (OSError, ValueError):
+        raise AurgenError(f"{str(model)!r}: no such file (expected an MJCF world or model written by aurgen)") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise AurgenError(f"{model}: not a regular file (expected an MJCF world or model written by aurgen)")
+
+
 def _check_water(model, water) -> None:
     """--water is for a file without an environment (said in the CLI's terms before
     Simulation, which refuses ``water=`` with an environment too, is asked)."""
@@ -87,6 +102,7 @@ def cli_sim(args) -> int:
     from aurgen.runtime.sim import Simulation
 
     # everything checked before the run, so a long run's results are never lost to a bad path
+    _check_model(args.model)
     if not (math.isfinite(args.duration) and args.duration > 0):
         raise AurgenError(f"--duration must be a positive, finite number of seconds, got {args.duration}")
     _check_output("--out", getattr(args, "out", None), _our_csv)

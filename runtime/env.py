@@ -141,8 +141,18 @@ def _is_number(x) -> bool:
 _LISTS = (list, tuple, np.ndarray)  # JSON gives lists; a Python caller may pass tuples or arrays
 
 
+class _LongInt(str):
+    """A JSON integer longer than Python converts (4300 digits): kept as its text, never a number."""
+
+
+def _json_int(text: str):
+    return int(text) if len(text.lstrip("-")) <= 4300 else _LongInt(text)
+
+
 def _kind(x) -> str:
     """How a JSON value reads, for messages: ``a string ('down')``, ``5``."""
+    if isinstance(x, _LongInt) or (isinstance(x, int) and abs(x).bit_length() > 14000):
+        return f"an integer of {len(x.lstrip('-')) if isinstance(x, _LongInt) else 'more than 4000'} digits"
     if isinstance(x, str):
         return f"a string ({x[:40]!r})"
     if isinstance(x, bool) or x is None:
@@ -156,9 +166,13 @@ def _kind(x) -> str:
 
 def _num(x, what: str) -> float:
     """A finite JSON number at key ``what`` (a string, a bool or null is refused, never converted)."""
-    if not _is_number(x) or not math.isfinite(float(x)):
+    try:
+        v = float(x) if _is_number(x) else math.nan
+    except OverflowError:  # an int beyond a double
+        v = math.inf
+    if not math.isfinite(v):
         raise EnvironmentInvalid(f"{what}: expected a finite number, got {_kind(x)}")
-    return float(x)
+    return v
 
 
 def _vec(x, n, what):
@@ -246,8 +260,8 @@ def parse(obj) -> Environment:
         return obj
     if isinstance(obj, (str, bytes)):
         try:
-            obj = json.loads(obj)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            obj = json.loads(obj, parse_int=_json_int)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError among them
             raise EnvironmentInvalid(f"environment JSON does not parse: {exc}") from None
     if not isinstance(obj, dict):
         raise EnvironmentInvalid(f"environment: expected a JSON object with planes, cells, gravity, got {_kind(obj)}")

@@ -34,7 +34,9 @@ recompiled with one).
 from __future__ import annotations
 
 import math
+import numbers
 import os
+import stat
 
 import mujoco
 import numpy as np
@@ -66,14 +68,30 @@ def register_engine(name: str, engine) -> None:
 
 
 def _positive(name: str, value, unit: str) -> float:
-    """``value`` as a finite float > 0, else a SimulationError naming the argument."""
+    """``value`` as a finite float > 0, else a SimulationError naming the argument (a bool or a
+    string is no number: ``water=True`` is not a density of 1)."""
     try:
-        x = float(value)
-    except (TypeError, ValueError):
-        x = float("nan")
+        x = float(value) if _real(value) else math.nan
+    except (TypeError, ValueError, OverflowError):
+        x = math.nan
     if not (math.isfinite(x) and x > 0):
-        raise SimulationError(f"{name}={value!r}: expected {unit}, a finite number > 0")
+        raise SimulationError(f"{name}={_show(value)}: expected {unit}, a finite number > 0")
     return x
+
+
+MAX_NSTEP = 2**31 - 1  # mj_step's nstep is a C int: one call steps at most this many
+
+
+def _real(x) -> bool:
+    """A real number, never a bool or a string (``True`` is not 1 here)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def _show(x) -> str:
+    """``x`` for a message (an int of thousands of digits as its magnitude)."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) > 10**30:
+        return f"an integer of {x.bit_length()} bits"
+    return repr(x)
 
 
 # --------------------------------------------------------------- loading
@@ -94,7 +112,9 @@ def _compile(source):
                                   f"vehicle, 'aurgen worlds {s}' for a world), then pass the MJCF it "
                                   f"writes (build/<name>/<name>.xml, build/worlds/<name>.xml)")
         if not os.path.exists(s):
-            raise SimulationError(f"{s}: no such file (expected an MJCF world or model written by aurgen)")
+            raise SimulationError(f"{s!r}: no such file (expected an MJCF world or model written by aurgen)")
+        if not stat.S_ISREG(os.stat(s).st_mode):  # a FIFO would block MuJoCo's read forever
+            raise SimulationError(f"{s}: not a regular file (expected an MJCF world or model written by aurgen)")
         return mujoco.MjModel.from_xml_path(s), ("path", s)
     except ValueError as exc:
         raise SimulationError(f"{source if not str(source).lstrip().startswith('<') else 'MJCF string'}: "
@@ -318,9 +338,11 @@ class Simulation:
 
     def step(self, n: int = 1):
         """Advance n steps (mj_step with the runtime's forces), keeping the health ledger."""
-        if type(n) is not int or n < 0:  # the common case first: step(1) in a control loop
+        if type(n) is not int or not 0 <= n <= MAX_NSTEP:  # the common case first: step(1) in a control loop
             if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
                 raise ValueError(f"step(n): n is a whole number of steps >= 0, got {n!r}")
+            if n > MAX_NSTEP:
+                raise ValueError(f"step(n): at most {MAX_NSTEP} steps in one call, got {_show(n)}")
         m, d = self.model, self.data
         self.monitor.tally.activate()  # MuJoCo's messages in this thread go to this run's tally
         if self._plugin:  # the plugin keeps the ledger and counts MuJoCo's resets: no Python per step
@@ -355,8 +377,15 @@ class Simulation:
 
     def run(self, duration: float, callback=None, every: int = 1):
         """Step for ``duration`` seconds; ``callback(sim)`` every ``every`` steps."""
-        if not (isinstance(duration, (int, float, np.number)) and math.isfinite(duration) and duration >= 0):
-            raise ValueError(f"run(duration): a finite number of seconds >= 0, got {duration!r}")
+        try:
+            secs = float(duration) if _real(duration) else math.nan
+        except OverflowError:  # an int beyond a double
+            secs = math.inf
+        if not (math.isfinite(secs) and secs >= 0):
+            raise ValueError(f"run(duration): a finite number of seconds >= 0, got {_show(duration)}")
+        if secs / self.model.opt.timestep > MAX_NSTEP:
+            raise ValueError(f"run(duration): {secs:.3g} s is more than the {MAX_NSTEP} steps of "
+                             f"{self.model.opt.timestep:g} s one call may take")
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"run(every=): a whole number of steps >= 1, got {every!r}")
         n = int(round(duration / self.model.opt.timestep))

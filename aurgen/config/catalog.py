@@ -239,6 +239,7 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         if not collision:
             raise r.error("inertia", "no inertia and no collision geometry to derive it from",
                           "give inertia: {ixx, iyy, izz} about the CoM, or collision shapes", node=data)
+        _check_solid(r, data, collision)
         geo_com, inertia = _derived_inertia(collision, mass, com)
         com = com if com is not None else tuple(geo_com)
         derived = True
@@ -402,6 +403,23 @@ def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
     if not ok:
         raise r.error(f"{key}.file", f"{f!r} is not a readable mesh (no faces, or unreadable)", node=g, field="file")
     return mesh_path
+
+
+def _check_solid(r: Reader, data, collision) -> None:
+    """Each mesh an inertia is derived from encloses a volume: closed (watertight), not flat."""
+    for i, g in enumerate(collision):
+        if g.shape.kind != "mesh":
+            continue
+        mesh = shapes._load_mesh(g.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):  # trimesh's centroid of no volume
+            flat = not abs(mesh.volume) > 1e-12
+        why = ("is open (not watertight): it encloses no volume" if not mesh.is_watertight else
+               "is flat: it encloses no volume" if flat else None)
+        if why:
+            node = data["collision"][i] if isinstance(data.get("collision"), list) else data
+            raise r.error(f"collision[{i}].file", f"{Path(g.shape.mesh).name!r} {why}, so no inertia can be derived "
+                          "from it", "give inertia: {ixx, iyy, izz} about the CoM, or a closed mesh",
+                          node=node, field="file")
 
 
 def _derived_inertia(collision, mass: float, com):

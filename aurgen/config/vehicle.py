@@ -122,6 +122,9 @@ def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
     A bare name may omit ``.yaml``.
     """
     p = Path(name)
+    if p.name in ("", ".", "..") or "\0" in str(name):  # '' is Path('.'): no file name to look for
+        raise ConfigError(repr(str(name)), None, "is not a config file name",
+                          f"give a .yaml file or the name of a config in ./{kind}/")
     candidates = [p]
     if p.suffix == "":
         candidates.append(p.with_suffix(".yaml"))
@@ -201,6 +204,7 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
                           node=data, field=field)
     entries = tuple(_entry(r, i, e) for i, e in enumerate(r.sequence(data, "parts", "")))
     adhoc = tuple(_adhoc(r, i, s) for i, s in enumerate(r.sequence(data, "slots", "")))
+    _check_nesting(r, entries, r.name(base, "name", "base", default="base_link"), data.get("parts"))
     hull = _hull(r, data["hull_displacement"], data) if "hull_displacement" in data else None
     buoy = _buoyancy(r, data["buoyancy"], data) if "buoyancy" in data else None
     if hull and buoy:
@@ -220,6 +224,32 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
         base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
         sha256=sha256, openings=openings)
+
+
+def _check_nesting(r: Reader, entries, base: str, nodes) -> None:
+    """No entry more than ``MAX_NESTING`` links below the base (a chain of parts on parts): its
+    instance's parent is ``of`` (a slot fill) or ``parent``, named as assembly names it. Iterative:
+    a chain of any length is measured, never recursed through (a cycle is assembly's to report)."""
+    parent_of = {}
+    for e in entries:
+        up = (e.of if e.slot is not None else e.parent) or base
+        name = e.name or (e.slot if e.slot is not None and up == base else f"{up}_{e.slot}")
+        parent_of.setdefault(name, up)
+    depth: dict = {base: 0}
+    for e in entries:
+        chain, node = [], (e.of if e.slot is not None else e.parent) or base
+        while node not in depth and node in parent_of and node not in chain:
+            chain.append(node)
+            node = parent_of[node]
+        d = depth.get(node, 1)  # an instance no entry names: a catalog default, one below the base
+        for n in reversed(chain):
+            d += 1
+            depth[n] = d
+        if d + 1 > lim.MAX_NESTING:
+            field = "of" if e.slot is not None else "parent"
+            raise r.error(f"parts[{e.index}].{field}", f"this part would sit {d + 1} parts deep on the base, more than "
+                          f"the {lim.MAX_NESTING} a vehicle may nest", "mount the parts on fewer carriers",
+                          node=nodes[e.index] if isinstance(nodes, list) else None, field=field)
 
 
 def _lined(node):

@@ -12,7 +12,8 @@ a YAML 1.2 core-schema resolver. Here, numbers are ASCII digits only, separated 
   writes them), and an overflowing literal (``1e999``) reads as infinite: never equal to a finite
   value (:func:`close`).
 - :func:`yaml_number`: a YAML 1.2 core-schema int or float (``0o17``, ``0x1f``, ``.inf``, ``.nan``),
-  for a number written in a string (``xyz: '1 0 1'``).
+  for a number written in a string (``xyz: '1 0 1'``, :func:`yaml_words`) or under an explicit
+  ``!!int``/``!!float`` tag; :func:`yaml_refusal` says why a word is not one (for messages).
 - :func:`close`: two numbers equal within ``rel`` of the larger magnitude, with an absolute floor
   (``rel`` below magnitude 1); an infinity or NaN is equal to nothing finite (and NaN to nothing).
 """
@@ -70,6 +71,32 @@ def yaml_number(text: str, integer: bool = False) -> int | float | None:
     if YAML_NAN.fullmatch(text):
         return math.nan
     return None
+
+
+YAML_SPACE = re.compile(r"[ \t\r\n]+")
+
+
+def yaml_words(text: str) -> list[str]:
+    """``text`` (an "x y z" vector string) split on ASCII whitespace only (a no-break space, an
+    ideographic space are part of a word, and so make it no number)."""
+    text = text.strip(XML_SPACE)
+    return YAML_SPACE.split(text) if text else []
+
+
+def yaml_refusal(text: str, integer: bool = False) -> str:
+    """Why ``text`` is no YAML 1.2 core-schema number (an int, with ``integer``), for a message."""
+    what = "a whole number" if integer else "a number"
+    if YAML_INT.fullmatch(text):
+        return f"unreadable integer: {len(text.lstrip('+-'))} digits, more than the 4300 a number may have"
+    if not text.isascii():
+        odd = next(c for c in text if not c.isascii())
+        return (f"{text!r} is not {what}: {odd!r} (U+{ord(odd):04X}) is not an ASCII digit, sign, point "
+                "or space")
+    if "_" in text:
+        return f"{text!r} is not {what}: YAML 1.2 has no '_' digit separator (write {text.replace('_', '')!r})"
+    if integer and yaml_number(text) is not None:
+        return f"{text!r} is not a whole number"
+    return f"{text!r} is not {what} (YAML 1.2: 12, -0.5, 1e-3, 0x1f, 0o17, .inf)"
 
 
 def close(x: float, y: float, rel: float) -> tuple[bool, float, float]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from aurgen.core import limits
+from aurgen.core import limits, numbers
 from aurgen.core.errors import ConfigError, did_you_mean
 
 
@@ -99,44 +99,55 @@ def _construct_mapping(loader, node):
         if key in out:
             raise ConfigError(loader.name, str(key), "duplicate key; YAML keeps only one of them",
                               "remove one", line=_line(key_node))
-        out[key] = loader.construct_object(value_node, deep=True)
+        try:
+            out[key] = loader.construct_object(value_node, deep=True)
+        except ConfigError as exc:
+            raise (_keyed(exc, key) if hasattr(exc, "climb") else exc) from None
         out.lines[key] = _line(key_node)
     return out
 
 
-def _construct_int(loader, node):
-    """YAML 1.2 core ints: decimal (``012`` is twelve), ``0o`` octal, ``0x`` hex."""
-    text = loader.construct_scalar(node)
-    try:
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text, 10)
-    except ValueError as exc:  # e.g. more digits than Python converts
-        raise ConfigError(loader.name, None, f"unreadable integer: {exc}", line=_line(node)) from None
+def _scalar_error(loader, node, message, hint=None) -> ConfigError:
+    """A scalar's error; the enclosing mappings and lists add its key on the way up (_keyed)."""
+    exc = ConfigError(loader.name, None, message, hint, line=_line(node))
+    exc.climb = ()
+    return exc
 
 
-def _construct_float(loader, node):
-    """YAML 1.2 core floats (no base 60, no '_')."""
+def _keyed(exc: ConfigError, step) -> ConfigError:
+    """``exc`` (a scalar's error) with ``step`` (a key or a list index) put in front of its key."""
+    climb = (step,) + exc.climb
+    key = "".join(f"[{t}]" if isinstance(t, int) else (f".{t}" if i else str(t)) for i, t in enumerate(climb))
+    out = ConfigError(exc.path, key, exc.message, exc.hint, line=exc.line)
+    out.climb = climb
+    return out
+
+
+def _construct_number(loader, node, integer: bool):
+    """A YAML 1.2 core-schema int (``012`` is twelve, ``0o`` octal, ``0x`` hex) or float (no base
+    60, no '_', ASCII digits only), also under an explicit ``!!int``/``!!float`` tag."""
     text = loader.construct_scalar(node)
-    low = text.lower()
-    if low in (".inf", "+.inf"):
-        return math.inf
-    if low == "-.inf":
-        return -math.inf
-    if low == ".nan":
-        return math.nan
-    try:
-        return float(text)
-    except ValueError:
-        raise ConfigError(loader.name, None, f"{text!r} is not a number", line=_line(node)) from None
+    value = numbers.yaml_number(text, integer) if isinstance(text, str) else None
+    if value is None:
+        raise _scalar_error(loader, node, numbers.yaml_refusal(str(text), integer))
+    return value if integer else float(value)
+
+
+def _construct_seq(loader, node):
+    out = []
+    for i, child in enumerate(node.value):
+        try:
+            out.append(loader.construct_object(child, deep=True))
+        except ConfigError as exc:
+            raise (_keyed(exc, i) if hasattr(exc, "climb") else exc) from None
+    return out
 
 
 for _L in LOADERS:
     _L.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-    _L.add_constructor("tag:yaml.org,2002:int", _construct_int)
-    _L.add_constructor("tag:yaml.org,2002:float", _construct_float)
+    _L.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+    _L.add_constructor("tag:yaml.org,2002:int", lambda ld, node: _construct_number(ld, node, True))
+    _L.add_constructor("tag:yaml.org,2002:float", lambda ld, node: _construct_number(ld, node, False))
     # the YAML 1.2 core schema's implicit scalars; anything else is a string
     _L.yaml_implicit_resolvers = {}
 for _tag, _re, _first in (
@@ -357,12 +368,13 @@ class Reader:
         if self._absent(node, field, key, required):
             return default
         value = node[field]
-        if isinstance(value, str):
-            parts = value.split()
-            try:
-                value = [float(p) for p in parts]
-            except ValueError:
-                raise self.error(key, f"expected {n} numbers, got {node[field]!r}", node=node, field=field) from None
+        if isinstance(value, str):  # "x y z": each word a YAML 1.2 number, ASCII digits and spaces only
+            value = numbers.yaml_words(value)
+            for word in value:
+                if numbers.yaml_number(word) is None:
+                    raise self.error(key, f"expected {n} numbers, got {node[field]!r}: "
+                                     f"{numbers.yaml_refusal(word)}", node=node, field=field)
+            value = [numbers.yaml_number(w) for w in value]
         if not isinstance(value, (list, tuple)) or len(value) != n:
             raise self.error(key, f"expected {n} numbers (a list or an \"x y z\" string), got {_kind(node[field])}",
                              node=node, field=field)
