@@ -348,12 +348,15 @@ def parse_point(text) -> np.ndarray | None:
     from aurgen.core import limits
     from aurgen.core.errors import AurgenError
 
+    from aurgen.core import numbers
+
     try:
         if isinstance(text, (list, tuple, np.ndarray)):
             vals = [float(x) for x in text]
-        else:
-            vals = [float(x) for x in str(text).replace(",", " ").split()]
-    except (TypeError, ValueError):
+        else:  # YAML 1.2 numbers in ASCII digits, as in a config ('1_0' is no 10, nor '١' a 1)
+            vals = [numbers.yaml_number(w) for w in numbers.yaml_words(str(text).replace(",", " "))]
+            vals = [] if None in vals else [float(v) for v in vals]
+    except (TypeError, ValueError, OverflowError):
         vals = []
     if len(vals) != 3 or not all(math.isfinite(v) and abs(v) <= limits.LENGTH_MAX for v in vals):
         raise AurgenError(f"--payload-at wants three finite numbers 'x y z' in metres (each at most "

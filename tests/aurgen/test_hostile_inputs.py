@@ -137,6 +137,15 @@ CASES = [
     ("world-density-int-tag", {"w.yaml": "planes: {surface: {normal: [0, 0, 1], offset: 0}}\ncells: {water: "
                                "{below: [surface], density: !!int '1_025'}}\n"}, ["worlds", "w.yaml", "-o", "out"],
      ["w.yaml:2:", "cells.water.density", "no '_'"]),
+    # ---- the CLI's own "x y z": the same grammar
+    ("report-payload-underscore", {}, ["report", "good.yaml", "--payload-at", "1_0 0 0", "--quiet"],
+     ["--payload-at", "three finite numbers", "'1_0 0 0'"]),
+    ("report-payload-arabic-indic", {}, ["report", "good.yaml", "--payload-at", "١ 0 0", "--quiet"],
+     ["--payload-at", "three finite numbers"]),
+    ("report-payload-no-break-space", {}, ["report", "good.yaml", "--payload-at", "1\u00a00 0", "--quiet"],
+     ["--payload-at", "three finite numbers"]),
+    ("report-payload-full-width", {}, ["report", "good.yaml", "--payload-at", "0,0,１", "--quiet"],
+     ["--payload-at", "three finite numbers"]),
     # ---- no traceback: an empty or nameless config argument (Path('') is '.': with_suffix raised)
     ("build-empty-name", {}, ["build", "", "-o", "out"], ["'': is not a config file name"]),
     ("build-dot", {}, ["build", ".", "-o", "out"], ["'.': is not a config file name"]),

@@ -144,10 +144,11 @@ def _step(node, t, before, what):
 
 def _listed(node, here):
     if isinstance(node, str):  # an "x y z" vector
-        try:
-            return [float(p) for p in node.split()]
-        except ValueError:
-            pass
+        from aurgen.core import numbers
+
+        vals = [numbers.yaml_number(p) for p in numbers.yaml_words(node)]
+        if vals and None not in vals:  # the grammar the config's own reader uses (yamlio.Reader.vector)
+            return [float(v) for v in vals]
     if not isinstance(node, list):
         raise KeyError(f"{here} is not a list")
     return node
