@@ -137,6 +137,7 @@ class Vehicle:
     # the entries' topic keys: ((instance, gz base or None, ros base or None, config key, line), ...)
     topic_bases: tuple = ()
     openings: tuple = ()  # (name, xyz m in base_link), the config's openings: (downflooding points)
+    extra_bridge: tuple = ()  # the config's extra_bridge_topics (aurgen.config.bridge.ExtraBridge)
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

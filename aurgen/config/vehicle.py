@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from aurgen.core import limits as lim
+from aurgen.config.bridge import extra_bridge_topics
 from aurgen.config.catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
 from aurgen.core.errors import ConfigError
 from aurgen.core.records import record
@@ -18,7 +19,7 @@ from aurgen.core.resources import data_dir
 from aurgen.core.yamlio import Mapping, Reader, load
 
 TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
-            "buoyancy", "hydrodynamics", "openings"}
+            "buoyancy", "hydrodynamics", "openings", "extra_bridge_topics"}
 OPENING_KEYS = {"name", "link", "xyz"}
 ENTRY_KEYS = {"slot", "of", "type", "name", "xyz", "rpy", "joint", "axis", "collision", "parent", "limits",
               "topic", "gz_topic", "ros_topic"}
@@ -102,6 +103,7 @@ class VehicleConfig:
     hydrodynamics: tuple  # ((name, value), ...) sorted by name
     sha256: str
     openings: tuple = ()  # Opening, in file order
+    extra_bridge: tuple = ()  # aurgen.config.bridge.ExtraBridge, in file order
 
 
 @record
@@ -215,15 +217,16 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
                       "declare hull_displacement (USV pontoons) or buoyancy (UUV trim)", node=data)
     hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
     openings = _openings(r, data)
+    namespace = r.topic(data, "topic_namespace", "", default=name)
     return VehicleConfig(
-        path=str(path), name=name, namespace=r.topic(data, "topic_namespace", "", default=name),
+        path=str(path), name=name, namespace=namespace,
         description=str(data.get("description", "")),
         base_type=r.name(base, "type", "base", required=True, part_type=True), base_name=r.name(base, "name", "base",
                                                                                   default="base_link"),
         base_collision=r.boolean(base, "collision", "base", default=True),
         base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
-        sha256=sha256, openings=openings)
+        sha256=sha256, openings=openings, extra_bridge=extra_bridge_topics(r, data, namespace))
 
 
 def _check_nesting(r: Reader, entries, base: str, nodes) -> None:

@@ -4,8 +4,8 @@
 vehicle's SDF publishes or subscribes (sensors, thruster commands, joint position
 commands, joint states), with its ROS and Gazebo message types and direction, in the
 format of ros_gz_bridge's ``config_file`` parameter (sensors ``lazy``; an entry's ``gz_topic`` /
-``ros_topic`` keys give the two sides different names). A topic whose Gazebo message has no
-ros_gz mapping would be listed in a comment.
+``ros_topic`` keys give the two sides different names), then the config's ``extra_bridge_topics``.
+A topic whose Gazebo message has no ros_gz mapping would be listed in a comment.
 
 ``<output>/ros/<world>.launch.py`` (``aurgen worlds``, for each world with an SDF): starts
 ``gz sim`` with the world (``GZ_SIM_RESOURCE_PATH`` set to the output folder, so the
@@ -47,6 +47,10 @@ def topics(vehicle) -> list[dict]:
     js = f"/{vehicle.namespace}/joint_states"
     out.append({"topic": js, "ros_topic": js, "gz": JOINT_STATES[0], "ros": JOINT_STATES[1],
                 "direction": "GZ_TO_ROS", "what": "joint states", "owner": None})
+    for x in vehicle.extra_bridge:  # the config's extra_bridge_topics, after the vehicle's own
+        out.append({"topic": x.gz_topic, "ros_topic": x.ros_topic, "gz": x.gz_type, "ros": x.ros_type,
+                    "direction": x.direction, "what": f"extra_bridge_topics[{x.index}]", "owner": None,
+                    "extra": x})
     _refuse_shared(vehicle, out)
     return out
 
@@ -60,6 +64,10 @@ def _refuse_shared(vehicle, entries) -> None:
             if first is e:
                 continue
             culprit = bases.get(e["owner"]) or bases.get(first["owner"])
+            x = e.get("extra") or first.get("extra")
+            if x is not None:  # an extra_bridge_topics entry: name its topic key
+                name = "gz_topic_name" if field == "topic" else "ros_topic_name"
+                culprit = (None, None, None, f"extra_bridge_topics[{x.index}].{name}", x.line)
             raise ConfigError(vehicle.source, culprit[3] if culprit else None,
                               f"{first['what']} and {e['what']} would share the {side} topic {e[field]!r}",
                               "give one of them another topic (topic, gz_topic or ros_topic)",
@@ -89,6 +97,8 @@ def bridge_yaml(vehicle) -> str:
                     f"  direction: {t['direction']}"]
         if t["what"].startswith("sensor "):  # subscribe in Gazebo (render a camera) only while ROS listens
             entries.append("  lazy: true")
+        elif t.get("extra") is not None and t["extra"].lazy is not None:
+            entries.append(f"  lazy: {'true' if t['extra'].lazy else 'false'}")
     for t in skipped:
         lines.append(f"# not bridged: {t['topic']} ({t['gz']}, {t['what']}): ros_gz_bridge has no ROS type for it")
     return "\n".join(lines + entries) + "\n"
