@@ -194,6 +194,12 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
                       f"({lim.NAME_PATTERN}, at most {lim.NAME_MAX} characters)",
                       "add 'name: <a name>' to the config", node=data)
     name = r.name(data, "name", "", default=path.stem)
+    if name.lower() in lim.RESERVED_NAMES:
+        given = "name" in data
+        raise r.error("name", f"{name!r} is reserved: aurgen's output tree has a {name.lower()}/ folder of its own "
+                      f"beside the vehicles' ({', '.join(lim.RESERVED_NAMES)})",
+                      "give the vehicle another name" + ("" if given else " with 'name: <a name>' (it is the file's "
+                                                                           "name now)"), node=data, field="name")
     base = r.mapping(data["base"], "base", node=data, field="base")
     for k in base:
         if k in MASS_KEYS:

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Callable
 
 from aurgen.core.outdir import (GENERATED, LOCK, MARKER, TMP_PREFIX, OutputError, _NOFOLLOW, _opened,  # noqa: F401
-                                _stage_at, _unlink_at, _write_marker, check_dir, file_mode, umask)
+                                _stage_at, _unlink_at, _write_marker, check_dir, check_file, file_mode,
+                                replace_file, umask)
 from aurgen.core.outdir import preflight as _preflight
 
 
@@ -218,32 +219,19 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
 def check_replaceable(target: Path, ours: Callable[[bytes], bool]) -> None:
     """OutputError unless ``target`` is absent, or a regular file whose first bytes ``ours``
     recognises as aurgen's: a file the user names for an output (``aurgen sim --out``) is
-    replaced only if aurgen wrote it, never a file of theirs (or the model being simulated)."""
-    target = Path(target)
-    _check_targets([target])
-    if not target.exists():
-        return
-    try:
-        with open(target, "rb") as fh:
-            head = fh.read(256)
-    except OSError:
-        head = b""
-    if not ours(head):
-        raise OutputError(f"{target}: exists and is not a file aurgen wrote; refusing to replace it "
-                          f"(remove it, or name another file)")
+    replaced only if aurgen wrote it, never a file of theirs (or the model being simulated), and
+    never through a link (aurgen.core.outdir.check_file: read from its folder's descriptor)."""
+    check_file(Path(target), ours)
 
 
 @_os_refusal
 def write_with(target: Path, fill: Callable[[Path], None], ours: Callable[[bytes], bool] | None = None) -> Path:
     """Write one file atomically through ``fill(tmp_path)``, which writes the whole file
     (a CSV writer, ``matplotlib``'s ``savefig``). The target is replaced only if ``fill`` returns,
-    and, with ``ours``, only if it is absent or aurgen's (:func:`check_replaceable`)."""
-    target = Path(target)
-    if ours is not None:
-        check_replaceable(target, ours)
-    tmp = _stage(target, fill)
-    os.replace(tmp, target)
-    return target
+    and, with ``ours``, only if it is absent or aurgen's (:func:`check_replaceable`); the temp file
+    and the rename are relative to the folder's descriptor, never through a link
+    (aurgen.core.outdir.replace_file)."""
+    return replace_file(Path(target), fill, ours)
 
 
 @_os_refusal

@@ -38,6 +38,9 @@ NET_BUOYANCY_RATIO = 10.0  # |net_buoyancy| at most this many times the vehicle'
 # ---------------------------------------------------------------- counts
 MAX_SEGMENTS = 200  # hull_displacement.segments (boxes per pontoon)
 MAX_PARTS = 2000  # placed instances in one vehicle (slot fills and free placements)
+# folders of aurgen's output tree beside the vehicles' (build/ros/, build/worlds/, <vehicle>/report/): a
+# vehicle of one of these names (any case: a case-insensitive file system) would share a folder with them
+RESERVED_NAMES = ("report", "ros", "worlds")
 MAX_NESTING = 100  # parts on parts: an instance at most this many links below the base (MJCF nests its bodies)
 
 

@@ -329,3 +329,75 @@ def _unlink_at(fd: int, name: str) -> None:
         os.unlink(name, dir_fd=fd)
     except OSError:
         pass
+
+
+# ---------------------------------------------------------------- one file the user names
+# (``aurgen sim --out run.csv``, ``--plot run.png``): the folder is the user's (a link to it is
+# followed, as for an output root); the file is opened, checked, staged and renamed relative to
+# that folder's descriptor, O_NOFOLLOW, so a link at the file, or a folder swapped for a link
+# while the run is written, is never followed. No marker: the folder is the user's own.
+
+
+def _open_parent(target: Path) -> int:
+    if Path(target).name in ("", ".", ".."):
+        raise OutputError(f"{str(target)!r}: not a file name; name a file to write")
+    return os.open(os.path.dirname(os.path.abspath(target)), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+
+def _check_file_at(fd: int, target: Path, ours: Callable[[bytes], bool] | None) -> None:
+    import stat
+
+    st = _lstat(target.name, fd)
+    if st is None:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        _refuse_entry(st, target, "a regular file")
+    if ours is not None:
+        try:
+            head = _read_at(fd, target.name, 256)
+        except OSError:
+            head = b""
+        if not ours(head):
+            raise OutputError(f"{target}: exists and is not a file aurgen wrote; refusing to replace it "
+                              f"(remove it, or name another file)")
+
+
+def check_file(target: Path, ours: Callable[[bytes], bool] | None) -> None:
+    """OutputError unless ``target`` is absent, or a regular file (never a link) whose first bytes
+    ``ours`` recognises as aurgen's. Writes nothing."""
+    fd = _open_parent(Path(target))
+    try:
+        _check_file_at(fd, Path(target), ours)
+    finally:
+        os.close(fd)
+
+
+def replace_file(target: Path, fill: Callable[[Path], None], ours: Callable[[bytes], bool] | None = None) -> Path:
+    """Write ``target`` through ``fill(tmp_path)`` (a temp file beside it, created O_EXCL|O_NOFOLLOW
+    from the folder's descriptor; on Linux ``tmp_path`` reaches it through that descriptor) and
+    rename it into place relative to the same descriptor, after :func:`check_file`'s checks (made
+    again just before the rename). The temp file is removed if anything fails."""
+    import secrets
+
+    target = Path(target)
+    fd = _open_parent(target)
+    try:
+        _check_file_at(fd, target, ours)
+        name = f"{TMP_PREFIX}{secrets.token_hex(6)}.tmp"
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, file_mode(), dir_fd=fd))
+        try:
+            via = Path(f"/proc/self/fd/{fd}")
+            fill((via if os.path.isdir(via) else Path(os.path.realpath(target.parent))) / name)
+            f = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=fd)
+            try:
+                os.fchmod(f, file_mode())
+            finally:
+                os.close(f)
+            _check_file_at(fd, target, ours)
+            os.replace(name, target.name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            _unlink_at(fd, name)
+            raise
+    finally:
+        os.close(fd)
+    return target
