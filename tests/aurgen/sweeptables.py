@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 from pathlib import Path
 
 #: a sweep file's parts: section declaring a payload box whose mass the sweeps vary
@@ -40,3 +42,12 @@ def have_ray() -> bool:
     except ImportError:
         return False
     return True
+
+
+def run_aurgen(args, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m aurgen <args>`` in a process of its own, run from ``cwd``: a Ray sweep's driver.
+    Ray ends the process that drives it when its cluster stops answering (on a loaded machine),
+    which would take a test worker down with it; and Ray puts the driver's working directory first
+    on every Ray worker's sys.path, so ``cwd`` is kept out of any checkout."""
+    return subprocess.run([sys.executable, "-m", "aurgen", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=900)

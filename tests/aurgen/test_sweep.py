@@ -23,7 +23,7 @@ from aurgen.analysis.sweep.keys import parse_key
 from aurgen.analysis.sweep.spec import load_sweep
 from aurgen.analysis.sweep.variants import prepare, values_of
 
-from sweeptables import PAYLOAD_PART, have_ray, num, table, write
+from sweeptables import PAYLOAD_PART, have_ray, num, run_aurgen, table, write
 
 
 def _payload_at():
@@ -299,19 +299,12 @@ grid:
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
 @pytest.mark.xdist_group("ray")  # one worker: a cluster one test starts is found by another
-def test_ray_local_two_workers_same_table(tmp_path, monkeypatch):
-    import ray
-
-    # Ray puts the driver's working directory first on every worker's sys.path: from a
-    # checkout, workers would import the source tree instead of the installed aurgen
-    monkeypatch.chdir(tmp_path)
+def test_ray_local_two_workers_same_table(tmp_path):
     p = write(tmp_path, _random(5))
     assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
-    try:
-        assert main(["sweep", str(p), "-o", str(tmp_path / "ray"), "--quiet", "--no-figures", "--ray", "local",
-                     "--workers", "2", "--chunk", "5"]) == 0
-    finally:
-        ray.shutdown()
+    r = run_aurgen(["sweep", p, "-o", tmp_path / "ray", "--quiet", "--no-figures", "--ray", "local",
+                    "--workers", "2", "--chunk", "5"], tmp_path)  # the driver in a process of its own
+    assert r.returncode == 0, r.stderr[-3000:]
     assert (tmp_path / "ray" / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
 
 

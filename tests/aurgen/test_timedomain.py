@@ -24,7 +24,7 @@ from aurgen.cli import main
 from aurgen.compose.resolve import resolve
 from aurgen.compose.stamp import equilibrium_of
 
-from sweeptables import PAYLOAD_PART, have_ray, num, table, write
+from sweeptables import PAYLOAD_PART, have_ray, num, run_aurgen, table, write
 
 
 def _sweep(seed=4, extra="", grid=None):
@@ -87,16 +87,13 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
 @pytest.mark.xdist_group("ray")  # one worker: a cluster one test starts is found by another
-def test_ray_local_same_table(tmp_path, monkeypatch):
-    import ray
-
-    monkeypatch.chdir(tmp_path)  # see test_sweep.test_ray_local_two_workers_same_table
+def test_ray_local_same_table(tmp_path):
     serial = _run(tmp_path, _sweep(), "serial")
-    try:
-        ray_out = _run(tmp_path, _sweep(), "ray", "--ray", "local", "--workers", "2", "--chunk", "3")
-    finally:
-        ray.shutdown()
-    assert (ray_out / "sweep.csv").read_bytes() == (serial / "sweep.csv").read_bytes()
+    p = write(tmp_path, _sweep(), "ray.yaml")
+    r = run_aurgen(["sweep", p, "-o", tmp_path / "ray", "--quiet", "--no-figures", "--time-domain", "--ray", "local",
+                    "--workers", "2", "--chunk", "3"], tmp_path)  # the driver in a process of its own
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (tmp_path / "ray" / "sweep.csv").read_bytes() == (serial / "sweep.csv").read_bytes()
 
 
 def test_undisturbed_at_equilibrium_settles_at_once_and_never_exceeds_its_start():
