@@ -18,6 +18,7 @@ from aurgen.core import spatial
 from aurgen.config.catalog import LIMITED_JOINTS, Catalog, Part, Slot
 from aurgen.config.vehicle import VehicleConfig
 from aurgen.core.errors import AssemblyError, ConfigError, did_you_mean
+from aurgen.compose import fit
 from aurgen.compose.model import FrameDef, Geom, Joint, Link, Thruster
 
 
@@ -226,9 +227,11 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                 anc = out.by_name.get(anc.parent) if anc.parent is not None else None
         part = catalog.get(type_name, where=where)
         T = spatial.matmul(inst.T, spatial.transform(slot.xyz, slot.rpy))
+        T_in_slot = spatial.transform(-np.asarray(part.attach))
         if entry is not None and (entry.xyz or entry.rpy):
-            T = spatial.matmul(T, spatial.transform(entry.xyz or (0, 0, 0), entry.rpy or (0, 0, 0)))
-        T = spatial.matmul(T, spatial.transform(-np.asarray(part.attach)))
+            T_in_slot = spatial.matmul(spatial.transform(entry.xyz or (0, 0, 0), entry.rpy or (0, 0, 0)), T_in_slot)
+        fit.check_tube(slot, inst.name, part, T_in_slot, where, entry)  # a pack in its tube, or refused
+        T = spatial.matmul(T, T_in_slot)
         joint = (entry.joint if entry else None) or slot.joint or ("continuous" if part.drive else "fixed")
         axis = (entry.axis if entry else None) or slot.axis or part.axis
         limits = (entry.limits if entry else None) or slot.limits

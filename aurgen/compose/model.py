@@ -138,6 +138,7 @@ class Vehicle:
     topic_bases: tuple = ()
     openings: tuple = ()  # (name, xyz m in base_link), the config's openings: (downflooding points)
     extra_bridge: tuple = ()  # the config's extra_bridge_topics (aurgen.config.bridge.ExtraBridge)
+    discontinued: tuple = ()  # (instance, part type, note) of each part its catalog marks discontinued
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

@@ -165,7 +165,9 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         thrusters=tuple(asm.thrusters), displacement=disp, windage=windage, hydrodynamics=cfg.hydrodynamics,
         specs=sp, sensors=sensors.collect(asm, cfg.namespace, cfg.base_name),
         topic_bases=tuple((n, t.gz, t.ros, t.key, t.line) for n, t in asm.topics.items()),
-        openings=openings(cfg, asm), extra_bridge=cfg.extra_bridge)
+        openings=openings(cfg, asm), extra_bridge=cfg.extra_bridge,
+        discontinued=tuple((i.name, i.part.type, i.part.discontinued) for i in asm.instances
+                           if i.part.discontinued is not None))
 
 
 def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:

@@ -57,6 +57,7 @@ class Slot:
     collision: bool = True
     axis: tuple | None = None
     limits: Limits | None = None
+    tube: tuple | None = None  # (inner diameter, inner length) m of the enclosure tube along the slot's x
 
 
 @record
@@ -101,6 +102,7 @@ class Part:
     description: str = ""
     placeholder: str = ""
     inertia_derived: bool = False
+    discontinued: str | None = None  # the part's discontinued: note ('' when just true); None: in production
     sha256: str = field(default="", compare=False)
 
     def slot(self, name: str) -> Slot | None:
@@ -112,9 +114,9 @@ class Part:
 
 PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
              "axis", "slots", "frames", "drive", "battery", "density", "sensors",
-             "payload_capacity"}
+             "payload_capacity", "discontinued"}
 GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name"}
-SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits"}
+SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits", "tube"}
 
 
 def parts_path() -> list[Path]:
@@ -279,6 +281,15 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
     if "battery" in data:
         b = r.mapping(data["battery"], "battery", node=data, field="battery")
         battery = {str(k): v for k, v in b.items()}
+        for k in ("diameter", "length"):  # the pack's round envelope, checked against a tube (compose.fit)
+            if k in b:
+                battery[k] = r.number(b, k, "battery", positive=True, at_least=limits.SIZE_MIN,
+                                      magnitude=limits.LENGTH_MAX)
+    discontinued = data.get("discontinued")
+    if discontinued is not None and discontinued is not True and (not isinstance(discontinued, str) or
+                                                                   not discontinued):
+        raise r.error("discontinued", f"expected true or a note (what replaces it), got {discontinued!r}",
+                      node=data, field="discontinued")
     axis = r.vector(data, "axis", "", default=(1.0, 0.0, 0.0), magnitude=limits.NUMBER_MAX, nonzero=True)
     return Part(
         type=type_name, path=str(path), mass=mass, com=tuple(float(c) for c in com),
@@ -289,7 +300,8 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         sensors=sensors.parse(r, data, frames),
         payload_capacity=r.number(data, "payload_capacity", "", positive=True, at_most=limits.MASS_MAX),
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
-        inertia_derived=derived, sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        inertia_derived=derived, discontinued=None if discontinued is None else
+        ("" if discontinued is True else discontinued), sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
     )
 
 
@@ -316,7 +328,17 @@ def slot_fields(r: Reader, s, key: str, name: str) -> Slot:
                 joint=r.string(s, "joint", key, choices=JOINT_TYPES),
                 collision=r.boolean(s, "collision", key, default=True),
                 axis=r.vector(s, "axis", key, magnitude=limits.NUMBER_MAX, nonzero=True),
-                limits=joint_limits(r, s, key))
+                limits=joint_limits(r, s, key), tube=_tube(r, s, key))
+
+
+def _tube(r: Reader, s, key: str) -> tuple | None:
+    """A slot's ``tube: {diameter, length}``: the inner size m of the enclosure the slot's part sits in."""
+    if "tube" not in s:
+        return None
+    t = r.mapping(s["tube"], f"{key}.tube", node=s, field="tube")
+    r.check_keys(t, {"diameter", "length"}, f"{key}.tube", required=("diameter", "length"))
+    size = dict(positive=True, required=True, at_least=limits.SIZE_MIN, magnitude=limits.LENGTH_MAX)
+    return (r.number(t, "diameter", f"{key}.tube", **size), r.number(t, "length", f"{key}.tube", **size))
 
 
 def joint_limits(r: Reader, node, key: str) -> Limits | None:

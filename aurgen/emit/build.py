@@ -15,10 +15,11 @@ URDF, the bridge config, a display launch, an RViz config) to
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from aurgen.emit import render as emit, ros, ros_package, selfcheck
-from aurgen.compose import stamp
+from aurgen.compose import fit, stamp
 from aurgen.compose.resolve import check_build, resolve
 from aurgen.core.errors import BuildError
 from aurgen.core.files import TMP_PREFIX, write_set
@@ -56,13 +57,19 @@ def outputs(vehicle: Vehicle, eq=None) -> dict[str, str]:
     return {fname: stamp.stamp(emit.render(kind, vehicle, ctx), head, comment) for fname, kind in files.items()}
 
 
-def build(configs, output="build") -> list[Path]:
-    """Resolve ``configs``, render them all, then write them all. Returns the paths written."""
+def build(configs, output="build", *, warn=None) -> list[Path]:
+    """Resolve ``configs``, render them all, then write them all. Returns the paths written.
+
+    ``warn`` is told each warning (aurgen.compose.fit: a heel beyond its threshold, a discontinued
+    part; never fatal), default a line ``aurgen: warning: ...`` on stderr."""
+    warn = warn or (lambda msg: print(f"aurgen: warning: {msg}", file=sys.stderr))
     out_root = Path(output)
     files: dict[Path, str] = {}
     for config in configs:
         vehicle = resolve(config)
         eq = stamp.equilibrium_of(vehicle)
+        for msg in fit.warnings(vehicle, eq):
+            warn(msg)
         rendered = outputs(vehicle, eq)
         selfcheck.check_outputs(rendered, config)  # MuJoCo compiles the MJCF before anything is written
         for fname, text in rendered.items():

@@ -1,0 +1,140 @@
+"""Batteries in their tubes, heel and discontinued parts (issue 23).
+
+A pack placed off its tube's axis or too big for the tube is a ConfigError naming the tube and the sizes
+(the BlueROV2's lower tube: Blue Robotics 3" Series, 0.0762 m inner diameter); a static heel beyond
+aurgen.compose.fit.HEEL_WARN_DEG in the specs' equilibrium and a part marked ``discontinued:`` are a
+warning on stderr, the build exiting 0.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from aurgen.cli import main
+from aurgen.compose import fit
+from aurgen.compose.resolve import resolve
+from aurgen.compose.stamp import equilibrium_of
+from aurgen.core.errors import AurgenError
+from aurgen.emit.build import build
+
+ROOT = Path(__file__).parents[2]
+PARTS = ROOT / "vehicles" / "parts"
+
+
+def _rov(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
+    text = (ROOT / "vehicles" / "bluerov2.yaml").read_text(encoding="utf-8")
+    assert "\nparts: []\n" in text
+    p = tmp_path / "rov.yaml"
+    p.write_text(text.replace("\nparts: []\n", "\nparts:\n" + line + "\n", 1).replace("name: bluerov2\n", "name: rov\n"),
+                 encoding="utf-8")
+    (tmp_path / "parts").mkdir(exist_ok=True)
+    for name, body in (extra_parts or {}).items():
+        (tmp_path / "parts" / f"{name}.yaml").write_text(body, encoding="utf-8")
+    return p
+
+
+def _line(p: Path, needle: str) -> int:
+    return next(i for i, s in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if needle in s)
+
+
+def test_the_bundled_packs_fit_the_rov_tube():
+    for typ in ("br_liion_18ah", "br_lipo_10ah", "br_liion_15_6ah"):
+        d, length, _ = fit.pack_envelope(resolve_part(typ))
+        assert d <= 0.0762 and length <= 0.290967, typ
+
+
+def resolve_part(typ):
+    from aurgen.config.catalog import catalog_for
+
+    return catalog_for(None).get(typ)
+
+
+@pytest.mark.parametrize("line, key, words", [
+    ("  - {slot: battery, type: br_liion_18ah, xyz: [0, 0.02, 0]}", "parts[0].xyz", "off the axis"),
+    ("  - {slot: battery, type: br_liion_18ah, rpy: [0, 0, 1.5707963267948966]}", "parts[0].rpy", "off the axis"),
+    ("  - {slot: battery, type: br_liion_18ah, xyz: [0.1, 0, 0]}", "parts[0].type", "does not fit"),
+    ("  - {slot: battery, type: big_pack}", "parts[0].type", "0.09 m across, the tube 0.0762 m"),
+    ("  - {slot: battery, type: long_pack}", "parts[0].type", "does not fit"),
+])
+def test_a_pack_that_cannot_sit_in_its_tube_is_refused(tmp_path, line, key, words):
+    pack = (PARTS / "br_liion_18ah.yaml").read_text(encoding="utf-8")
+    big = pack.replace("diameter: 0.074", "diameter: 0.09")
+    long = pack.replace("length: 0.145", "length: 0.3")
+    slot = (PARTS / "bluerov2_chassis.yaml").read_text(encoding="utf-8").replace(
+        "accepts: [br_liion_18ah,", "accepts: [big_pack, long_pack, br_liion_18ah,")
+    p = _rov(tmp_path, line, {"big_pack": big, "long_pack": long, "bluerov2_chassis": slot})
+    with pytest.raises(AurgenError) as exc:
+        resolve(str(p))
+    msg = str(exc.value)
+    assert key in msg and words in msg and f"{p}:{_line(p, line.strip())}:" in msg, msg
+    assert "slot 'battery' of 'base_link'" in msg and "inner diameter 0.0762 m, length 0.290967 m" in msg, msg
+    assert "pack '" in msg and "diameter" in msg, msg
+    code = main(["build", str(p), "-o", str(tmp_path / "out")])
+    assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_rotating_a_pack_about_the_tube_axis_and_sliding_it_along_is_fine(tmp_path):
+    p = _rov(tmp_path, "  - {slot: battery, type: br_liion_18ah, xyz: [0.05, 0, 0], rpy: [0.7, 0, 0]}")
+    resolve(str(p))
+
+
+def test_a_one_sided_loadout_warns_of_its_heel_and_builds(tmp_path, capsys):
+    # the BlueBoat with 15 kg on the port pontoon: a static heel well beyond 5 deg (the ROVs' CoB is
+    # declared from their CoM, so they float upright whatever they carry)
+    block = (PARTS / "br_liion_18ah.yaml").read_text(encoding="utf-8").replace("mass: 1.400", "mass: 15.0")
+    text = (ROOT / "vehicles" / "blueboat.yaml").read_text(encoding="utf-8")
+    assert "\nparts: []\n" in text
+    p = tmp_path / "boat.yaml"
+    p.write_text(text.replace("\nparts: []\n", "\nparts:\n  - {type: block, name: block, xyz: [0, 0.36, 0.1]}\n", 1)
+                 .replace("name: blueboat\n", "name: boat\n"), encoding="utf-8")
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "block.yaml").write_text(block.split("battery:")[0], encoding="utf-8")
+    v = resolve(str(p))
+    heel = math.degrees(equilibrium_of(v).heel)
+    assert abs(heel) > fit.HEEL_WARN_DEG, heel
+    assert main(["build", str(p), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert f"aurgen: warning: {p}: 'boat' floats at a static heel of {heel:+.2f} deg, beyond 5 deg" in err, err
+    assert "Traceback" not in err and (tmp_path / "out" / "boat" / "model.sdf").is_file()
+
+
+def test_a_discontinued_part_warns_and_builds(tmp_path, capsys):
+    p = _rov(tmp_path, "  - {slot: battery, type: br_liion_15_6ah}")
+    assert main(["build", str(p), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert ("aurgen: warning: " + str(p) + ": part 'battery' is a br_liion_15_6ah, marked discontinued in its "
+            "catalog entry (replaced by the 18 Ah pack (br_liion_18ah))") in err, err
+
+
+def test_the_bundled_vehicles_build_without_a_warning(tmp_path):
+    said = []
+    build([str(ROOT / "vehicles" / f"{n}.yaml") for n in ("blueboat", "bluerov2", "bluerov2_heavy")],
+          tmp_path / "out", warn=said.append)
+    assert said == []
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: 0.0762}", "slots.battery.tube.length"),
+    ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: -1, length: 0.29}", "slots.battery.tube.diameter"),
+    ("default: br_liion_18ah\n", "default: br_liion_18ah\n    tube: 3\n", "slots.battery.tube"),
+])
+def test_a_bad_tube_is_refused_naming_it(tmp_path, old, new, key):
+    text = (PARTS / "bluerov2_chassis.yaml").read_text(encoding="utf-8")
+    assert old in text
+    if "tube: 3" in new:
+        text = text.replace("    tube: {diameter: 0.0762, length: 0.290967}\n", "")
+    p = _rov(tmp_path, "", {"bluerov2_chassis": text.replace(old, new)})
+    with pytest.raises(AurgenError) as exc:
+        resolve(str(p))
+    assert key in str(exc.value) and "bluerov2_chassis.yaml" in str(exc.value), str(exc.value)
+
+
+def test_a_bad_discontinued_is_refused(tmp_path):
+    pack = (PARTS / "br_liion_18ah.yaml").read_text(encoding="utf-8")
+    p = _rov(tmp_path, "", {"br_liion_18ah": pack.replace("mass: 1.400", "discontinued: 3\nmass: 1.400")})
+    with pytest.raises(AurgenError) as exc:
+        resolve(str(p))
+    assert "discontinued" in str(exc.value) and "br_liion_18ah.yaml:" in str(exc.value), str(exc.value)
