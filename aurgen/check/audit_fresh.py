@@ -111,7 +111,31 @@ def check_world(w: WorldFile, given=()) -> list[Difference]:
         if not need.is_file():
             out.append(Difference(f, "config", "vehicle files", f"{need} missing", f"the files of {v!r}",
                                   note="the world includes them: build the vehicle into the same root"))
+    if w.path.suffix == ".sdf":
+        out.extend(_check_launch(w.path.parent.parent / "ros" / f"{world.name}.launch.py", world, placed, label))
     return out
+
+
+def _check_launch(path: Path, world, placed, label: str) -> list[Difference]:
+    """The ROS 2 launch file ``aurgen worlds`` writes beside a Gazebo world (aurgen.emit.ros.launch_py)
+    against a fresh render: Python, compared by content (a row at its first differing line)."""
+    from aurgen.emit import ros, worlds
+
+    want = ros.launch_py(world, placed, worlds.header(world)[5:-4])
+    if not path.is_file():
+        return [Difference(str(path), "set", "file", "missing", f"written by 'aurgen worlds' for {label}",
+                           note="rebuild with 'aurgen worlds'")]
+    try:
+        got = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Difference(str(path), "set", "file", f"unreadable: {exc}", f"written by 'aurgen worlds' for {label}")]
+    if got == want:
+        return []
+    a, b = got.splitlines(), want.splitlines()
+    line = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return [Difference(f"{path}:{line + 1}", "render", "launch file", (a[line] if line < len(a) else "(end of file)")[:60],
+                       (b[line] if line < len(b) else "(end of file)")[:60],
+                       note=f"differs from a fresh render of {label}: stale or edited: rebuild with 'aurgen worlds'")]
 
 
 def _fresh(path: str, cache: dict):
