@@ -297,9 +297,17 @@ def cli_audit(args) -> int:
                           "files": [str(f) for f in files], "unreadable": unreadable,
                           "differences": [dataclasses.asdict(d) for d in diffs]}, indent=2))
         return status
-    if diffs:
-        print(f"aurgen audit: {_n(len(diffs), 'difference')} in {_n(len(files), 'file')}")
-        print(table(diffs))
+    if diffs:  # the stale figures (the config check) grouped by figure; every other row as it is
+        from aurgen.check.audit_table import stale_table
+
+        stale = [d for d in diffs if d.check == "config"]
+        rest = [d for d in diffs if d.check != "config"]
+        print(f"aurgen audit: {_n(len(diffs), 'difference')} in {_n(len(files), 'file')}"
+              + (" (--json for each file's rows)" if stale else ""))
+        if rest:
+            print(table(rest))
+        if stale:
+            print(("\n" if rest else "") + stale_table(stale))
     for msg in unreadable:
         print(f"aurgen: error: {msg}", file=sys.stderr)
     if unreadable:

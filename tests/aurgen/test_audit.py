@@ -96,11 +96,12 @@ def test_stale_config_is_caught(boat, capsys):
     cfg.write_text(text.replace("height: 0.18,", "height: 0.2,"))
     code, out, _ = _run(capsys, d, config=[cfg])
     assert code == 1
-    for f in ("blueboat.xml", "model.sdf", "blueboat.urdf"):
-        rows = _rows(out, d / f)
-        assert any(re.search(r"config\s+config sha256", r) and "rebuild" in r for r in rows), out
+    # grouped by figure: one row each, naming the file set ([1]: the three files, listed once)
+    legend = out.split("  [1] ", 1)[-1].split("\n\n", 1)[0]  # the file set, wrapped at 100 columns
+    assert all(f in legend for f in ("blueboat.xml", "model.sdf", "blueboat.urdf")), out
+    assert len(re.findall(r"^config sha256\s.*\[1\]$", out, re.M)) == 1 and "rebuild" in out, out
     # the figures that changed are named too (displacement grows with the pontoon height)
-    assert any(re.search(r"config\s+displaced volume", r) for r in _rows(out, d / "blueboat.xml")), out
+    assert re.search(r"^displaced volume\s.*→.*\[1\]$", out, re.M), out
     # content still agrees with the comment: the files are self-consistent, just stale
     assert not any(" content " in r for r in out.splitlines())
     build([str(cfg)], d.parent)  # rebuild: clean again
@@ -256,9 +257,9 @@ def test_stale_and_edited_worlds_are_caught(tmp_path, capsys):
     cfg.write_text(cfg.read_text().replace("timestep: 0.002", "timestep: 0.001"))
     code, text, _ = _run(capsys, out / "worlds", config=[cfg])
     assert code == 1
-    for f in ("sea.xml", "sea.sdf"):
-        assert any(re.search(r"config\s+world\s+differs from line", r) and "rebuild" in r
-                   for r in _rows(text, out / "worlds" / f)), text
+    # grouped by figure: one 'world' row naming the file set of both (listed once above the table)
+    assert re.search(rf"^  \[1\] {re.escape(str(out / 'worlds'))}/{{sea.sdf, sea.xml}}$", text, re.M), text
+    assert re.search(r"^world\s+differs from line .*\[1\]$", text, re.M) and "rebuild" in text, text
     write_worlds([str(cfg)], out)
     assert _run(capsys, out, config=[cfg])[0] == 0
     sdf = out / "worlds" / "sea.sdf"
@@ -266,8 +267,10 @@ def test_stale_and_edited_worlds_are_caught(tmp_path, capsys):
     shutil.rmtree(out / "blueboat")
     code, text, _ = _run(capsys, out / "worlds", config=[cfg])
     assert code == 1
-    assert any(re.search(r"config\s+world\s+differs", r) for r in _rows(text, sdf)), text
-    assert any("vehicle files" in r and "blueboat" in r for r in _rows(text, out / "worlds" / "sea.xml")), text
+    refs = dict((m[2], m[1]) for m in re.finditer(r"^  \[(\d+)\] (\S+)$", text, re.M))  # file set -> [n]
+    assert re.search(rf"^world\s+differs.*\[{refs[str(sdf)]}\]$", text, re.M), text
+    assert re.search(rf"^vehicle files\s+\S+/blueboat/\S+\s+\[{refs[str(out / 'worlds' / 'sea.xml')]}\]\n\s+missing",
+                     text, re.M), text
 
 
 def test_numbers_and_tolerances():

@@ -221,5 +221,6 @@ def test_a_stale_package_is_one_row(boat, capsys):
     cfg.write_text(cfg.read_text() + "\n# a comment changes the sha256\n")
     assert main(["audit", str(pkg), "--config", str(cfg)]) == 1
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if line.startswith(str(pkg))]
-    assert len(rows) == 1 and "config sha256" in rows[0] and "stale" in rows[0], out
+    rows = [line for line in out.splitlines() if line.startswith("config sha256")]  # grouped by figure
+    assert len(rows) == 1 and rows[0].endswith("[1]") and "stale" in out, out
+    assert [line for line in out.splitlines() if line.startswith("  [")] == [f"  [1] {pkg}/package.xml"], out
