@@ -117,7 +117,8 @@ def _add_specs(sub):
 
 def _add_catalog(sub):
     s = sub.add_parser("catalog", help="list part types with mass and slots")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true",
+                   help="machine-readable output: type, mass, slots and placeholder note of each part")
     return s
 
 
@@ -149,12 +150,17 @@ def _add_audit(sub):
 
 def _add_sim(sub):
     s = sub.add_parser("sim", help="simulate a generated world or model with the hydrostatic runtime")
-    s.add_argument("model", help="MJCF world or model written by aurgen")
-    s.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
+    s.add_argument("model", help="MJCF world (build/worlds/<world>.xml) or vehicle file (build/<name>/<name>.xml) "
+                   "written by aurgen; not the SDF or URDF")
+    s.add_argument("--duration", type=float, default=10.0, help="simulated seconds (default: 10)")
     s.add_argument("--out", help="write the trajectory as CSV")
     s.add_argument("--plot", help="write a PNG of the run")
-    s.add_argument("--water", type=float, metavar="RHO",
-                   help="for a vehicle file with no environment: open water of this density (kg/m^3), surface z=0")
+    water = s.add_mutually_exclusive_group()
+    water.add_argument("--water", type=float, metavar="RHO",
+                       help="for a vehicle file with no environment: open water of this density (kg/m^3), surface "
+                            "z=0 (a vehicle file needs this or --vacuum)")
+    water.add_argument("--vacuum", action="store_true",
+                       help="for a vehicle file with no environment: no fluid at all (plain MuJoCo: it falls)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     return s
 
@@ -169,7 +175,7 @@ def _add_view(sub):
 
 def _add_report(sub):
     s = sub.add_parser("report", help="stability and trim report with figures")
-    s.add_argument("config")
+    s.add_argument("config", help="vehicle config (path, or a bundled name such as blueboat.yaml)")
     s.add_argument("-o", "--output", help="report directory (default: build/<name>/report)")
     s.add_argument("--payload-at", metavar='"X Y Z"',
                    help="point (m, base_link) where the load line adds payload (default: the payload slot)")

@@ -1,4 +1,4 @@
-"""``aurgen sim <world-or-model> --duration T [--out run.csv] [--plot run.png] [--water RHO]``.
+"""``aurgen sim <world-or-model> --duration T [--out run.csv] [--plot run.png] [--water RHO | --vacuum]``.
 
 Steps the file with the runtime, shows a progress bar (stderr), prints a
 summary per free body (final pose, settled draft, heel, trim) and the health.
@@ -81,12 +81,40 @@ def _check_model(model) -> None:
 
     if str(model).lstrip().startswith("<") or str(model).lower().endswith((".yaml", ".yml")):
         return  # Simulation says what these are
+    _refuse_other_format(str(model))
     try:
         st = os.stat(model)
     except (OSError, ValueError):
         raise AurgenError(f"{str(model)!r}: no such file (expected an MJCF world or model written by aurgen)") from None
     if not stat.S_ISREG(st.st_mode):
         raise AurgenError(f"{model}: not a regular file (expected an MJCF world or model written by aurgen)")
+
+
+_OTHER_FORMATS = {".sdf": "an SDF file (Gazebo)", ".urdf": "a URDF file (ROS)", ".config": "a Gazebo model.config"}
+
+
+def _refuse_other_format(model: str) -> None:
+    """An SDF, URDF or model.config passed where the MJCF is expected (MuJoCo said only "Unrecognized
+    XML model type: 'sdf'"): say which file of the build to simulate."""
+    import os
+
+    what = _OTHER_FORMATS.get(os.path.splitext(model)[1].lower())
+    if what is None:
+        return
+    folder, stem = os.path.dirname(model), os.path.splitext(os.path.basename(model))[0]
+    if stem in ("model", ""):  # build/<vehicle>/model.sdf: the MJCF is build/<vehicle>/<vehicle>.xml
+        stem = os.path.basename(os.path.abspath(folder or "."))
+    mjcf = os.path.join(folder, f"{stem}.xml")
+    raise AurgenError(f"{model}: {what}; aurgen sim takes the MJCF (<vehicle>.xml) or a world "
+                      f"(build/worlds/<world>.xml): simulate {mjcf}" + ("" if os.path.isfile(mjcf) else
+                                                                       " (write it with 'aurgen build')"))
+
+
+def _displaces(m) -> bool:
+    """Whether the compiled model has displacement geoms (aurgen's ``user="1"`` mark)."""
+    from aurgen.runtime.plan import MARK_DISPLACEMENT
+
+    return m.nuser_geom > 0 and bool((np.rint(m.geom_user[:, 0]) == MARK_DISPLACEMENT).any())
 
 
 def _check_water(model, water) -> None:
@@ -110,7 +138,13 @@ def cli_sim(args) -> int:
     water = getattr(args, "water", None)
     if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
         raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
+    vacuum = getattr(args, "vacuum", False)
+    if vacuum and water is not None:
+        raise AurgenError("--water and --vacuum: choose one (open water of that density, or none)")
     _check_water(args.model, water)
+    if vacuum and _declares_environment(args.model):
+        raise AurgenError(f"{args.model}: --vacuum is for a model without an environment; this file carries "
+                          "one (a world): drop --vacuum")
     try:
         sim = Simulation(args.model, water=water)
     except envmod.EnvironmentInvalid as exc:  # name the file the environment came from
@@ -123,6 +157,10 @@ def cli_sim(args) -> int:
         if steps > MAX_STEPS:
             raise AurgenError(f"--duration {args.duration:g} s is {steps:.3g} steps of {sim.model.opt.timestep:g} s, "
                               f"more than the {MAX_STEPS} a run may take")
+        if sim.environment is None and not vacuum and _displaces(sim.model):
+            raise AurgenError(f"{args.model}: a vehicle with displacement geoms and no environment in the file: "
+                              "pass --water RHO (open water of that density at z = 0, e.g. --water 1025) or "
+                              "--vacuum (plain MuJoCo, no fluid: it falls)")
     except BaseException:
         sim.close()
         raise

@@ -121,7 +121,8 @@ class Opening:
 def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
     """Find a config: as given, in the current directory, then ./<kind>/, then bundled.
 
-    A bare name may omit ``.yaml``.
+    A bare name may omit ``.yaml``; one found locally that hides a bundled config of the same
+    name is noted once on stderr.
     """
     p = Path(name)
     if p.name in ("", ".", "..") or "\0" in str(name):  # '' is Path('.'): no file name to look for
@@ -135,11 +136,49 @@ def resolve_config_path(name: str | Path, kind: str = "vehicles") -> Path:
             candidates.append(base / p.name)
             if p.suffix == "":
                 candidates.append(base / (p.name + ".yaml"))
+    bare = not p.is_absolute() and len(p.parts) == 1
     for c in candidates:
         if c.is_file():
+            if bare:
+                _note_hidden(c, kind)
             return c.resolve()
     raise ConfigError(p, None, "config file not found",
                       f"looked in the current directory, ./{kind}/ and the bundled {kind}")
+
+
+_NOTED: set = set()  # the hidden bundled configs already named in this process
+
+
+def _note_hidden(found: Path, kind: str) -> None:
+    """A local config that hides a bundled one of the same name: said once per process on stderr
+    (``aurgen: note: ./vehicles/blueboat.yaml hides the bundled blueboat.yaml``); a user's edited
+    copy silently replaced the bundled vehicle before."""
+    import os
+    import sys
+
+    bundled = data_dir(kind)
+    try:
+        if found.resolve().parent == bundled.resolve() or not (bundled / found.name).is_file():
+            return
+        shown = os.path.relpath(found.resolve())
+    except (OSError, ValueError):
+        return
+    if shown.startswith(".."):
+        shown = str(found.resolve())
+    elif not shown.startswith("."):
+        shown = f"./{shown}"
+    if (shown, kind) not in _NOTED:
+        _NOTED.add((shown, kind))
+        print(f"aurgen: note: {shown} hides the bundled {found.name}", file=sys.stderr)
+
+
+def bundled_config(name: str, kind: str = "vehicles") -> Path:
+    """The bundled config ``name`` (``.yaml`` optional), never a local one (the gym environments and
+    the bundled sweeps use these unless given another)."""
+    p = data_dir(kind) / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
+    if not p.is_file():
+        raise ConfigError(p, None, f"no bundled {kind[:-1]} config {name!r}", "name a bundled config or give a path")
+    return p.resolve()
 
 
 def locate_config(name: str, kind: str = "vehicles", given=()) -> Path | None:

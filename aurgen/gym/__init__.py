@@ -8,7 +8,9 @@ Needs gymnasium (``pip install 'aurgen[scale]'``); the core does not import this
     env = gym.make("BlueBoatStationKeeping-v0")
     obs, info = env.reset(seed=0)
 
-Each environment composes its bundled vehicle config in memory (aurgen.compose.resolve,
+Each environment composes its bundled vehicle config (never a local ``./vehicles/`` file of the
+same name; ``config=`` a path or name for another, e.g. ``gym.make(id, config="my_boat.yaml")``)
+in memory (aurgen.compose.resolve,
 aurgen.emit.build.outputs; nothing is written), simulates it in open water at the
 vehicle's declared fluid density (surface z = 0) through
 :class:`aurgen.runtime.sim.Simulation` (the ``aurgen.hydrostatics`` engine plugin:
@@ -62,7 +64,7 @@ BlueROV2DepthHeading-v0 — hold a depth and heading
         above the surface. truncated: after ``step_limit`` = 1000 steps.
 
 ``info`` carries ``time`` (s) and the unwrapped error terms. Keyword arguments:
-``frame_skip``, ``step_limit`` and the ranges named above (``gymnasium.make``'s own
+``config``, ``frame_skip``, ``step_limit`` and the ranges named above (``gymnasium.make``'s own
 ``max_episode_steps`` adds its TimeLimit wrapper on top).
 
 Vector version: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point",
@@ -88,17 +90,22 @@ except ImportError as exc:  # pragma: no cover - the scale extra is missing
 _MODELS: dict = {}
 
 
-def _vehicle_xml(config: str):
-    """(MJCF text, fluid density, kernel equilibrium) of a bundled config, composed in memory (cached)."""
-    if config not in _MODELS:
+def _vehicle_xml(config: str, given=None):
+    """(MJCF text, fluid density, kernel equilibrium) of the bundled config ``config``, or of
+    ``given`` (a path or a name, resolved as the CLI does), composed in memory (cached)."""
+    from aurgen.config.vehicle import bundled_config, resolve_config_path
+
+    path = bundled_config(config) if given is None else resolve_config_path(given)
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _MODELS:
         from aurgen.emit.build import outputs
         from aurgen.compose.resolve import resolve
         from aurgen.analysis.stability import body_of
         from aurgen.compose.stamp import equilibrium_of
 
-        v = resolve(config)
-        _MODELS[config] = (outputs(v)[f"{v.name}.xml"], float(body_of(v).rho), equilibrium_of(v))
-    return _MODELS[config]
+        v = resolve(path)
+        _MODELS[key] = (outputs(v)[f"{v.name}.xml"], float(body_of(v).rho), equilibrium_of(v))
+    return _MODELS[key]
 
 
 def _wrap(a: float) -> float:
@@ -118,13 +125,13 @@ class _MarineEnv(gymnasium.Env):
     metadata = {"render_modes": [], "render_fps": 50}
     config = ""
 
-    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None):
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None, config=None):
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
         from aurgen.runtime.sim import Simulation
 
         self.render_mode = None
-        xml, rho, self._eq = _vehicle_xml(self.config)
+        xml, rho, self._eq = _vehicle_xml(self.config, config)
         if _model is None:
             self.sim = Simulation(xml, water=rho)
             self.model, self.data = self.sim.model, self.sim.data
@@ -218,8 +225,8 @@ class BlueBoatStationKeeping(_MarineEnv):
     _nobs = 11
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
-                 target_range: float = 5.0, max_distance: float = 20.0, _model=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model)
+                 target_range: float = 5.0, max_distance: float = 20.0, _model=None, config=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config)
         self.target_range = float(target_range)
         self.max_distance = float(max_distance)
 
@@ -260,8 +267,8 @@ class BlueBoatWaypoint(_MarineEnv):
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, n_waypoints: int = 4,
                  leg=(3.0, 8.0), reach_radius: float = 1.0, reach_bonus: float = 10.0,
-                 max_distance: float = 20.0, _model=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model)
+                 max_distance: float = 20.0, _model=None, config=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config)
         if int(n_waypoints) < 1:
             raise ValueError(f"n_waypoints: at least 1, got {n_waypoints}")
         if not 0.0 < float(leg[0]) <= float(leg[1]):
@@ -333,8 +340,8 @@ class BlueROV2DepthHeading(_MarineEnv):
     _nobs = 10
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
-                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0, _model=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model)
+                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0, _model=None, config=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config)
         self.depth_range = (float(depth_range[0]), float(depth_range[1]))
         self.max_depth_error = float(max_depth_error)
 

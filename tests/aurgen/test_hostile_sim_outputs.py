@@ -21,7 +21,7 @@ OPTIONS = {"--out": ("run.csv", "time [s],x [m]\n0.0,1.0\n"), "--plot": ("run.pn
 
 
 def _argv(option: str, target: str) -> list[str]:
-    return ["sim", "out/v/v.xml", "--duration", "0.02", "--quiet", option, target]
+    return ["sim", "out/v/v.xml", "--duration", "0.02", "--water", "1025", "--quiet", option, target]
 
 
 # (id, what the target is: a link to ..., or a thing)
