@@ -201,7 +201,8 @@ def _add_sweep(sub):
     s.add_argument("--check", action="store_true", help="check the sweep's keys and count its variants; run nothing")
     s.add_argument("--no-figures", action="store_true", help="write the table only")
     s.add_argument("--time-domain", action="store_true",
-                   help="also run each variant through a seeded disturbance on mujoco.batch: settle time, max roll, "
+                   help="also release each variant at its initial heel/trim (and the seeded roll moment of the sweep's "
+                        "time_domain:, if any) on mujoco.batch: settle time, max roll, "
                         "capsized (the sweep's time_domain: settings)")
     s.add_argument("--quiet", action="store_true", help="no progress line")
     return s

@@ -121,7 +121,7 @@ def run(n: int = 400) -> None:
         try:
             import ray
         except ImportError:
-            print("ray: not installed (pip install 'aurgen[scale]'): Ray 2 workers against 1 not measured")
+            print("ray: not installed (pip install '.[scale]'): Ray 2 workers against 1 not measured")
             return
         walls = {}
         for w in (1, 2):

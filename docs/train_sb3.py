@@ -2,7 +2,7 @@
 
 An example, not run in CI, and stable-baselines3 is not one of aurgen's dependencies:
 
-    pip install 'aurgen[scale]' stable-baselines3
+    pip install '.[scale]' stable-baselines3
     python docs/train_sb3.py --env BlueBoatWaypoint-v0 --num-envs 64 --steps 2000000 --threads 2
 
 The worlds run on ``mujoco.batch.Batch`` (``aurgen.gym.MarineVectorEnv``: one compiled

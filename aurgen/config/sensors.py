@@ -13,7 +13,7 @@ A catalog entry declares each sensor of the part (docs/config.md, "sensors"):
         source: "..."             # required: where the figures come from
         <the type's parameters>   # SENSOR_TYPES[type].params, SI units, angles in rad
 
-Names and topics (the reference convention, bluerobotics_facts.md §1a/§5): a sensor
+Names and topics (the reference convention, docs/sources.md §1a/§5): a sensor
 on the vehicle's base part is named by its key (``imu``); a part with one sensor names
 it after the instance (``ping``, ``camera``); a part with several, ``<instance>_<key>``.
 The topic is ``/<namespace>/<name>/<quantity>``, and the message's ``frame_id`` is

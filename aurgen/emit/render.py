@@ -27,7 +27,7 @@ from aurgen.compose.model import Geom, Vehicle
 # propeller's rotation (ccw +, cw −), as the reference models write it.
 THRUST_COEFFICIENT = 0.02
 
-# Drag coefficient of the windage boxes for gz-maritime's ocean current (bluerobotics_facts.md §5,
+# Drag coefficient of the windage boxes for gz-maritime's ocean current (docs/sources.md §5,
 # the reference's PR #72): chosen so that 0.5 ρ Cd (2 · width · draft) ≈ 7.0 N s²/m², the
 # identified surge xUabsU, at the reference boat's draft (12.3047 kg: 0.0318 m). The Cd is the
 # shape's; at a heavier loading the deeper draft gives proportionally more drag.

@@ -1,7 +1,7 @@
 """Gymnasium environments on aurgen's runtime: ``BlueBoatStationKeeping-v0``, ``BlueBoatWaypoint-v0``,
 ``BlueROV2DepthHeading-v0``.
 
-Needs gymnasium (``pip install 'aurgen[scale]'``); the core does not import this module.
+Needs gymnasium (``pip install '.[scale]'`` from aurgen's clone); the core does not import this module.
 
     import gymnasium as gym
     import aurgen.gym  # registers the ids
@@ -85,7 +85,8 @@ try:
     import gymnasium
     from gymnasium import spaces
 except ImportError as exc:  # pragma: no cover - the scale extra is missing
-    raise ImportError("aurgen.gym needs gymnasium: pip install 'aurgen[scale]'") from exc
+    raise ImportError("aurgen.gym needs gymnasium: pip install gymnasium (or pip install '.[scale]' in aurgen's "
+                      "clone)") from exc
 
 _MODELS: dict = {}
 

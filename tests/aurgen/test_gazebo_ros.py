@@ -3,7 +3,7 @@ the world's systems and current, the ros_gz bridge and the launch file.
 
 Expected values come from elsewhere than the emitter: the catalog's YAML read directly
 (counts, rotations, thrust limits), libsdformat (what loads, and each sensor's type and
-topic), the URDF (links), the reference's conventions (bluerobotics_facts.md §5) and
+topic), the URDF (links), the reference's conventions (docs/sources.md §5) and
 closed forms (Cd, compass directions).
 """
 

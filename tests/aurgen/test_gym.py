@@ -26,7 +26,7 @@ def _have_gymnasium() -> bool:
 
 pytestmark = [pytest.mark.scale,
               pytest.mark.skipif(not _have_gymnasium(),
-                                 reason="gymnasium is not installed (pip install 'aurgen[scale]')")]
+                                 reason="gymnasium is not installed (pip install '.[scale]')")]
 
 IDS = ["BlueBoatStationKeeping-v0", "BlueBoatWaypoint-v0", "BlueROV2DepthHeading-v0"]
 

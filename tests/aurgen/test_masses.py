@@ -3,7 +3,7 @@
 Independent figures, never the catalog's own numbers:
 - Blue Robotics' BlueBoat technical details: 14.5 kg without batteries or payload.
 - Blue Robotics' BlueROV2 technical details: 10-11 kg, standard frame with ballast, no battery.
-- The reference models (bluerobotics_facts.md §4): the default BlueROV2 composes to
+- The reference models (docs/sources.md §4): the default BlueROV2 composes to
   9.4 + 6 x 0.3049466 + 6 x 0.0390534 + 0.08 = 11.544 kg (its 9.4 kg chassis includes the
   battery), the Heavy to 15.582 kg, with the standard's CoM at about (0.00891, -0.00004, 0.01190).
 - The legacy pack table (§1c): br_liion_18ah weighs 1.400 kg.

@@ -85,7 +85,7 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
 
 
 @pytest.mark.scale
-@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install 'aurgen[scale]')")
+@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
 def test_ray_local_same_table(tmp_path):
     serial = _run(tmp_path, _sweep(), "serial")
     p = write(tmp_path, _sweep(), "ray.yaml")

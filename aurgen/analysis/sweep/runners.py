@@ -132,7 +132,7 @@ def _ray_init(address: str, workers: int | None):
     try:
         import ray
     except ImportError:
-        raise SweepError("--ray needs ray: pip install 'aurgen[scale]'") from None
+        raise SweepError("--ray needs ray: pip install ray (or pip install '.[scale]' in aurgen's clone)") from None
     if not ray.is_initialized():
         try:
             if address == "local":
