@@ -121,9 +121,15 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         names[name] = (what, source(where))
 
     placed_by: dict[str, str] = {}  # instance -> where the config placed it (or placed what carries it)
+    depth: dict[str, int] = {}  # instance -> parts below the base (a chain of catalog defaults included)
 
     def place(name, type_name, parent, T, collision, joint_type, axis, limits, topics, where, limits_where,
               filling=None):
+        depth[name] = 0 if parent is None else depth.get(parent, 0) + 1
+        if depth[name] > lim.MAX_NESTING:  # before the recursion runs out (MJCF nests each body in its parent)
+            raise ConfigError(where[0], where[1], f"{type_name!r} would sit {depth[name]} parts deep on "
+                              f"the base, more than the {lim.MAX_NESTING} a vehicle may nest",
+                              "mount the parts on fewer carriers", line=where[2])
         part = catalog.get(type_name, where=where)
         if topics is not None:
             if not (part.drive is not None or part.sensors or joint_type in ("revolute", "prismatic")):

@@ -72,6 +72,15 @@ def _free_chain(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _default_chain(n: int, first: int = 0) -> dict:
+    """Catalog parts p<first>..p<n-1>, each with a slot whose default is the next: a chain no config names."""
+    out = {}
+    for i in range(first, n):
+        slot = f"slots: {{s: {{xyz: [0, 0, 0.001], default: p{i + 1}}}}}\n" if i < n - 1 else ""
+        out[f"parts/p{i}.yaml"] = "mass: 0.01\ninertia: {ixx: 1e-4, iyy: 1e-4, izz: 1e-4}\n" + slot
+    return out
+
+
 # (id, files, argv (None: build v.yaml -o out), substrings of the one-line message)
 CASES = [
     # ---- "x y z" strings: each word a YAML 1.2 number (Python's float read all of these)
@@ -175,6 +184,12 @@ CASES = [
     ("free-chain-1500", {"v.yaml": _free_chain(1500), "parts/link.yaml": LINK}, None,
      ["v.yaml:105:", "parts[100].parent", "101 parts deep"]),
     ("slot-chain-101", {"v.yaml": _chain(101), "parts/link.yaml": LINK}, None, ["parts[100].of", "101 parts deep"]),
+    # a chain of catalog defaults (RecursionError, deep in the YAML reader, before)
+    ("default-chain-600", {"v.yaml": BOAT + "parts:\n  - {type: p0, name: c, parent: base_link, xyz: [0, 0, 0]}\n",
+                           **_default_chain(600)}, None, ["p99.yaml", "slots.s.default", "'p100' would sit 101 parts deep"]),
+    ("default-chain-under-slot-fills", {"v.yaml": _chain(60).replace("type: link, name: l59", "type: p0, name: l59"),
+                                        "parts/link.yaml": LINK, **_default_chain(60)}, None,
+     ["p40.yaml", "slots.s.default", "101 parts deep"]),
     # ---- no traceback: a 5,000-digit integer in an environment (int() refused it with a ValueError)
     ("env-json-huge-density", {"w.xml": _world(ENV_OK.replace("1025.0", "9" * 5000))}, ["sim", "w.xml", "--quiet"],
      ["w.xml", "cells[0] ('water').density", "an integer of 5000 digits"]),
