@@ -133,6 +133,22 @@ def _construct_number(loader, node, integer: bool):
     return value if integer else float(value)
 
 
+def _construct_bool(loader, node):
+    """A YAML 1.2 core-schema boolean, also under an explicit ``!!bool`` tag (PyYAML's takes 1.1's
+    ``yes``/``on`` as true, and raised a KeyError on any other word)."""
+    text = loader.construct_scalar(node)
+    if text in ("true", "True", "TRUE", "false", "False", "FALSE"):
+        return text[0] in "tT"
+    raise _scalar_error(loader, node, f"{text!r} is not a boolean", "write true or false")
+
+
+def _refuse_tag(loader, node):
+    """A type outside the YAML 1.2 core schema (``!!timestamp``, ``!!binary``, ``!!set``, ...)."""
+    tag = node.tag.rsplit(":", 1)[-1]
+    raise _scalar_error(loader, node, f"a !!{tag} value has no place in a config",
+                        "a config holds strings, numbers, booleans, null, lists and mappings: YAML 1.2 core")
+
+
 def _construct_seq(loader, node):
     out = []
     for i, child in enumerate(node.value):
@@ -146,6 +162,9 @@ def _construct_seq(loader, node):
 for _L in LOADERS:
     _L.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
     _L.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+    _L.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+    for _tag in ("timestamp", "binary", "set", "omap", "pairs"):
+        _L.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
     _L.add_constructor("tag:yaml.org,2002:int", lambda ld, node: _construct_number(ld, node, True))
     _L.add_constructor("tag:yaml.org,2002:float", lambda ld, node: _construct_number(ld, node, False))
     # the YAML 1.2 core schema's implicit scalars; anything else is a string

@@ -135,6 +135,20 @@ CASES = [
     ("float-tag-in-list", _part("[!!float '1_0', 0, 1]"), None, ["v.yaml:5:", "parts[0].xyz[0]", "no '_'"]),
     ("int-tag-in-catalog", {"v.yaml": W, "parts/widget.yaml": WIDGET.replace("mass: 1", "mass: !!int '1_0'")},
      None, ["widget.yaml:1:", "mass", "no '_'"]),
+    # ---- the other explicit tags: YAML 1.2 core only (PyYAML's !!bool took 'on' and raised a KeyError on 'maybe')
+    ("bool-tag-maybe", {"v.yaml": BOAT.replace("{type: blueboat_chassis}", "{type: blueboat_chassis, collision: "
+                        "!!bool maybe}")}, None, ["v.yaml:2:", "base.collision", "'maybe' is not a boolean"]),
+    ("bool-tag-on", {"v.yaml": BOAT.replace("{type: blueboat_chassis}", "{type: blueboat_chassis, collision: "
+                     "!!bool on}")}, None, ["v.yaml:2:", "base.collision", "'on' is not a boolean"]),
+    ("bool-tag-yes-in-catalog", {"v.yaml": W, "parts/widget.yaml": WIDGET + "slots: {s: {collision: !!bool yes}}\n"},
+     None, ["widget.yaml:3:", "slots.s.collision", "'yes' is not a boolean"]),
+    ("timestamp-tag-garbage", {"v.yaml": BOAT.replace("x: 0.027", "x: !!timestamp nope")}, None,
+     ["v.yaml:3:", "hull_displacement.x", "a !!timestamp value has no place in a config"]),
+    ("timestamp-tag-date", {"v.yaml": BOAT.replace("x: 0.027", "x: !!timestamp 2001-12-14")}, None,
+     ["v.yaml:3:", "hull_displacement.x", "!!timestamp"]),
+    ("binary-tag", {"v.yaml": BOAT.replace("x: 0.027", "x: !!binary AAAA")}, None, ["hull_displacement.x", "!!binary"]),
+    ("set-tag", {"v.yaml": BOAT + "parts: !!set {a, b}\n"}, None, ["v.yaml:4:", "parts", "!!set"]),
+    ("omap-tag", {"v.yaml": BOAT + "parts: !!omap [{a: 1}]\n"}, None, ["v.yaml:4:", "parts", "!!omap"]),
     ("huge-integer-in-list", _part("[0, 0, " + "9" * 5000 + "]"), None,
      ["v.yaml:5:", "parts[0].xyz[2]", "5000 digits"]),
     ("huge-integer-in-catalog", {"v.yaml": W, "parts/widget.yaml": WIDGET.replace("mass: 1", "mass: " + "1" * 5000)},
