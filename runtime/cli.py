@@ -232,7 +232,7 @@ def _run(sim, args) -> int:
         print(f"wrote {args.out}")
     if args.plot:
         _plot(args.plot, names, np.array(rows), f"aurgen sim {Path(str(sim.source)).name}: {args.duration:g} s "
-              "(heave from each body's start; heel solid, trim dashed)")
+              "(from each body's start)")
         print(f"wrote {args.plot}")
     return 0 if h.ok else 1
 
@@ -251,33 +251,53 @@ def _csv(path, header, rows):
             w.writerow([repr(round(r[0], TIME_DIGITS) + 0.0)] + [repr(x) for x in r[1:]])
 
 
-def _plot(path, names, a, title=None):
+def _plot(path, names, a, title=None, keep=None):
     """run.png: per free body its heave (height relative to its own start, so a boat at the surface
-    and an ROV 3 m down share one readable axis) and its heel and trim; one colour per body in both
-    panels (heel solid, trim dashed)."""
+    and an ROV 3 m down share one readable axis; a body starting below the surface also its depth),
+    its horizontal displacement from its start (x solid, y dashed) and horizontal speed (a boat
+    drifting in a current or driven by thrust showed nothing before), and its heel and trim; one
+    colour per body in every panel. ``keep``: given the figure instead of closing it (tests)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     t = a[:, 0]
+    deep = [i for i in range(len(names)) if a[0, 1 + 6 * i + 2] < -0.25]  # started below the surface
+    n = 4 + bool(deep)
+    fig, ax = plt.subplots(n, 1, figsize=(8, 2.1 * n + 0.8), sharex=True)
+    dt = np.diff(t)
     for i, nm in enumerate(names):
         base = 1 + 6 * i
         colour = f"C{i % 10}"
-        z0 = a[0, base + 2]
-        ax[0].plot(t, a[:, base + 2] - z0, color=colour, label=f"{nm} (start z = {z0:+.3f} m)")
-        ax[1].plot(t, np.degrees(a[:, base + 3]), color=colour, label=f"{nm} heel")
-        ax[1].plot(t, np.degrees(a[:, base + 4]), "--", color=colour, label=f"{nm} trim")
+        x, y, z = a[:, base], a[:, base + 1], a[:, base + 2]
+        ax[0].plot(t, z - z[0], color=colour, label=f"{nm} (start z = {z[0]:+.3f} m)")
+        ax[1].plot(t, x - x[0], color=colour, label=f"{nm} x")
+        ax[1].plot(t, y - y[0], "--", color=colour, label=f"{nm} y")
+        v = np.hypot(np.diff(x), np.diff(y)) / np.where(dt > 0, dt, np.inf)
+        ax[2].plot(t, np.concatenate([[v[0] if v.size else 0.0], v]), color=colour, label=nm)
+        if i in deep:
+            ax[3].plot(t, -z, color=colour, label=nm)
+        ax[-1].plot(t, np.degrees(a[:, base + 3]), color=colour, label=f"{nm} heel")
+        ax[-1].plot(t, np.degrees(a[:, base + 4]), "--", color=colour, label=f"{nm} trim")
     ax[0].set_ylabel("heave: z − z(0) (m)")
-    ax[1].set_ylabel("heel, trim (deg)")
-    ax[1].set_xlabel("time (s)")
-    ax[1].set_xlim(t[0], t[-1])
-    for x in ax:
-        x.grid(True)
-        x.legend(fontsize=7)
-    fig.suptitle(title or "aurgen sim: heave, heel and trim of each free body", fontsize=10)
+    ax[1].set_ylabel("horizontal: from start (m)")
+    ax[2].set_ylabel("horizontal speed (m/s)")
+    if deep:
+        ax[3].set_ylabel("depth: −z (m)")
+        ax[3].invert_yaxis()
+    ax[-1].set_ylabel("heel, trim (deg)")
+    ax[-1].set_xlabel("time (s)")
+    ax[-1].set_xlim(t[0], t[-1])
+    for x_ in ax:
+        x_.grid(True)
+        x_.legend(fontsize=7, loc="best")
+    fig.suptitle(title or "aurgen sim: motion of each free body", fontsize=10)
+    fig.align_ylabels(ax)
     fig.tight_layout()
+    if keep is not None:
+        keep(fig)
+        return
     try:
         write_with(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png", metadata={"Software": PNG_SOFTWARE}),
                    ours=_our_png)

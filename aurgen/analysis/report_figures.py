@@ -115,28 +115,44 @@ def fig_load(rep: Report, path: Path):
     rows = [(L.draft, "draft (m)"), (np.degrees(L.heel), "heel (deg)"), (np.degrees(L.trim), "trim (deg)"),
             (L.freeboard, "min. freeboard (m)")]
     xmax = load_extent(L)
-    for ax, (y, lab) in zip(axes, rows):
-        ax.plot(L.payload, y, ".-", color="C0", ms=3)
+    for k, (ax, (y, lab)) in enumerate(zip(axes, rows)):
+        ax.plot(L.payload, y, ".-", color="C0", ms=3, clip_on=False, label="equilibrium" if k == 0 else None)
         ax.set_ylabel(lab)
         ax.grid(alpha=0.3)
         if L.zero_freeboard is not None and L.zero_freeboard <= xmax:
-            ax.axvline(L.zero_freeboard, color="C3", ls="--", lw=1)
+            ax.axvline(L.zero_freeboard, color="C3", ls="--", lw=1,
+                       label=f"freeboard zero at {L.zero_freeboard:.2f} kg" if k == 0 else None)
         if L.limit <= xmax:
-            ax.axvline(L.limit, color="k", ls=":", lw=1)
+            ax.axvline(L.limit, color="k", ls=":", lw=1, label=f"reserve buoyancy {L.limit:.2f} kg" if k == 0 else None)
         if rep.capacity is not None and rep.capacity["payload"] <= xmax:
-            ax.axvline(rep.capacity["payload"], color="C2", ls="-.", lw=1)
+            ax.axvline(rep.capacity["payload"], color="C2", ls="-.", lw=1,
+                       label=f"published capacity {rep.capacity['payload']:g} kg" if k == 0 else None)
+        if 1 <= k <= 2:  # heel, trim: hundredths of a degree are noise, never magnified into a trend
+            _min_span(ax, MIN_ANGLE_SPAN_DEG)
     axes[-1].set_xlim(0.0, xmax)  # to the last sample with an equilibrium: the axis ends where the curves do
     axes[-1].axhline(0.0, color="0.4", lw=0.8)
     axes[-1].set_xlabel(f"payload (kg) at ({L.at[0]:.3f}, {L.at[1]:.3f}, {L.at[2]:.3f}) m")
-    txt = f"reserve buoyancy {L.limit:.2f} kg" + (" (dotted)" if L.limit <= xmax else "")
-    if L.zero_freeboard is not None:
-        txt += f"; freeboard zero at {L.zero_freeboard:.2f} kg" + (" (dashed)" if L.zero_freeboard <= xmax else "")
-    if rep.capacity is not None:
-        txt += f"; published capacity {rep.capacity['payload']:g} kg (dash-dot)"
+    # the keys in a legend (a one-line subtitle of them was cut off at both edges); what lies beyond the
+    # axis as legend entries without a line
+    if L.limit > xmax:
+        axes[0].plot([], [], " ", label=f"reserve buoyancy {L.limit:.2f} kg (beyond the axis)")
+    if L.zero_freeboard is not None and L.zero_freeboard > xmax:
+        axes[0].plot([], [], " ", label=f"freeboard zero at {L.zero_freeboard:.2f} kg (beyond the axis)")
     if xmax < L.payload[-1]:
-        txt += f"; no upright equilibrium beyond {xmax:.2f} kg"
-    axes[0].set_title(txt, fontsize=9)
+        axes[0].plot([], [], " ", label=f"no upright equilibrium beyond {xmax:.2f} kg")
+    axes[0].legend(fontsize=7, loc="best", framealpha=0.9)
     _finish(fig, axes[0], rep, "Load line", path)
+
+
+MIN_ANGLE_SPAN_DEG = 1.0  # a heel or trim panel spans at least this many degrees
+
+
+def _min_span(ax, span: float) -> None:
+    """Widen ``ax``'s y range about its middle to at least ``span``."""
+    lo, hi = ax.get_ylim()
+    if hi - lo < span:
+        mid = 0.5 * (lo + hi)
+        ax.set_ylim(mid - 0.5 * span, mid + 0.5 * span)
 
 
 def fig_mass(rep: Report, path: Path):

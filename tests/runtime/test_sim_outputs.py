@@ -46,7 +46,7 @@ def test_plot_is_titled_with_one_colour_per_body_and_relative_heave(tmp_path, mo
     fig = closed[-1]
     try:
         assert fig._suptitle is not None and fig._suptitle.get_text() == "a title"
-        heave, angles = fig.axes
+        heave, angles = fig.axes[0], fig.axes[-1]  # (horizontal position, speed and depth between)
         lines = heave.get_lines()
         assert [ln.get_ydata()[0] for ln in lines] == [0.0, 0.0]  # each from its own start
         lo, hi = heave.get_ylim()
