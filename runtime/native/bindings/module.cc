@@ -658,6 +658,22 @@ NB_MODULE(_native, m) {
       "Offsets into one aurgen.hydrostatics instance's plugin_state for a model with nv dofs\n"
       "and a settle window of nz steps (runtime/native/plugin/state.h): led, record, mine, q0,\n"
       "trec, track, ledger, tally, zbuf, and nz, size.");
+  m.def(
+      "plugin_state_error",
+      [](Vec st, int64_t nv, int64_t nz, int64_t nbody) {
+        if (nv < 0 || nv > (1 << 24) || nz < 2 || nz > hydro::kMaxWindow || nbody < 1 || nbody > (1 << 24))
+          Fail("plugin_state_error: expected 0 <= nv, 2 <= nz <= " + std::to_string(hydro::kMaxWindow) +
+               " and 1 <= nbody");
+        hydro::StateLayout L = hydro::Layout(static_cast<int>(nv), static_cast<int>(nz));
+        if (st.shape(0) != static_cast<size_t>(L.size))
+          Fail("plugin_state_error: expected " + std::to_string(L.size) + " numbers of state");
+        return hydro::StateError(st.data(), L, static_cast<int>(nbody));
+      },
+      "st"_a, "nv"_a, "nz"_a, "nbody"_a,
+      "The first offset into one aurgen.hydrostatics instance's plugin_state st (nv dofs, a\n"
+      "settle window of nz steps, nbody bodies) holding a value no step can have left there\n"
+      "(runtime/native/plugin/state.h StateError: counts, flags, indices, the ledger's\n"
+      "energies while ok), or -1: what the plugin checks before it reads its state.");
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

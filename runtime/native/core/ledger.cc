@@ -9,9 +9,33 @@
 
 namespace aurgen::core {
 
+namespace {
+bool IsCount(double x, double max) { return x >= 0.0 && x <= max && x == std::floor(x); }
+}  // namespace
+
+int LedgerStateError(const double* st) {
+  if (!IsCount(st[kSN], kMaxSteps)) return kSN;
+  const double bad = st[kSBad];
+  if (!IsCount(bad, kBadState)) return kSBad;
+  if (bad == kBadState && !IsCount(st[kSBadSlot], 2147483647.0)) return kSBadSlot;
+  if (bad != kBadNone) return -1;  // an invalid run keeps what it had (NaN energies included)
+  for (int s : {kSE0, kSW, kSScale, kSEMin, kSRes, kSE, kSResMax})
+    if (!std::isfinite(st[s])) return s;
+  if (!(st[kSScale] >= 0.0)) return kSScale;
+  return -1;
+}
+
+void MarkInvalidState(double* st, int where, double t) {
+  for (int i = 0; i < kNState; ++i) st[i] = 0.0;
+  st[kSBad] = kBadState;
+  st[kSBadTime] = t;
+  st[kSBadSlot] = where;
+}
+
 void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
                 int64_t nv, double z, double* zbuf, int64_t nz, double allow) {
+  if (int e = LedgerStateError(st); e >= 0) MarkInvalidState(st, e, t);
   if (st[kSBad] == 0.0) {
     const double* arrs[3] = {qpos, qvel, qacc};
     const int64_t lens[3] = {nq, nv, nv};
@@ -40,7 +64,7 @@ void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
   if (drop > scale) scale = drop;
   if (std::fabs(st[kSW]) > scale) scale = std::fabs(st[kSW]);
   st[kSScale] = scale;
-  if (st[kSBad] == 0.0 && std::isfinite(E)) {
+  if (st[kSBad] == 0.0 && std::isfinite(res)) {
     double tol = kEnergyRtol * scale + allow + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
     if (res > tol && n > 0) {
       st[kSBad] = 2.0;
@@ -52,6 +76,10 @@ void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
   }
   (void)dt;
   st[kSW] += W;
+  if (st[kSBad] == 0.0 && !std::isfinite(st[kSW])) {  // non-finite work: no verdict could follow
+    st[kSBad] = 1.0;
+    st[kSBadTime] = t;
+  }
   zbuf[n % nz] = z;
   st[kSN] = static_cast<double>(n + 1);
 }

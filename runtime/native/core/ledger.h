@@ -11,8 +11,21 @@ namespace aurgen::core {
 // slots of the ledger state st (kNState doubles)
 enum {
   kSE0 = 0, kSW = 1, kSScale = 2, kSEMin = 3, kSRes = 4, kSBad = 5, kSN = 6, kSE = 7,
-  kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kNState = 12
+  kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kSBadSlot = 11, kNState = 12
 };
+// st[kSBad]: the verdict
+enum { kBadNone = 0, kBadNonFinite = 1, kBadEnergy = 2, kBadState = 3 };
+// The largest step count the ledger keeps (exact in a double).
+inline constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+
+// The first slot of a restored ledger state st that no step of LedgerStep can have left
+// (a count that is not an integer in [0, 2^53], a verdict not in 0..3, an invalid slot's
+// index not an integer in [0, 2^31), a non-finite energy, work, residual or scale or a
+// negative scale while the verdict is ok), or -1.  Nothing but st is read.
+int LedgerStateError(const double* st);
+// A ledger that restarts (step count 0) with the verdict kBadState at time t (s), naming
+// where (an index the caller defines: the plugin's state offset, else a slot of st).
+void MarkInvalidState(double* st, int where, double t);
 // flagged when E - E0 - W > kEnergyRtol scale + allow + kEnergyAtol (1 + |E0|): scale the
 // largest kinetic energy, |work| or energy drop seen; allow (J) the integrator's own
 // first-order energy offset at this step (StepWork)
@@ -22,7 +35,8 @@ inline constexpr double kEnergyAtol = 1e-9;
 // Account one step: E (J, energy at the step's start), ke (J, kinetic then), W (J,
 // the non-conservative work of the step that starts), dt (s), t (s, time after the step); the state
 // qpos (nq), qvel and qacc (nv) is checked for non-finite values; z (m) goes
-// into the ring buffer zbuf (nz >= 1).
+// into the ring buffer zbuf (nz >= 1).  A state that fails LedgerStateError is first
+// marked invalid (MarkInvalidState, naming its slot), so nothing is indexed by it.
 void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
                 int64_t nv, double z, double* zbuf, int64_t nz, double allow = 0.0);

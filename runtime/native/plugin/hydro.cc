@@ -306,7 +306,9 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
       for (int g = 0; g < m->ngeom; ++g)
         if (m->geom_bodyid[g] != 0 && m->geom_fluid[g * mjNFLUID] == 1.0) is_ell[g] = 1;
     for (int g = 0; g < m->ngeom; ++g) {
-      int mark = m->nuser_geom > 0 ? static_cast<int>(std::lround(m->geom_user[g * m->nuser_geom])) : 0;
+      // round half to even, as runtime/plan.py's round(); a non-finite or huge value marks nothing
+      const double u = m->nuser_geom > 0 ? m->geom_user[g * m->nuser_geom] : 0.0;
+      const int mark = std::fabs(u) < 1e9 ? static_cast<int>(std::nearbyint(u)) : 0;
       const core::Mark mk = static_cast<core::Mark>(mark);
       if (mk == core::Mark::kDisplacement || mk == core::Mark::kWindage)
         geoms.push_back({g, mark});
@@ -564,9 +566,23 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
   }
 }
 
+void Hydro::Validate(const mjModel* m, const mjData* d, double* st) const {
+  const int first = StateError(st, L_, m->nbody);
+  if (first < 0) return;
+  for (int e = first; e >= 0; e = StateError(st, L_, m->nbody)) {  // repair region by region
+    if (e == L_.record) st[L_.record] = 1;
+    else if (e == L_.trec) st[L_.trec] = d->time;
+    else if (e == L_.track) st[L_.track] = track_;
+    else if (e >= L_.tally) std::fill(st + L_.tally, st + L_.tally + kNTally, 0.0);
+    else core::MarkInvalidState(st + L_.ledger, e, d->time);
+  }
+  core::MarkInvalidState(st + L_.ledger, first, d->time);
+}
+
 void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
-  if (plain_) return;  // no environment: no forces
   mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
+  Validate(m, d, st);
+  if (plain_) return;  // no environment: no forces
   core::ForceData fd;
   fd.qvel = d->qvel;
   fd.geom_xpos = d->geom_xpos;
@@ -598,6 +614,7 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
 
 void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
+  Validate(m, d, st);
   // MuJoCo's state resets in this step: counted, their counters re-armed
   double* ty = st + L_.tally;
   constexpr int kinds[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
@@ -628,8 +645,7 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   ty[kTPending] = 0;
   ty[kTLast] = d->time;
   // the step's account: the evaluation recorded at its start, the state after it
-  int tb = static_cast<int>(st[L_.track]);
-  if (tb < 0 || tb >= m->nbody) tb = track_;
+  const int tb = static_cast<int>(st[L_.track]);  // in [0, nbody) (Validate)
   core::StepArrays a;
   a.led = st + L_.led;
   a.q0 = st + L_.q0;
