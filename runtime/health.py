@@ -8,7 +8,9 @@ an aurgen world (``Simulation``, ``mujoco.batch.Batch``, ``mujoco.rollout``,
 the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
 ``MjData``; :class:`Monitor` is a Simulation's reader.
 
-* **non-finite state**: any NaN/inf in qpos, qvel or qacc;
+* **invalid plugin state**: a value restored into ``d.plugin_state`` that no step leaves
+  (state.h StateError; checked by the plugin before use, repaired, named; S_BAD 3);
+* **non-finite state**: any NaN/inf in qpos, qvel or qacc, or a non-finite energy or work;
 * **energy gained with no work done**: the ledger ``E - E0 - W`` where
   ``E = kinetic (1/2 qdot^T (M + M_A) qdot) + gravitational + buoyancy potential``
   (the integral of the hydrostatic pressure over the submerged pieces) and ``W``
