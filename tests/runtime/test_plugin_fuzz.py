@@ -185,7 +185,7 @@ def test_random_environment_json():
         else:
             compiled += 1
     print("environments compiled", compiled, "refused", refused)
-    assert compiled > 100 and refused > 100, (compiled, refused)
+    assert compiled > 20 and refused > 100, (compiled, refused)
 
 
 def test_random_geom_marks():

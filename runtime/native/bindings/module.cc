@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "hull.h"
 #include "ledger.h"
+#include "schema.h"
 #include "state.h"
 
 namespace nb = nanobind;
@@ -674,6 +675,15 @@ NB_MODULE(_native, m) {
       "settle window of nz steps, nbody bodies) holding a value no step can have left there\n"
       "(runtime/native/plugin/state.h StateError: counts, flags, indices, the ledger's\n"
       "energies while ok), or -1: what the plugin checks before it reads its state.");
+  {
+    nb::dict keys;  // the environment JSON's keys (plugin/schema.h), for runtime/env.py
+    for (const hydro::schema::KeySet& k : hydro::schema::Keys()) {
+      nb::list l;
+      for (const std::string& s : k.keys) l.append(nb::str(s.c_str()));
+      keys[k.what] = nb::tuple(l);
+    }
+    m.attr("ENV_KEYS") = keys;
+  }
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

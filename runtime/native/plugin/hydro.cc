@@ -14,6 +14,7 @@
 
 #include "hull.h"
 #include "json.h"
+#include "schema.h"
 
 namespace aurgen::hydro {
 namespace {
@@ -71,6 +72,14 @@ void CheckList(const json::Value& v, const std::string& what, const char* expect
                std::to_string(max) + " an environment may have");
 }
 
+// An object's keys against the schema's table (schema.h; runtime/env.py's words).
+void CheckKeys(const json::Value& v, const std::string& where, const char* table) {
+  if (v.kind != json::Value::kObj) return;
+  const std::vector<std::string>& keys = schema::KeysOf(table);
+  for (const auto& kv : v.obj)  // std::map: sorted, as env.py checks them
+    if (std::string e = schema::UnknownKey(where, kv.first, keys); !e.empty()) throw Fail(e);
+}
+
 Env ParseEnv(const std::string& text) {
   json::Value root;
   try {
@@ -79,6 +88,7 @@ Env ParseEnv(const std::string& text) {
     throw Fail(e.what());
   }
   if (root.kind != json::Value::kObj) throw Fail("expected a JSON object with planes, cells, gravity");
+  CheckKeys(root, "environment", "environment");
   Env env;
   if (const json::Value* pl = root.Get("planes")) {
     CheckList(*pl, "planes", "a list of [nx, ny, nz, d]", kMaxPlanes);
@@ -101,6 +111,7 @@ Env ParseEnv(const std::string& text) {
       cell.name = nm && nm->kind == json::Value::kStr ? nm->str : "cell" + std::to_string(i);
       std::string w = "cell '" + cell.name + "'";
       if (c.kind != json::Value::kObj) throw Fail(w + ": expected an object");
+      CheckKeys(c, "cells[" + std::to_string(i) + "]", "cell");
       const json::Value* sg = c.Get("signs");
       if (sg) {
         if (sg->kind != json::Value::kArr || static_cast<int>(sg->arr.size()) > env.P)
@@ -136,6 +147,7 @@ Env ParseEnv(const std::string& text) {
   } else if (gd && gd->kind == json::Value::kObj) {
     const json::Value* t = gd->Get("type");
     std::string kind = t && t->kind == json::Value::kStr ? t->str : "uniform";
+    if (kind == "uniform" || kind == "central" || kind == "linear") CheckKeys(*gd, "gravity", ("gravity." + kind).c_str());
     if (kind == "uniform") {
       if (gd->Get("g")) Vec(gd->Get("g"), 3, G.g, "gravity.g");
     } else if (kind == "central") {
@@ -272,6 +284,16 @@ int TrackOf(const mjModel* m, const HydroConfig& c) {
 int StateSize(const mjModel* m, int instance) { return Layout(m->nv, WindowOf(m, instance)).size; }
 
 std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) {
+  int mine = 0;  // this plugin's instances in the model: each would apply every force again
+  for (int i = 0; i < m->nplugin; ++i) {
+    const mjpPlugin* p = mjp_getPluginAtSlot(m->plugin[i]);
+    if (p && p->name && std::strcmp(p->name, kPluginName) == 0) ++mine;
+  }
+  if (mine > 1) {
+    mju_warning("%s instance %d: the model declares %d %s instances; declare one (each would apply "
+                "every force again)", kPluginName, instance, mine, kPluginName);
+    return nullptr;
+  }
   std::optional<HydroConfig> cfg = HydroConfig::FromModel(m, instance);
   if (!cfg) return nullptr;
   std::unique_ptr<Hydro> h(new Hydro());

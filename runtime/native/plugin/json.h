@@ -142,11 +142,28 @@ class Parser {
     }
     if (Lit("null")) return v;
     if (Lit("NaN") || Lit("Infinity") || Lit("-Infinity")) Err("non-finite number");
-    const char* start = s_.c_str() + i_;
-    char* end = nullptr;
-    v.num = std::strtod(start, &end);
-    if (end == start) Err("unexpected character");
-    i_ += static_cast<size_t>(end - start);
+    // JSON's number grammar only (as Python's json): -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    // (no hex, no leading '.', '+' or zeros); strtod reads just that span
+    size_t j = i_;
+    auto digit = [&](size_t k) { return k < s_.size() && s_[k] >= '0' && s_[k] <= '9'; };
+    if (j < s_.size() && s_[j] == '-') ++j;
+    if (!digit(j)) Err("unexpected character");
+    if (s_[j] == '0') ++j;
+    else
+      while (digit(j)) ++j;
+    if (j < s_.size() && s_[j] == '.') {
+      if (!digit(++j)) Err("expected a digit after a number's '.'");
+      while (digit(j)) ++j;
+    }
+    if (j < s_.size() && (s_[j] == 'e' || s_[j] == 'E')) {
+      ++j;
+      if (j < s_.size() && (s_[j] == '+' || s_[j] == '-')) ++j;
+      if (!digit(j)) Err("expected a digit in a number's exponent");
+      while (digit(j)) ++j;
+    }
+    const std::string tok = s_.substr(i_, j - i_);
+    v.num = std::strtod(tok.c_str(), nullptr);
+    i_ = j;
     v.kind = Value::kNum;
     return v;
   }

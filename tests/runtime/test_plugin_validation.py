@@ -1,0 +1,121 @@
+"""One validation (issue 27 item 3, the part done): the environment's keys are one table
+(runtime/native/plugin/schema.h, exported as aurgen.runtime._native.ENV_KEYS and used by
+runtime/env.py), and the plugin refuses what the Python loader refuses with the same
+words: unknown keys, numbers outside JSON's grammar (0x1p0, .0, +1, 01), two plugin
+instances in one model.  Each case goes both ways: the Python loader's refusal text is
+the plugin's compile error.
+
+Not yet in the plugin (env.py refuses them, the plugin does not): overlapping cells,
+an asymmetric gravity gradient, a tangential jump of per-cell gravity across a face.
+"""
+from __future__ import annotations
+
+import html
+import json
+
+import mujoco
+import pytest
+
+from aurgen.runtime import _native, env as envmod
+from aurgen.runtime import plugin as hplugin
+
+from simfixtures import body, geom, mjcf, water_env
+
+if not hplugin.library_path().exists():
+    pytest.skip(f"the plugin library is not built ({hplugin.library_path()})", allow_module_level=True)
+hplugin.load()
+
+DECL = f'<extension><plugin plugin="{hplugin.NAME}"><instance name="hydrostatics"/></plugin></extension>'
+
+
+def _xml(text: str, decl: str = DECL) -> str:
+    mass = 0.5 * 1000.0 * 8 * 0.05 ** 3
+    b = body("c", (0, 0, 0.01), mass, (mass * 0.1 ** 2 / 6,) * 3, geom("box", [0.05] * 3))
+    x = mjcf(b, env=None, gravity=(0, 0, -9.81))
+    custom = f'<custom><text name="aurgen:environment" data="{html.escape(text, quote=True)}"/></custom>'
+    return x.replace("<worldbody", decl + custom + "<worldbody", 1)
+
+
+def _plugin_error(text: str) -> str | None:
+    try:
+        mujoco.MjData(mujoco.MjModel.from_xml_string(_xml(text)))
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    return None
+
+
+def _python_error(text: str) -> str | None:
+    try:
+        envmod.parse(text)
+    except envmod.EnvironmentInvalid as e:
+        return str(e)
+    return None
+
+
+def test_the_keys_are_one_table():
+    assert envmod.TOP_KEYS == set(_native.ENV_KEYS["environment"])
+    assert envmod.CELL_KEYS == set(_native.ENV_KEYS["cell"])
+    for t, keys in envmod.GRAVITY_KEYS.items():
+        assert keys == set(_native.ENV_KEYS[f"gravity.{t}"])
+
+
+def _env(**top):
+    e = water_env(1000.0)
+    e.update(top)
+    return e
+
+
+def _cell_typo():
+    e = water_env(1000.0)
+    e["cells"][1]["densty"] = e["cells"][1].pop("density")
+    return e
+
+
+KEY_CASES = {
+    "cell densty": json.dumps(_cell_typo()),
+    "top cels": json.dumps({"planes": [[0, 0, 1, 0]], "cels": [], "gravity": [0, 0, -9.81]}),
+    "two unknown, sorted": json.dumps(_env(zeta=1, alpha=2)),
+    "gravity uniform": json.dumps(_env(gravity={"type": "uniform", "g": [0, 0, -9.81], "mu": 1.0})),
+    "gravity central": json.dumps(_env(gravity={"type": "central", "mu": 1.0, "g": [0, 0, 1]})),
+    "gravity linear": json.dumps(_env(gravity={"type": "linear", "G": [[0] * 3] * 3, "centre": [0, 0, 0]})),
+}
+
+
+@pytest.mark.parametrize("case", list(KEY_CASES))
+def test_unknown_keys_are_refused_by_both_with_the_same_words(case):
+    text = KEY_CASES[case]
+    want = _python_error(text)
+    assert want is not None and "unknown key" in want
+    got = _plugin_error(text)
+    assert got is not None and want in got, (want, got)
+
+
+NUMBER_CASES = ["0x1p0", ".0", "+1", "01", "1.", "1e", "-", "1.e5", "0x10", "-.5", "1e+"]
+
+
+@pytest.mark.parametrize("num", NUMBER_CASES)
+def test_numbers_outside_jsons_grammar_are_refused_by_both(num):
+    text = json.dumps(water_env(1000.0)).replace('"density": 1000.0', f'"density": {num}', 1)
+    assert num in text
+    assert _python_error(text) is not None and "does not parse" in _python_error(text)
+    got = _plugin_error(text)
+    assert got is not None and "does not parse" in got, got
+
+
+@pytest.mark.parametrize("num", ["0", "-0", "1e3", "1E-3", "0.25", "12.5e+2", "1000"])
+def test_json_numbers_are_accepted_by_both(num):
+    text = json.dumps(water_env(1000.0)).replace('"density": 1000.0', f'"density": {num}', 1)
+    assert _python_error(text) is None and _plugin_error(text) is None
+
+
+def test_valid_environments_compile_in_both():
+    for e in (water_env(1000.0), water_env(1025.0, None)):
+        assert _python_error(json.dumps(e)) is None and _plugin_error(json.dumps(e)) is None
+
+
+@pytest.mark.parametrize("n", [2, 8])
+def test_two_or_more_instances_are_refused(n):
+    inst = "".join(f'<instance name="h{i}"/>' for i in range(n))
+    decl = f'<extension><plugin plugin="{hplugin.NAME}">{inst}</plugin></extension>'
+    with pytest.raises(Exception, match=f"declares {n} {hplugin.NAME} instances; declare one"):
+        mujoco.MjData(mujoco.MjModel.from_xml_string(_xml(json.dumps(water_env(1000.0)), decl)))
