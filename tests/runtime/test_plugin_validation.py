@@ -5,8 +5,10 @@ words: unknown keys, numbers outside JSON's grammar (0x1p0, .0, +1, 01), two plu
 instances in one model.  Each case goes both ways: the Python loader's refusal text is
 the plugin's compile error.
 
-Not yet in the plugin (env.py refuses them, the plugin does not): overlapping cells,
-an asymmetric gravity gradient, a tangential jump of per-cell gravity across a face.
+and what runtime/env.py validate() refuses: overlapping cells (an interior point of
+both, a linear program in each: scipy's HiGHS there, plugin/interior.h here), per-cell
+gravity with a non-uniform field, a tangential jump of g across a shared face, an
+asymmetric gradient, two cells of one name; and what it accepts the plugin accepts.
 """
 from __future__ import annotations
 
@@ -119,3 +121,88 @@ def test_two_or_more_instances_are_refused(n):
     decl = f'<extension><plugin plugin="{hplugin.NAME}">{inst}</plugin></extension>'
     with pytest.raises(Exception, match=f"declares {n} {hplugin.NAME} instances; declare one"):
         mujoco.MjData(mujoco.MjModel.from_xml_string(_xml(json.dumps(water_env(1000.0)), decl)))
+
+
+# ---------------------------------------------------------------- what validate() refuses
+
+def _cells(planes, *cells, gravity=None):
+    e = {"planes": planes, "cells": [dict(c) for c in cells]}
+    if gravity is not None:
+        e["gravity"] = gravity
+    return e
+
+
+SEMANTIC = {
+    # test_env.py's overlap case, and a box inside a half-space
+    "overlap": _cells([[0, 0, 1, 0], [1, 0, 0, 0]], {"name": "water", "signs": [-1, 0], "density": 1000},
+                      {"name": "tank", "signs": [0, -1], "density": 1000}),
+    "air everywhere": _cells([[0, 0, 1, 0]], {"name": "air", "signs": [0], "density": 1.2},
+                             {"name": "water", "signs": [-1], "density": 1000}),
+    "box in water": _cells([[0, 0, 1, 0], [0, 0, 1, -5], [1, 0, 0, 1], [1, 0, 0, -1]],
+                           {"name": "water", "signs": [-1, 0, 0, 0], "density": 1000},
+                           {"name": "box", "signs": [0, 1, -1, 1], "density": 1000}),
+    "two named alike": _cells([[0, 0, 1, 0]], {"name": "w", "signs": [-1]}, {"name": "w", "signs": [1]}),
+    "tangential jump": _cells([[1, 0, 0, 0]],
+                              {"name": "earth", "signs": [-1], "density": 0, "gravity": [0, 0, -9.81]},
+                              {"name": "moon", "signs": [1], "density": 0, "gravity": [0, 0, -1.62]}),
+    "tangential jump, oblique face": _cells(
+        [[0.6, 0, 0.8, 0.5], [0, 1, 0, 2]],
+        {"name": "a", "signs": [-1, -1], "gravity": [0.1, 0, -9.81]},
+        {"name": "b", "signs": [1, -1], "gravity": [0, 0, -9.81]},
+        {"name": "c", "signs": [0, 1]}),
+    "per-cell with central": _cells([[0, 0, 1, 0]], {"name": "a", "signs": [-1], "gravity": [0, 0, -9]},
+                                    gravity={"type": "central", "mu": 1.0, "centre": [0, 0, -10]}),
+    "asymmetric G": _cells([], gravity={"type": "linear", "g0": [0, 0, 0],
+                                        "G": [[0, 1, 0], [0, 0, 0], [0, 0, 0]]}),
+}
+ACCEPTED = {
+    "disjoint by a sign": _cells([[0, 0, 1, 0], [1, 0, 0, 0]],
+                                 {"name": "water", "signs": [-1, 1], "density": 1000},
+                                 {"name": "tank", "signs": [0, -1], "density": 1000}),
+    "touching boxes": _cells([[1, 0, 0, 0], [1, 0, 0, 1], [1, 0, 0, -1]],
+                             {"name": "l", "signs": [-1, 0, 1]}, {"name": "r", "signs": [1, -1, 0]}),
+    "normal jump": _cells([[0, 0, 1, 0]], {"name": "below", "signs": [-1], "gravity": [0, 0, -9.81]},
+                          {"name": "above", "signs": [1], "gravity": [0, 0, -1.62]}),
+    "jump, no shared face": _cells([[1, 0, 0, 0], [1, 0, 0, 1], [0, 0, 1, 0]],
+                                   {"name": "a", "signs": [-1, 0, -1], "gravity": [0, 0, -9.81]},
+                                   {"name": "b", "signs": [0, 1, -1], "gravity": [0, 0, -1.62]}),
+    "symmetric G": _cells([], gravity={"type": "linear", "g0": [0, 0, 0],
+                                       "G": [[0, 1e-3, 0], [1e-3, 0, 0], [0, 0, 0]]}),
+}
+
+
+def _gravity(env):
+    """MuJoCo's option gravity as Simulation sets it (0 when the plugin applies gravity)."""
+    if any(isinstance(c, dict) and "gravity" in c for c in env.get("cells", [])):
+        return (0, 0, 0)
+    g = env.get("gravity")
+    if isinstance(g, dict) and g.get("type") in ("central", "linear"):
+        return (0, 0, 0)
+    return (0, 0, -9.81)
+
+
+def _plugin_error_of(env) -> str | None:
+    mass = 0.5 * 1000.0 * 8 * 0.05 ** 3
+    b = body("c", (0, 0, 0.01), mass, (mass * 0.1 ** 2 / 6,) * 3, geom("box", [0.05] * 3))
+    text = json.dumps(env)
+    custom = f'<custom><text name="aurgen:environment" data="{html.escape(text, quote=True)}"/></custom>'
+    xml = mjcf(b, env=None, gravity=_gravity(env)).replace("<worldbody", DECL + custom + "<worldbody", 1)
+    try:
+        mujoco.MjData(mujoco.MjModel.from_xml_string(xml))
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", list(SEMANTIC))
+def test_what_the_loader_refuses_the_plugin_refuses_in_its_words(case):
+    want = _python_error(json.dumps(SEMANTIC[case]))
+    assert want is not None
+    got = _plugin_error_of(SEMANTIC[case])
+    assert got is not None and want in got, (want, got)
+
+
+@pytest.mark.parametrize("case", list(ACCEPTED))
+def test_what_the_loader_accepts_the_plugin_accepts(case):
+    assert _python_error(json.dumps(ACCEPTED[case])) is None
+    assert _plugin_error_of(ACCEPTED[case]) is None

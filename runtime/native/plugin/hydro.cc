@@ -13,6 +13,7 @@
 #include <string>
 
 #include "hull.h"
+#include "interior.h"
 #include "json.h"
 #include "schema.h"
 
@@ -70,6 +71,93 @@ void CheckList(const json::Value& v, const std::string& what, const char* expect
   if (v.arr.size() > max)
     throw Fail(what + ": " + std::to_string(v.arr.size()) + " " + what + ", more than the " +
                std::to_string(max) + " an environment may have");
+}
+
+// Python's repr of a cell name (runtime/env.py writes {name!r}): quoted with ', or with "
+// when the name holds a ' and no ", backslashes and the quote escaped.
+std::string Repr(const std::string& v) {
+  const bool dq = v.find('\'') != std::string::npos && v.find('"') == std::string::npos;
+  const char q = dq ? '"' : '\'';
+  std::string out(1, q);
+  for (char ch : v) {
+    if (ch == '\\' || ch == q) out += '\\';
+    out += ch;
+  }
+  return out + q;
+}
+
+// runtime/env.py _fmt: "[x, y, z]" with each entry as format(x, '.6g').
+std::string Fmt3(const double* v) {
+  std::string out = "[";
+  for (int a = 0; a < 3; ++a) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v[a]);
+    out += (a ? ", " : "") + std::string(buf);
+  }
+  return out + "]";
+}
+
+// runtime/env.py validate, same checks and words: overlapping cells, then per-cell gravity
+// with a non-uniform field, then a tangential jump of g across a shared face.
+void ValidateEnv(const Env& env) {
+  const int nc = static_cast<int>(env.cells.size()), P = env.P;
+  const double tol = 1e-9;
+  auto rows_of = [&](int i, int skip) {  // cell i's half-spaces n.x <= d, but plane skip
+    std::vector<interior::Row> r;
+    for (int k = 0; k < P; ++k) {
+      const int sg = env.cells[i].signs[k];
+      if (sg == 0 || k == skip) continue;
+      const double* p = &env.planes[4 * k];
+      r.push_back(sg < 0 ? interior::Row{p[0], p[1], p[2], p[3]} : interior::Row{-p[0], -p[1], -p[2], -p[3]});
+    }
+    return r;
+  };
+  for (int i = 0; i < nc; ++i)
+    for (int j = i + 1; j < nc; ++j) {
+      bool apart = false;
+      for (int k = 0; k < P && !apart; ++k) apart = env.cells[i].signs[k] * env.cells[j].signs[k] < 0;
+      if (apart) continue;  // opposite sides of one plane: disjoint
+      std::vector<interior::Row> r = rows_of(i, -1), rj = rows_of(j, -1);
+      r.insert(r.end(), rj.begin(), rj.end());
+      if (interior::Margin(r) > tol)
+        throw Fail("cells " + Repr(env.cells[i].name) + " and " + Repr(env.cells[j].name) +
+                   " overlap (their intersection has an interior): cells must be disjoint; give one of "
+                   "them the opposite sign on a plane that separates them");
+    }
+  bool percell = false;
+  for (const EnvCell& c : env.cells) percell |= c.has_gravity;
+  if (!percell) return;
+  if (env.gravity.kind != core::GravityField::Kind::kUniform)
+    throw Fail("per-cell gravity is only allowed with a uniform global gravity "
+               "(cells without their own take the global g)");
+  auto g_of = [&](int c) { return env.cells[c].has_gravity ? env.cells[c].gravity : env.gravity.g; };
+  for (int i = 0; i < nc; ++i)
+    for (int j = i + 1; j < nc; ++j) {
+      double jump[3];
+      for (int a = 0; a < 3; ++a) jump[a] = g_of(i)[a] - g_of(j)[a];
+      if (jump[0] == 0 && jump[1] == 0 && jump[2] == 0) continue;
+      for (int k = 0; k < P; ++k) {
+        if (env.cells[i].signs[k] * env.cells[j].signs[k] >= 0) continue;
+        std::vector<interior::Row> r = rows_of(i, k), rj = rows_of(j, k);
+        r.insert(r.end(), rj.begin(), rj.end());
+        const double* p = &env.planes[4 * k];
+        const interior::Row on{p[0], p[1], p[2], p[3]};
+        if (interior::Margin(r, &on) <= tol) continue;  // no shared face on plane k
+        const double jn = jump[0] * p[0] + jump[1] * p[1] + jump[2] * p[2];
+        double tang[3];
+        for (int a = 0; a < 3; ++a) tang[a] = jump[a] - jn * p[a];
+        const double lt = std::sqrt(tang[0] * tang[0] + tang[1] * tang[1] + tang[2] * tang[2]);
+        const double lj = std::sqrt(jump[0] * jump[0] + jump[1] * jump[1] + jump[2] * jump[2]);
+        if (lt > 1e-9 * std::max(1.0, lj))
+          throw Fail("gravity is not conservative: cells " + Repr(env.cells[i].name) + " (g = " +
+                     Fmt3(g_of(i)) + ") and " + Repr(env.cells[j].name) + " (g = " + Fmt3(g_of(j)) +
+                     ") share a face on plane " + std::to_string(k) + " (normal " + Fmt3(p) +
+                     ") and the tangential component of g jumps by " + Fmt3(tang) +
+                     " m/s^2; a closed loop across that face would gain energy. Only the normal "
+                     "component may jump: make the two g differ along the plane normal, or use a "
+                     "gravity field");
+      }
+    }
 }
 
 // An object's keys against the schema's table (schema.h; runtime/env.py's words).
@@ -136,6 +224,8 @@ Env ParseEnv(const std::string& text) {
         Vec(cg, 3, cell.gravity, w + " gravity");
         cell.has_gravity = true;
       }
+      for (const EnvCell& o : env.cells)
+        if (o.name == cell.name) throw Fail("cells: two cells named " + Repr(cell.name));
       env.cells.push_back(cell);
     }
   }
@@ -164,16 +254,20 @@ Env ParseEnv(const std::string& text) {
       if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
         throw Fail("gravity.G: expected a 3x3 matrix");
       for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G row");
+      double gmax = 0.0;  // env.py: allclose(G, G.T, rtol=0, atol=1e-12 max(1, max |G|))
+      for (int k = 0; k < 9; ++k) gmax = std::max(gmax, std::fabs(G.grad[k]));
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          if (!(std::fabs(G.grad[3 * r + c] - G.grad[3 * c + r]) <= 1e-12 * std::max(1.0, gmax)))
+            throw Fail("gravity.G must be symmetric: a non-symmetric gradient is not "
+                       "the gradient of a potential (energy would not be conserved)");
     } else {
       throw Fail("gravity.type: expected uniform, central or linear");
     }
   } else if (gd && gd->kind != json::Value::kNull) {
     throw Fail("gravity: expected [gx, gy, gz] or an object");
   }
-  bool percell = false;
-  for (const EnvCell& c : env.cells) percell |= c.has_gravity;
-  if (percell && G.kind != Kind::kUniform)
-    throw Fail("per-cell gravity is only allowed with a uniform global gravity");
+  ValidateEnv(env);
   return env;
 }
 
