@@ -17,7 +17,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.runtime import health
+from aurgen.runtime import env as envmod, health
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 
@@ -48,13 +48,16 @@ def _cube_body(a=0.05, mark=1, type_="box"):
     return body("c", (0, 0, 0.01), mass, (mass * (2 * a) ** 2 / 6,) * 3, geom(type_, [a] * 3, mark=mark))
 
 
-def _try_world(xml: str, nstep: int = 5):
-    """Compile and step xml; None if it does not compile (a refusal), else its health."""
+def _try_world(xml: str, nstep: int = 5, errors: list | None = None):
+    """Compile and step xml; None if it does not compile (a refusal, its text appended to
+    errors), else its health."""
     try:
         m = mujoco.MjModel.from_xml_string(xml)
         d = mujoco.MjData(m)
     except Exception as e:  # noqa: BLE001 - any refusal is an error with words, never a crash
         assert str(e)
+        if errors is not None:
+            errors.append(str(e))
         return None
     for _ in range(nstep):
         mujoco.mj_step(m, d)
@@ -159,7 +162,7 @@ def _gravity_option(env):
 
 def test_random_environment_json():
     rng = np.random.default_rng(2027)
-    compiled = refused = 0
+    compiled = refused = agreed = 0
     for case in range(1200):
         env = ENVS[case % len(ENVS)]
         for _ in range(int(rng.integers(1, 4))):
@@ -179,13 +182,31 @@ def test_random_environment_json():
             text = b.decode("ascii", "replace")
         g = _gravity_option(env)
         xml = _with_env_text(_declared(mjcf(_cube_body(), env=None, gravity=g)), text)
-        h = _try_world(xml)
+        err = []
+        h = _try_world(xml, errors=err)
         if h is None:
             refused += 1
         else:
             compiled += 1
-    print("environments compiled", compiled, "refused", refused)
-    assert compiled > 20 and refused > 100, (compiled, refused)
+        # the loader decides as the plugin does, in the same words (one validation)
+        try:
+            envmod.parse(text)
+            want = None
+        except envmod.EnvironmentInvalid as e:
+            want = str(e)
+        except (TypeError, OverflowError, ValueError):  # the loader's own limits (unhashable type)
+            continue
+        if err and "option gravity" in err[0]:
+            continue  # this test's guess of MuJoCo's gravity option, not the environment
+        if want is None:
+            assert h is not None, (text, err)
+        else:
+            assert h is None, (text, want)
+            if "does not parse" not in want:
+                assert want in err[0], (want, err[0])
+            agreed += 1
+    print("environments compiled", compiled, "refused", refused, "refused by both", agreed)
+    assert compiled > 20 and refused > 100 and agreed > 100, (compiled, refused, agreed)
 
 
 def test_random_geom_marks():

@@ -206,3 +206,51 @@ def test_what_the_loader_refuses_the_plugin_refuses_in_its_words(case):
 def test_what_the_loader_accepts_the_plugin_accepts(case):
     assert _python_error(json.dumps(ACCEPTED[case])) is None
     assert _plugin_error_of(ACCEPTED[case]) is None
+
+
+# ---------------------------------------------------------------- every refusal of the loader
+
+def _loader_cases():
+    """(id, environment) for every refusal case of the loader's tests (tests/runtime/test_env.py),
+    size limits included."""
+    import test_env
+
+    out = [(f"bad value {i}: {key[:40]}", test_env._with(path, value))
+           for i, (path, value, key) in enumerate(test_env.BAD_VALUES)]
+    e = test_env._with(("cells", 0, "density"), -5.0)
+    out.append(("negative density", e))
+    e = test_env._with(("cells", 0, "viscosity"), -1)
+    out.append(("negative viscosity (an int)", e))
+    out.append(("non-unit normal", {"planes": [[0, 0, 2, 0]], "cells": []}))
+    out.append(("non-unit normal, ints and 1e-05", {"planes": [[0, 1e-5, 3, 0]], "cells": []}))
+    out.append(("too many planes", {"planes": [[0, 0, 1, 0]] * 1025, "cells": []}))
+    out.append(("too many cells", {"planes": [], "cells": [{"name": f"c{i}"} for i in range(257)]}))
+    out.append(("a cell bounded by 65 planes", {"planes": [[0, 0, 1, -i] for i in range(65)],
+                                                 "cells": [{"name": "c", "signs": [-1] * 65}]}))
+    out.append(("mu 0", {"gravity": {"type": "central", "mu": 0}}))
+    out.append(("mu -2.5", {"gravity": {"type": "central", "mu": -2.5}}))
+    out.append(("type 5", {"gravity": {"type": 5}}))
+    out.append(("G missing", {"gravity": {"type": "linear"}}))
+    out.append(("not an object", [1, 2]))
+    out.append(("a string name", {"cells": [{"name": "o'neil", "signs": [], "density": "x"}]}))
+    out.append(("a long string", {"cells": [{"density": "y" * 60}]}))
+    out.append(("signs null", {"planes": [[0, 0, 1, 0]], "cells": [{"signs": None}]}))
+    out.append(("density 1e300 then flow", {"cells": [{"density": 1e300, "flow": [1, 2, True]}]}))
+    out.append(("infinity", {"cells": [{"density": float("inf")}]}))
+    out.append(("empty name", {"cells": [{"name": ""}]}))
+    out.append(("planes null", {"planes": None}))
+    out.append(("gravity G row", {"gravity": {"type": "linear", "G": [[0, 0, 0], [0, 0], [0, 0, 0]]}}))
+    return out
+
+
+LOADER = _loader_cases()
+
+
+@pytest.mark.parametrize("case", range(len(LOADER)), ids=[c[0] for c in LOADER])
+def test_every_refusal_of_the_loader_is_the_plugins_word_for_word(case):
+    env = LOADER[case][1]
+    text = json.dumps(env)
+    want = _python_error(text)
+    assert want is not None
+    got = _plugin_error_of(env) if isinstance(env, dict) else _plugin_error(text)
+    assert got is not None and want in got, (want, got)

@@ -53,24 +53,85 @@ struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// ---- runtime/env.py's words (parse, _kind, _num, _vec, _list, _obj): the same checks in
+// the same order, so the plugin and the loader refuse an environment with the same text.
+
+std::string Repr(const std::string& v);
+
+// Python's repr of a float (the shortest digits that read back; scientific below 1e-4
+// and from 1e16; an integral value ends in ".0").
+std::string PyFloat(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[48];
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string t(buf);
+  const bool neg = t[0] == '-';
+  if (neg) t.erase(0, 1);
+  const size_t e = t.find('e');
+  const int exp = std::atoi(t.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i)
+    if (t[i] != '.') digits += t[i];
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int decpt = exp + 1, nd = static_cast<int>(digits.size());
+  std::string out;
+  if (decpt > 16 || decpt <= -4) {
+    out = digits.substr(0, 1) + (nd > 1 ? "." + digits.substr(1) : "");
+    char eb[12];
+    std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    out += eb;
+  } else if (decpt <= 0) {
+    out = "0." + std::string(-decpt, '0') + digits;
+  } else if (decpt >= nd) {
+    out = digits + std::string(decpt - nd, '0') + ".0";
+  } else {
+    out = digits.substr(0, decpt) + "." + digits.substr(decpt);
+  }
+  return (neg ? "-" : "") + out;
+}
+
+// repr of a JSON number as Python's json reads it: an integer token is an int.
+std::string PyNum(const json::Value& v) {
+  if (!v.integral) return PyFloat(v.num);
+  std::string t = v.tok;
+  if (t.find_first_not_of("-0") == std::string::npos) return "0";  // -0 is the int 0
+  return t;
+}
+
+// env.py _kind: how a JSON value reads in a message.
+std::string Kind(const json::Value* v) {
+  if (!v) return "null";
+  switch (v->kind) {
+    case json::Value::kStr: return "a string (" + Repr(v->str.substr(0, 40)) + ")";
+    case json::Value::kBool: return v->b ? "true" : "false";
+    case json::Value::kNull: return "null";
+    case json::Value::kObj: return "an object";
+    case json::Value::kArr: return "a list of " + std::to_string(v->arr.size());
+    case json::Value::kNum: return PyNum(*v);
+  }
+  return "null";
+}
+
 double Num(const json::Value* v, const std::string& what) {
   if (!v || v->kind != json::Value::kNum || !std::isfinite(v->num))
-    throw Fail(what + ": expected a finite number");
+    throw Fail(what + ": expected a finite number, got " + Kind(v));
   return v->num;
 }
 
 void Vec(const json::Value* v, int n, double* out, const std::string& what) {
   if (!v || v->kind != json::Value::kArr || static_cast<int>(v->arr.size()) != n)
-    throw Fail(what + ": expected " + std::to_string(n) + " finite numbers");
-  for (int i = 0; i < n; ++i) out[i] = Num(&v->arr[i], what);
+    throw Fail(what + ": expected a list of " + std::to_string(n) + " finite numbers, got " + Kind(v));
+  for (int i = 0; i < n; ++i) out[i] = Num(&v->arr[i], what + "[" + std::to_string(i) + "]");
 }
 
-// v is a list (else "<what>: expected <expected>") of at most max entries.
-void CheckList(const json::Value& v, const std::string& what, const char* expected, size_t max) {
-  if (v.kind != json::Value::kArr) throw Fail(what + ": expected " + expected);
-  if (v.arr.size() > max)
-    throw Fail(what + ": " + std::to_string(v.arr.size()) + " " + what + ", more than the " +
-               std::to_string(max) + " an environment may have");
+// env.py _list
+const json::Value& List(const json::Value* v, const std::string& what) {
+  if (!v || v->kind != json::Value::kArr) throw Fail(what + ": expected a list, got " + Kind(v));
+  return *v;
 }
 
 // Python's repr of a cell name (runtime/env.py writes {name!r}): quoted with ', or with "
@@ -168,6 +229,73 @@ void CheckKeys(const json::Value& v, const std::string& where, const char* table
     if (std::string e = schema::UnknownKey(where, kv.first, keys); !e.empty()) throw Fail(e);
 }
 
+std::string Join(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// env.py _obj: an object (else "<where>: expected an object (<keys>), got ...") with no
+// key outside the schema's table.
+void Obj(const json::Value* v, const std::string& where, const char* table) {
+  const std::vector<std::string>& keys = schema::KeysOf(table);
+  if (!v || v->kind != json::Value::kObj)
+    throw Fail(where + ": expected an object (" + Join(keys) + "), got " + Kind(v));
+  CheckKeys(*v, where, table);
+}
+
+// env.py _gravity
+core::GravityField ParseGravity(const json::Value* gd) {
+  core::GravityField G;
+  G.g[2] = -9.81;
+  using Kind_ = core::GravityField::Kind;
+  if (!gd || gd->kind == json::Value::kNull) return G;
+  if (gd->kind == json::Value::kArr) {
+    Vec(gd, 3, G.g, "gravity");
+    return G;
+  }
+  if (gd->kind != json::Value::kObj)
+    throw Fail("gravity: expected an object {type: uniform, central or linear, ...} or [gx, gy, gz], got " +
+               Kind(gd));
+  const json::Value* t = gd->Get("type");
+  std::string kind = "uniform";
+  if (t) {
+    if (t->kind != json::Value::kStr || (t->str != "uniform" && t->str != "central" && t->str != "linear"))
+      throw Fail("gravity.type: expected uniform, central or linear, got " + Kind(t));
+    kind = t->str;
+  }
+  Obj(gd, "gravity", ("gravity." + kind).c_str());
+  if (kind == "uniform") {
+    if (const json::Value* g = gd->Get("g")) Vec(g, 3, G.g, "gravity.g");
+    return G;
+  }
+  G = core::GravityField{};
+  if (kind == "central") {
+    G.kind = Kind_::kCentral;
+    const json::Value* mu = gd->Get("mu");
+    if (!mu) throw Fail("gravity.mu: missing (a positive number, m^3/s^2)");
+    G.mu = Num(mu, "gravity.mu");
+    if (G.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2), got " + PyNum(*mu));
+    if (const json::Value* c = gd->Get("centre")) Vec(c, 3, G.centre, "gravity.centre");
+    return G;
+  }
+  G.kind = Kind_::kLinear;
+  if (const json::Value* g0 = gd->Get("g0")) Vec(g0, 3, G.g0, "gravity.g0");
+  const json::Value* Gm = gd->Get("G");
+  if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
+    throw Fail("gravity.G: expected a 3x3 matrix (three lists of 3 numbers), got " + Kind(Gm));
+  for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G[" + std::to_string(r) + "]");
+  double gmax = 0.0;  // env.py: allclose(G, G.T, rtol=0, atol=1e-12 max(1, max |G|))
+  for (int k = 0; k < 9; ++k) gmax = std::max(gmax, std::fabs(G.grad[k]));
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (!(std::fabs(G.grad[3 * r + c] - G.grad[3 * c + r]) <= 1e-12 * std::max(1.0, gmax)))
+        throw Fail("gravity.G must be symmetric: a non-symmetric gradient is not "
+                   "the gradient of a potential (energy would not be conserved)");
+  return G;
+}
+
+// env.py parse, then validate (ValidateEnv).
 Env ParseEnv(const std::string& text) {
   json::Value root;
   try {
@@ -175,98 +303,92 @@ Env ParseEnv(const std::string& text) {
   } catch (const std::runtime_error& e) {
     throw Fail(e.what());
   }
-  if (root.kind != json::Value::kObj) throw Fail("expected a JSON object with planes, cells, gravity");
+  if (root.kind != json::Value::kObj)
+    throw Fail("environment: expected a JSON object with planes, cells, gravity, got " + Kind(&root));
   CheckKeys(root, "environment", "environment");
   Env env;
-  if (const json::Value* pl = root.Get("planes")) {
-    CheckList(*pl, "planes", "a list of [nx, ny, nz, d]", kMaxPlanes);
-    for (size_t i = 0; i < pl->arr.size(); ++i) {
-      double p[4];
-      Vec(&pl->arr[i], 4, p, "planes[" + std::to_string(i) + "]");
-      double nn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-      if (std::fabs(nn - 1.0) > 1e-9)
-        throw Fail("planes[" + std::to_string(i) + "]: the normal is not a unit vector");
-      env.planes.insert(env.planes.end(), p, p + 4);
+  static const json::Value kEmpty = [] {
+    json::Value v;
+    v.kind = json::Value::kArr;
+    return v;
+  }();
+  const json::Value* pl = root.obj.count("planes") ? root.Get("planes") : &kEmpty;
+  const json::Value& planes = List(pl, "planes");
+  if (planes.arr.size() > kMaxPlanes)
+    throw Fail("planes: " + std::to_string(planes.arr.size()) + " planes, more than the " +
+               std::to_string(kMaxPlanes) + " an environment may have");
+  for (size_t i = 0; i < planes.arr.size(); ++i) {
+    double p[4];
+    Vec(&planes.arr[i], 4, p, "planes[" + std::to_string(i) + "]");
+    double nn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (std::fabs(nn - 1.0) > 1e-9) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.9g", nn);
+      throw Fail("planes[" + std::to_string(i) + "]: normal (" + PyFloat(p[0]) + ", " + PyFloat(p[1]) + ", " +
+                 PyFloat(p[2]) + ") is not a unit vector (|n| = " + buf + ")");
     }
+    env.planes.insert(env.planes.end(), p, p + 4);
   }
   env.P = static_cast<int>(env.planes.size() / 4);
-  if (const json::Value* cs = root.Get("cells")) {
-    CheckList(*cs, "cells", "a list", kMaxCells);
-    for (size_t i = 0; i < cs->arr.size(); ++i) {
-      const json::Value& c = cs->arr[i];
-      EnvCell cell;
+  const json::Value* cl = root.obj.count("cells") ? root.Get("cells") : &kEmpty;
+  const json::Value& cells = List(cl, "cells");
+  if (cells.arr.size() > kMaxCells)
+    throw Fail("cells: " + std::to_string(cells.arr.size()) + " cells, more than the " +
+               std::to_string(kMaxCells) + " an environment may have");
+  for (size_t i = 0; i < cells.arr.size(); ++i) {
+    const json::Value& c = cells.arr[i];
+    std::string key = "cells[" + std::to_string(i) + "]";
+    if (c.kind != json::Value::kObj)
+      throw Fail(key + ": expected an object {name, signs, density, viscosity, flow}, got " + Kind(&c));
+    CheckKeys(c, key, "cell");
+    EnvCell cell;
+    if (c.obj.count("name")) {
       const json::Value* nm = c.Get("name");
-      cell.name = nm && nm->kind == json::Value::kStr ? nm->str : "cell" + std::to_string(i);
-      std::string w = "cell '" + cell.name + "'";
-      if (c.kind != json::Value::kObj) throw Fail(w + ": expected an object");
-      CheckKeys(c, "cells[" + std::to_string(i) + "]", "cell");
-      const json::Value* sg = c.Get("signs");
-      if (sg) {
-        if (sg->kind != json::Value::kArr || static_cast<int>(sg->arr.size()) > env.P)
-          throw Fail(w + " signs: expected -1, 0 or +1 per plane");
-        for (const json::Value& s : sg->arr) {
-          double v = Num(&s, w + " signs");
-          if (v != -1 && v != 0 && v != 1) throw Fail(w + " signs: expected -1, 0 or +1 per plane");
-          cell.signs.push_back(static_cast<int>(v));
-        }
-      }
-      cell.signs.resize(env.P, 0);
-      cell.used = static_cast<int>(
-          std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
-      if (static_cast<size_t>(cell.used) > kMaxCellPlanes)
-        throw Fail(w + " signs: bounded by " + std::to_string(cell.used) + " planes, more than the " +
-                   std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
-      cell.density = c.Get("density") ? Num(c.Get("density"), w + " density") : 0.0;
-      cell.viscosity = c.Get("viscosity") ? Num(c.Get("viscosity"), w + " viscosity") : 0.0;
-      if (cell.density < 0 || cell.viscosity < 0) throw Fail(w + ": density and viscosity must be >= 0");
-      if (c.Get("flow")) Vec(c.Get("flow"), 3, cell.flow, w + " flow");
-      if (const json::Value* cg = c.Get("gravity"); cg && cg->kind != json::Value::kNull) {
-        Vec(cg, 3, cell.gravity, w + " gravity");
-        cell.has_gravity = true;
-      }
-      for (const EnvCell& o : env.cells)
-        if (o.name == cell.name) throw Fail("cells: two cells named " + Repr(cell.name));
-      env.cells.push_back(cell);
-    }
-  }
-  const json::Value* gd = root.Get("gravity");
-  core::GravityField& G = env.gravity;
-  using Kind = core::GravityField::Kind;
-  if (gd && gd->kind == json::Value::kArr) {
-    Vec(gd, 3, G.g, "gravity");
-  } else if (gd && gd->kind == json::Value::kObj) {
-    const json::Value* t = gd->Get("type");
-    std::string kind = t && t->kind == json::Value::kStr ? t->str : "uniform";
-    if (kind == "uniform" || kind == "central" || kind == "linear") CheckKeys(*gd, "gravity", ("gravity." + kind).c_str());
-    if (kind == "uniform") {
-      if (gd->Get("g")) Vec(gd->Get("g"), 3, G.g, "gravity.g");
-    } else if (kind == "central") {
-      G = core::GravityField{};
-      G.kind = Kind::kCentral;
-      G.mu = Num(gd->Get("mu"), "gravity.mu");
-      if (G.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2)");
-      if (gd->Get("centre")) Vec(gd->Get("centre"), 3, G.centre, "gravity.centre");
-    } else if (kind == "linear") {
-      G = core::GravityField{};
-      G.kind = Kind::kLinear;
-      if (gd->Get("g0")) Vec(gd->Get("g0"), 3, G.g0, "gravity.g0");
-      const json::Value* Gm = gd->Get("G");
-      if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
-        throw Fail("gravity.G: expected a 3x3 matrix");
-      for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G row");
-      double gmax = 0.0;  // env.py: allclose(G, G.T, rtol=0, atol=1e-12 max(1, max |G|))
-      for (int k = 0; k < 9; ++k) gmax = std::max(gmax, std::fabs(G.grad[k]));
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-          if (!(std::fabs(G.grad[3 * r + c] - G.grad[3 * c + r]) <= 1e-12 * std::max(1.0, gmax)))
-            throw Fail("gravity.G must be symmetric: a non-symmetric gradient is not "
-                       "the gradient of a potential (energy would not be conserved)");
+      if (nm->kind != json::Value::kStr || nm->str.empty())
+        throw Fail(key + ".name: expected a non-empty string, got " + Kind(nm));
+      cell.name = nm->str;
     } else {
-      throw Fail("gravity.type: expected uniform, central or linear");
+      cell.name = "cell" + std::to_string(i);
     }
-  } else if (gd && gd->kind != json::Value::kNull) {
-    throw Fail("gravity: expected [gx, gy, gz] or an object");
+    for (const EnvCell& o : env.cells)
+      if (o.name == cell.name) throw Fail("cells: two cells named " + Repr(cell.name));
+    key += " (" + Repr(cell.name) + ")";
+    const std::string sw = key + ".signs";
+    if (c.obj.count("signs")) {
+      const json::Value& sg = List(c.Get("signs"), sw);
+      if (static_cast<int>(sg.arr.size()) > env.P)
+        throw Fail(sw + ": " + std::to_string(sg.arr.size()) + " signs for " + std::to_string(env.P) +
+                   " planes (one per plane: -1, 0 or +1)");
+      for (size_t k = 0; k < sg.arr.size(); ++k) {
+        const json::Value& x = sg.arr[k];
+        if (x.kind != json::Value::kNum || (x.num != -1 && x.num != 0 && x.num != 1))
+          throw Fail(sw + "[" + std::to_string(k) + "]: expected -1, 0 or +1 (the side of plane " +
+                     std::to_string(k) + "), got " + Kind(&x));
+        cell.signs.push_back(static_cast<int>(x.num));
+      }
+    }
+    cell.signs.resize(env.P, 0);
+    cell.used = static_cast<int>(
+        std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
+    if (static_cast<size_t>(cell.used) > kMaxCellPlanes)
+      throw Fail(sw + ": bounded by " + std::to_string(cell.used) + " planes, more than the " +
+                 std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
+    cell.density = c.obj.count("density") ? Num(c.Get("density"), key + ".density") : 0.0;
+    cell.viscosity = c.obj.count("viscosity") ? Num(c.Get("viscosity"), key + ".viscosity") : 0.0;
+    if (cell.density < 0)
+      throw Fail("cell " + Repr(cell.name) + ": density " + PyFloat(cell.density) +
+                 " kg/m^3 must be finite and >= 0");
+    if (cell.viscosity < 0)
+      throw Fail("cell " + Repr(cell.name) + ": viscosity " + PyFloat(cell.viscosity) +
+                 " Pa s must be finite and >= 0");
+    if (c.obj.count("flow")) Vec(c.Get("flow"), 3, cell.flow, key + ".flow");
+    if (const json::Value* cg = c.Get("gravity"); cg && cg->kind != json::Value::kNull) {
+      Vec(cg, 3, cell.gravity, key + ".gravity");
+      cell.has_gravity = true;
+    }
+    env.cells.push_back(cell);
   }
+  env.gravity = ParseGravity(root.Get("gravity"));
   ValidateEnv(env);
   return env;
 }
