@@ -23,15 +23,14 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
-from aurgen.runtime._native import ENV_KEYS
+from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS
 
 ENV_TEXT = "aurgen:environment"
-# size limits (docs/formats.md), the plugin's too (runtime/native/plugin/hydro.cc): the clip's
-# scratch grows with the square of a cell's planes, and the overlap check with the square of
-# the cells; far beyond any tank, harbour or river reach, well short of exhausting memory
-MAX_PLANES = 1024
-MAX_CELL_PLANES = 64  # planes one cell uses (nonzero signs)
-MAX_CELLS = 256
+# size limits (docs/formats.md), the plugin's table (runtime/native/plugin/schema.h, one source
+# for both): the clip's scratch grows with the square of a cell's planes, and the overlap check
+# with the square of the cells; far beyond any tank, harbour or river reach, well short of
+# exhausting memory.  MAX_CELL_PLANES: the planes one cell uses (nonzero signs)
+MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
 
 
 class EnvironmentInvalid(AurgenError):

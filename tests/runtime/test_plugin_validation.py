@@ -59,6 +59,7 @@ def test_the_keys_are_one_table():
     assert envmod.CELL_KEYS == set(_native.ENV_KEYS["cell"])
     for t, keys in envmod.GRAVITY_KEYS.items():
         assert keys == set(_native.ENV_KEYS[f"gravity.{t}"])
+    assert (envmod.MAX_PLANES, envmod.MAX_CELLS, envmod.MAX_CELL_PLANES) == _native.ENV_LIMITS == (1024, 256, 64)
 
 
 def _env(**top):

@@ -683,6 +683,8 @@ NB_MODULE(_native, m) {
       keys[k.what] = nb::tuple(l);
     }
     m.attr("ENV_KEYS") = keys;
+    m.attr("ENV_LIMITS") = nb::make_tuple(hydro::schema::kMaxPlanes, hydro::schema::kMaxCells,
+                                          hydro::schema::kMaxCellPlanes);
   }
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");

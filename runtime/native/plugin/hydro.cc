@@ -27,8 +27,8 @@ constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy"
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
-// size limits, runtime/env.py's (MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS; docs/formats.md)
-constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
+// size limits: the schema's (schema.h; runtime/env.py's MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS)
+using schema::kMaxPlanes, schema::kMaxCellPlanes, schema::kMaxCells;
 
 // A cell as the environment declares it (docs/formats.md "cells").
 struct EnvCell {

@@ -1,4 +1,4 @@
-// The environment JSON's keys (docs/formats.md): the one table both the plugin
+// The environment JSON's keys and size limits (docs/formats.md): the one table both the plugin
 // (hydro.cc ParseEnv) and runtime/env.py (through aurgen.runtime._native.ENV_KEYS)
 // refuse unknown keys by, with the same words:
 //   "<where>.<key>: unknown key (expected <the keys, sorted, comma-separated>)"
@@ -7,10 +7,14 @@
 #ifndef AURGEN_PLUGIN_SCHEMA_H_
 #define AURGEN_PLUGIN_SCHEMA_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace aurgen::hydro::schema {
+
+// size limits (docs/formats.md): planes in an environment, cells, planes one cell uses
+inline constexpr size_t kMaxPlanes = 1024, kMaxCells = 256, kMaxCellPlanes = 64;
 
 struct KeySet {
   const char* what;                // "environment", "cell", "gravity.uniform", ...
