@@ -18,7 +18,8 @@ the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
   constraints, MuJoCo's own passive forces, the runtime's drag and damping),
   booked with the integrator's own quadrature (Euler, implicitfast, implicit: the
   force the step applied times the mean velocity, exact for the kinetic energy;
-  RK4: left rectangle; core/ledger.h StepWork). Flagged when it exceeds
+  RK4: the stage forces weighted 1, 2, 2, 1 against the stage velocities, core/ledger.h
+  RK4Stage; core/ledger.h StepWork). Flagged when it exceeds
   ``ENERGY_RTOL * scale + dt/2 |f_c . v0| + ENERGY_ATOL (1 + |E0|)``, ``scale``
   being the largest kinetic energy, work or energy drop seen so far and f_c the
   conservative generalized force (the integrator's first-order offset);
@@ -99,6 +100,10 @@ def _slot_name(off: int, layout: dict | None) -> str:
         what = "recorded time"
     elif off == L["track"]:
         what = "tracked body"
+    elif off == L["rkstage"]:
+        what = "RK4 stage index"
+    elif L["rk"] <= off < L["rkstage"]:
+        what = "RK4 booked work" if off == L["rk"] else "RK4 stage velocity"
     else:
         what = "value"
     return f"{what} (plugin state [{off}])"

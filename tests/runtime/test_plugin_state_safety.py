@@ -108,9 +108,13 @@ def test_a_tampered_step_count_writes_nothing_outside_and_names_itself(value, in
     ("ledger", health.S_SCALE, math.inf, "scale"),
     ("ledger", health.S_W, math.nan, "work"),
     ("ledger", health.S_E0, -math.inf, "E0"),
+    ("rkstage", 0, 9.0, "RK4 stage index"),
+    ("rkstage", 0, -1e300, "RK4 stage index"),
+    ("rkstage", 0, math.nan, "RK4 stage index"),
 ])
-def test_every_restored_value_is_checked(where, slot, value, needle):
-    with _world() as sim:
+@pytest.mark.parametrize("integrator", ("Euler", "RK4"))
+def test_every_restored_value_is_checked(where, slot, value, needle, integrator):
+    with _world(integrator) as sim:
         m, L = sim.model, _layout(sim)
         a, b = _step_from(m, sim.data, L[where] + slot, value)
         _same_physics(a, b)

@@ -519,21 +519,33 @@ class PyLedger {
     for (int64_t b = 0; b < nb; ++b)
       if (a_.broot[b] < 0 || a_.broot[b] >= nb) Fail("Ledger: body_rootid out of range");
     nz_ = nz;
+    rk_.assign(1 + nv, 0.0);
     a_.nv = nv;
     a_.nb = nb;
     a_.nq = nq;
   }
   // exact: the exact rule (Euler, implicitfast, implicit; the caller filled mdv with
-  // M (qvel - q0)); else RK4's (core/ledger.h StepWork)
-  void Account(double dt, double t, int64_t tb, bool exact) {
+  // M (qvel - q0)); rk4: RK4's (the stages booked by rk4_stage); neither: the left
+  // rectangle (core/ledger.h StepWork)
+  void Account(double dt, double t, int64_t tb, bool exact, bool rk4) {
     Check(tb);
     core::StepArrays a = a_;
     if (exact) {
       a.qbias = qbias_;
       a.qdrag = qdrag_;
       a.mdv = mdv_;
+    } else if (rk4) {
+      a.rkw = rk_.data();
+      a.rkv = rk_.data() + 1;
     }
     core::Account(st_, a, dt, t, tb, zbuf_, nz_);
+  }
+  // An RK4 stage k (0..3) evaluated (after the force stage): its share of the step's work
+  // (core::RK4Stage, what the plugin's compute books).
+  void RK4Stage(int k, double dt) {
+    core::StepArrays a = a_;
+    a.qdrag = qdrag_;
+    core::RK4Stage(rk_.data(), k, dt, a);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
@@ -549,6 +561,7 @@ class PyLedger {
   double *st_, *zbuf_;
   core::StepArrays a_;  // what each account reads: pointers into args_
   const double *qbias_ = nullptr, *qdrag_ = nullptr, *mdv_ = nullptr;
+  std::vector<double> rk_;  // RK4: the step's booked work and the latest stage's velocity
   int64_t nz_;
 };
 
@@ -603,7 +616,9 @@ NB_MODULE(_native, m) {
                        "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid,\n"
                        "qpos, qvel, qacc)).")
       .def(nb::init<nb::tuple>(), "arrays"_a)
-      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a, "exact"_a = true,
+      .def("rk4_stage", &PyLedger::RK4Stage, "k"_a, "dt"_a,
+           "RK4 stage k (0..3) evaluated: book its share of the step's work (core::RK4Stage).")
+      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a, "exact"_a = true, "rk4"_a = false,
            "After a runtime step: energy from the force stage's ledger, power of the other forces.")
       .def("plain", &PyLedger::Plain, "dt"_a, "t"_a, "tb"_a,
            "After a step of a model with no environment: only the state checks and the height.");
@@ -650,6 +665,8 @@ NB_MODULE(_native, m) {
         out["track"] = L.track;
         out["ledger"] = L.ledger;
         out["tally"] = L.tally;
+        out["rk"] = L.rk;
+        out["rkstage"] = L.rkstage;
         out["zbuf"] = L.zbuf;
         out["nz"] = L.nz;
         out["size"] = L.size;

@@ -63,6 +63,9 @@ struct StepArrays {
   // evaluation, the recorded evaluation's non-conservative part of mine (ForceOut::qdrag),
   // and M (qvel - q0), M the mass matrix the step integrated with (added mass in it)
   const double *qbias = nullptr, *qdrag = nullptr, *mdv = nullptr;
+  // RK4's rule (null: the left rectangle): the work its stages booked (RK4Stage), and the
+  // last stage's velocity; StepWork adds the last stage's actuator and constraint work
+  const double *rkw = nullptr, *rkv = nullptr;
   const int64_t* broot = nullptr;
   int64_t nv = 0, nq = 0, nb = 0;
 };
@@ -79,12 +82,25 @@ struct StepArrays {
 // the mean velocity (v0 + v1) / 2, so that the kinetic energy change over the step,
 // (v1 - v0)' M (v1 + v0) / 2 = dt f . (v0 + v1) / 2, is booked exactly and
 // E - E0 - W is only the integrator's error in the conservative forces.  Without
-// (RK4): led's drag power + Power(...), times dt (left rectangle).
+// (RK4): with a.rkw, the stages' work (RK4Stage) plus the last stage's actuator and
+// constraint work; else led's drag power + Power(...), times dt (the left rectangle).
 // *allow (J): dt/2 |f_c . v0|, f_c = mine - qdrag - qbias the conservative and inertial
 // generalized force at the step's start: semi-implicit Euler conserves not E but a
 // modified energy E + O(dt f_c . v), so E - E0 - W oscillates by about that much
 // (0 for RK4).
 double StepWork(const StepArrays& a, double dt, double* allow = nullptr);
+
+// RK4 (MuJoCo's mj_RungeKutta: v1 = v0 + h sum_i b_i a_i, b = 1/6, 1/3, 1/3, 1/6, the
+// stages at v_i): the step's work is h sum_i b_i P_i, P_i the power of the stage's
+// non-conservative forces against v_i.  A stage's passive part (MuJoCo's own passive forces
+// qp - qmine, the force stage's drag and damping qdrag, qfrc_applied, xfrc_applied) is known
+// at its own evaluation; its actuator and constraint forces only after it (MuJoCo computes
+// them after the passive forces), so they are booked at the next stage's evaluation (with
+// the velocity kept in rk[1..]) or, for the last stage, by StepWork.  rk = (w (J), v (nv)).
+// At stage k (0..3) of an evaluation reading a (q0 unused; qvel the stage's velocity, qa
+// and qc the previous stage's, qp, qmine, qdrag, cvel this one's): k 0 restarts w.
+inline constexpr double kRK4B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+void RK4Stage(double* rk, int k, double dt, const StepArrays& a);
 
 void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
              int64_t nz);

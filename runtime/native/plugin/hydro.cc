@@ -804,11 +804,32 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
   }
 }
 
+core::StepArrays Hydro::StageArrays(const mjModel* m, const mjData* d) const {
+  core::StepArrays a;
+  a.qa = d->qfrc_actuator;
+  a.qap = d->qfrc_applied;
+  a.qc = d->qfrc_constraint;
+  a.qp = d->qfrc_passive;
+  a.xfrc = d->xfrc_applied;
+  a.cvel = d->cvel;
+  a.xipos = d->xipos;
+  a.scom = d->subtree_com;
+  a.qpos = d->qpos;
+  a.qvel = d->qvel;
+  a.qacc = d->qacc;
+  a.broot = broot_.data();
+  a.nv = m->nv;
+  a.nq = m->nq;
+  a.nb = m->nbody;
+  return a;
+}
+
 void Hydro::Validate(const mjModel* m, const mjData* d, double* st) const {
   const int first = StateError(st, L_, m->nbody);
   if (first < 0) return;
   for (int e = first; e >= 0; e = StateError(st, L_, m->nbody)) {  // repair region by region
     if (e == L_.record) st[L_.record] = 1;
+    else if (e == L_.rkstage) st[L_.rkstage] = 0;
     else if (e == L_.trec) st[L_.trec] = d->time;
     else if (e == L_.track) st[L_.track] = track_;
     else if (e >= L_.tally) std::fill(st + L_.tally, st + L_.tally + kNTally, 0.0);
@@ -837,8 +858,11 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   fd.M = d->M;
   // every evaluation records but Runge-Kutta's inner stages (see Compute in hydro.h)
   bool record = st[L_.record] != 0 || m->opt.integrator != mjINT_RK4 || d->time == st[L_.trec];
+  // RK4: every stage keeps its drag and damping (qdrag) for the stage's work (the force stage's
+  // forces do not depend on the flag, only what it records besides them)
+  const bool rk4 = m->opt.integrator == mjINT_RK4;
   stage_->SetBodyArrays(m->body_mass, m->body_inertia);  // live: users edit them between steps
-  stage_->Passive(fd, record);
+  stage_->Passive(fd, record || rk4);
   if (record) {
     for (int i = 0; i < core::kNLed; ++i) st[L_.led + i] = led_[i];
     st[L_.record] = 0;
@@ -847,6 +871,14 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
     st[L_.trec] = d->time;
   }
   for (int i = 0; i < m->nv; ++i) st[L_.mine + i] = qmine_[i];
+  if (rk4) {  // the stage's share of the step's work (core/ledger.h RK4Stage)
+    const int k = record ? 0 : std::min(3, static_cast<int>(st[L_.rkstage]) + 1);
+    core::StepArrays a = StageArrays(m, d);
+    a.qmine = qmine_.data();
+    a.qdrag = qdrag_.data();
+    core::RK4Stage(st + L_.rk, k, m->opt.timestep, a);
+    st[L_.rkstage] = k;
+  }
   if (has_added_) mj_factorM(m, d);
 }
 
@@ -884,25 +916,14 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   ty[kTLast] = d->time;
   // the step's account: the evaluation recorded at its start, the state after it
   const int tb = static_cast<int>(st[L_.track]);  // in [0, nbody) (Validate)
-  core::StepArrays a;
+  core::StepArrays a = StageArrays(m, d);
   a.led = st + L_.led;
   a.q0 = st + L_.q0;
-  a.qa = d->qfrc_actuator;
-  a.qap = d->qfrc_applied;
-  a.qc = d->qfrc_constraint;
-  a.qp = d->qfrc_passive;
   a.qmine = st + L_.mine;
-  a.xfrc = d->xfrc_applied;
-  a.cvel = d->cvel;
-  a.xipos = d->xipos;
-  a.scom = d->subtree_com;
-  a.qpos = d->qpos;
-  a.qvel = d->qvel;
-  a.qacc = d->qacc;
-  a.broot = broot_.data();
-  a.nv = m->nv;
-  a.nq = m->nq;
-  a.nb = m->nbody;
+  if (!plain_ && m->opt.integrator == mjINT_RK4) {  // RK4's stages (core/ledger.h RK4Stage)
+    a.rkw = st + L_.rk;
+    a.rkv = st + L_.rk + 1;
+  }
   if (!plain_ && m->opt.integrator != mjINT_RK4) {  // the exact rule (core/ledger.h StepWork)
     for (int i = 0; i < m->nv; ++i) dv_[i] = d->qvel[i] - st[L_.q0 + i];
     mj_mulM(m, d, mdv_.data(), dv_.data());

@@ -34,6 +34,7 @@
 #include "forces.h"
 #include "hull.h"
 #include "kernel.h"
+#include "ledger.h"
 #include "state.h"
 
 namespace aurgen::hydro {
@@ -83,6 +84,8 @@ class alignas(core::kLine) Hydro {
   // invalid state naming the first bad offset (core::MarkInvalidState).  Compute and
   // Advance call it first.
   void Validate(const mjModel* m, const mjData* d, double* st) const;
+  // The mjData arrays of a step's account or an RK4 stage's (core::StepArrays).
+  core::StepArrays StageArrays(const mjModel* m, const mjData* d) const;
   static void RegisterPlugin();
 
  private:
