@@ -23,14 +23,14 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
+from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS
 
 ENV_TEXT = "aurgen:environment"
-# size limits (docs/formats.md), the plugin's too (runtime/native/plugin/hydro.cc): the clip's
-# scratch grows with the square of a cell's planes, and the overlap check with the square of
-# the cells; far beyond any tank, harbour or river reach, well short of exhausting memory
-MAX_PLANES = 1024
-MAX_CELL_PLANES = 64  # planes one cell uses (nonzero signs)
-MAX_CELLS = 256
+# size limits (docs/formats.md), the plugin's table (runtime/native/plugin/schema.h, one source
+# for both): the clip's scratch grows with the square of a cell's planes, and the overlap check
+# with the square of the cells; far beyond any tank, harbour or river reach, well short of
+# exhausting memory.  MAX_CELL_PLANES: the planes one cell uses (nonzero signs)
+MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
 
 
 class EnvironmentInvalid(AurgenError):
@@ -186,7 +186,7 @@ def _obj(x, what: str, keys: set) -> dict:
     """A JSON object at ``what`` with no key outside ``keys``."""
     if not isinstance(x, dict):
         raise EnvironmentInvalid(f"{what}: expected an object ({', '.join(sorted(keys))}), got {_kind(x)}")
-    for k in x:
+    for k in sorted(x):  # sorted, as the plugin checks them (schema.h)
         if k not in keys:
             raise EnvironmentInvalid(f"{what}.{k}: unknown key (expected {', '.join(sorted(keys))})")
     return x
@@ -198,9 +198,10 @@ def _list(x, what: str) -> list:
     return x
 
 
-GRAVITY_KEYS = {"uniform": {"type", "g"}, "central": {"type", "mu", "centre"}, "linear": {"type", "g0", "G"}}
-CELL_KEYS = {"name", "signs", "density", "viscosity", "flow", "gravity"}
-TOP_KEYS = {"planes", "cells", "gravity"}
+# the keys: the plugin's table (runtime/native/plugin/schema.h), one source for both
+GRAVITY_KEYS = {t: set(ENV_KEYS[f"gravity.{t}"]) for t in ("uniform", "central", "linear")}
+CELL_KEYS = set(ENV_KEYS["cell"])
+TOP_KEYS = set(ENV_KEYS["environment"])
 
 
 def _gravity(gd) -> Gravity:

@@ -8,7 +8,9 @@ an aurgen world (``Simulation``, ``mujoco.batch.Batch``, ``mujoco.rollout``,
 the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
 ``MjData``; :class:`Monitor` is a Simulation's reader.
 
-* **non-finite state**: any NaN/inf in qpos, qvel or qacc;
+* **invalid plugin state**: a value restored into ``d.plugin_state`` that no step leaves
+  (state.h StateError; checked by the plugin before use, repaired, named; S_BAD 3);
+* **non-finite state**: any NaN/inf in qpos, qvel or qacc, or a non-finite energy or work;
 * **energy gained with no work done**: the ledger ``E - E0 - W`` where
   ``E = kinetic (1/2 qdot^T (M + M_A) qdot) + gravitational + buoyancy potential``
   (the integral of the hydrostatic pressure over the submerged pieces) and ``W``
@@ -16,7 +18,8 @@ the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
   constraints, MuJoCo's own passive forces, the runtime's drag and damping),
   booked with the integrator's own quadrature (Euler, implicitfast, implicit: the
   force the step applied times the mean velocity, exact for the kinetic energy;
-  RK4: left rectangle; core/ledger.h StepWork). Flagged when it exceeds
+  RK4: the stage forces weighted 1, 2, 2, 1 against the stage velocities, core/ledger.h
+  RK4Stage; core/ledger.h StepWork). Flagged when it exceeds
   ``ENERGY_RTOL * scale + dt/2 |f_c . v0| + ENERGY_ATOL (1 + |E0|)``, ``scale``
   being the largest kinetic energy, work or energy drop seen so far and f_c the
   conservative generalized force (the integrator's first-order offset);
@@ -52,7 +55,8 @@ import numpy as np
 from aurgen.core.records import record
 
 from aurgen.runtime import mjwarn
-from aurgen.runtime._native import TALLY, ledger_step, plugin_state_layout, window_steps  # noqa: F401
+from aurgen.runtime._native import (TALLY, ledger_step, plugin_state_error, plugin_state_layout,  # noqa: F401
+                                    window_steps)
 
 ENERGY_RTOL = 0.01  # core/ledger.h kEnergyRtol
 ENERGY_ATOL = 1e-9
@@ -69,7 +73,40 @@ S_E = 7  # last energy
 S_RESMAX = 8
 S_BADTIME = 9
 S_KEMAX = 10
+S_BADSLOT = 11  # with S_BAD 3: where the invalid value was (a plugin state offset, else a slot)
 NSTATE = 12
+BAD_NONFINITE, BAD_ENERGY, BAD_STATE = 1, 2, 3  # S_BAD's verdicts (0 ok)
+
+# what each slot is, for the reason "invalid plugin state"
+_LEDGER_NAMES = {S_E0: "E0", S_W: "work W", S_SCALE: "energy scale", S_EMIN: "least energy",
+                 S_RES: "residual", S_BAD: "verdict", S_N: "step count", S_E: "energy",
+                 S_RESMAX: "largest residual", S_BADTIME: "verdict time", S_KEMAX: "slot 10",
+                 S_BADSLOT: "invalid value's slot"}
+
+
+def _slot_name(off: int, layout: dict | None) -> str:
+    """The name of plugin-state offset ``off`` (layout: plugin_state_layout's; None: a slot of
+    a Monitor's own ledger state)."""
+    if layout is None:
+        return f"ledger {_LEDGER_NAMES.get(off, f'slot {off}')} (slot {off})"
+    L = layout
+    if L["ledger"] <= off < L["ledger"] + NSTATE:
+        what = f"ledger {_LEDGER_NAMES[off - L['ledger']]}"
+    elif L["tally"] <= off < L["tally"] + NTALLY:
+        what = f"reset tally {TALLY[off - L['tally']]}"
+    elif off == L["record"]:
+        what = "record flag"
+    elif off == L["trec"]:
+        what = "recorded time"
+    elif off == L["track"]:
+        what = "tracked body"
+    elif off == L["rkstage"]:
+        what = "RK4 stage index"
+    elif L["rk"] <= off < L["rkstage"]:
+        what = "RK4 booked work" if off == L["rk"] else "RK4 stage velocity"
+    else:
+        what = "value"
+    return f"{what} (plugin state [{off}])"
 
 # the plugin's reset tally (runtime/native/plugin/state.h TallySlot)
 T_RESETS, T_QPOS, T_QVEL, T_QACC, T_FIRST_KIND, T_FIRST_TIME, T_REACHED, T_LAST, T_PENDING = range(9)
@@ -165,6 +202,18 @@ class PluginLedger:
         self.tally = ps[a + L["tally"]:a + L["tally"] + NTALLY]
         self.zbuf = ps[a + L["zbuf"]:a + L["zbuf"] + nz]
         self._ps = ps
+        self._nv, self._nbody = int(m.nv), int(m.nbody)
+
+    def restored_health(self, d) -> Health | None:
+        """Health invalid naming the first value no step can have left in this state (a
+        tampered mj_setState not yet stepped: the plugin repairs it at its next evaluation),
+        or None."""
+        err = self.state_error()
+        if err < 0:
+            return None
+        v = float(self._ps[self.adr + err])
+        reason = f"invalid plugin state: the {_slot_name(err, self.layout)} is {v!r}, a value {_STATE_WHY}"
+        return Health(False, reason, False, float(d.time), float(self.state[S_RES]), float(self.state[S_SCALE]))
 
     @property
     def track(self) -> int:
@@ -183,14 +232,31 @@ class PluginLedger:
         return Resets(int(t[T_RESETS]), tuple((names[k], counts[k]) for k in order if counts[k]),
                       (names[first], float(t[T_FIRST_TIME])), float(t[T_REACHED]))
 
+    def state_error(self) -> int:
+        """The first offset (into this instance's state) of a value no step can have left
+        there (runtime/native/plugin/state.h StateError, what the plugin checks), or -1."""
+        n = self.layout["size"]
+        return int(plugin_state_error(np.ascontiguousarray(self._ps[self.adr:self.adr + n]), self._nv,
+                                      self.nz, self._nbody))
+
     def clear_resets(self) -> None:
         """Forget the reset tally (a new run)."""
         self.tally[:] = 0.0
 
 
-def _verdict(st, zbuf, tol, resets: Resets, d, warn0) -> Health:
+_STATE_WHY = ("restored by mj_setState, a rollout's initial_state or a copy of a tampered MjData; "
+              "no step leaves it")
+
+
+def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None) -> Health:
     """The Health of ledger state ``st`` (NSTATE,), window ``zbuf``, resets and MuJoCo's
-    warnings in ``d`` above the counts ``warn0`` (None: not read)."""
+    warnings in ``d`` above the counts ``warn0`` (None: not read); ``layout`` names the
+    plugin state's offsets (None: ``st`` is a Monitor's own)."""
+    if st[S_BAD] == BAD_STATE:  # an invalid state comes first: nothing else in it can be trusted
+        reason = (f"invalid plugin state at t = {st[S_BADTIME]:.4f} s: the "
+                  f"{_slot_name(int(st[S_BADSLOT]), layout)} held a value {_STATE_WHY} "
+                  "(the plugin repaired it and restarted the ledger: the run stays invalid)")
+        return Health(False, reason, False, float(d.time), float(st[S_RES]), float(st[S_SCALE]))
     reason = resets.reason()
     if reason is not None:  # the ledger restarted with the state: its verdict means nothing now
         return Health(False, reason, False, float(d.time), float(st[S_RES]), float(st[S_SCALE]))
@@ -217,8 +283,7 @@ def _verdict(st, zbuf, tol, resets: Resets, d, warn0) -> Health:
 
 
 def _settled(st, zbuf, tol) -> bool:
-    n = int(st[S_N])
-    if n < zbuf.shape[0]:
+    if not st[S_N] >= zbuf.shape[0]:  # a NaN count (a tampered state) included
         return False
     return float(zbuf.max() - zbuf.min()) < tol
 
@@ -229,7 +294,10 @@ def health_of(m, d, tol: float = 1e-4, instance: int | None = None) -> Health:
     ``tol`` (m) the height range below which it is settled. MuJoCo warnings count from 0
     (their count at ``mj_resetData``)."""
     led = PluginLedger(m, d, instance)
-    return _verdict(led.state, led.zbuf, tol, led.resets(), d, [0] * len(d.warning))
+    h = led.restored_health(d)
+    if h is not None:
+        return h
+    return _verdict(led.state, led.zbuf, tol, led.resets(), d, [0] * len(d.warning), led.layout)
 
 
 class Monitor:
@@ -279,9 +347,17 @@ class Monitor:
         return _settled(self.state, self.zbuf, self.tol)
 
     def height_range(self) -> float:
-        n = int(self.state[S_N])
+        n = self.state[S_N]
+        if not 0 <= n <= 2 ** 53:
+            return float("nan")
+        n = int(n)
         z = self.zbuf if n >= self.zbuf.shape[0] else self.zbuf[:n]
         return float(z.max() - z.min()) if len(z) else float("nan")
 
     def health(self, d) -> Health:
+        if self.plugin is not None:
+            h = self.plugin.restored_health(d)
+            if h is not None:
+                return h
+            return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0, self.plugin.layout)
         return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0)

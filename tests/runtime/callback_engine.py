@@ -32,10 +32,16 @@ def run(plan, m, d):
     work; the forces crosscheck mode of conftest.py replaces it)."""
     if d is not plan.d:
         plan.bind(d)
-    plan.fl[fz.F_RECORD] = 1 if plan.stage == 0 else 0
+    k = plan.stage
+    rk4 = getattr(plan, "rk4_stage", None) if m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4 else None
+    # RK4: every stage keeps its drag and damping (qdrag) for the stage's work, as the plugin
+    plan.fl[fz.F_RECORD] = 1 if k == 0 or rk4 is not None else 0
     plan.stage += 1
     plan.native.run()
-    plan.keep_record()
+    if k == 0:  # the step's ledger: the first evaluation's (RK4's later stages overwrite led)
+        np.copyto(plan.led_rec, plan.led)
+    if rk4 is not None:  # the stage's share of the step's work (core/ledger.h RK4Stage)
+        rk4(min(k, 3), m.opt.timestep)
     if plan.has_added:
         mujoco.mj_factorM(m, d)
 
@@ -91,6 +97,7 @@ class CallbackEngine:
         account, dt, tb, tally = sim._ledger().account, m.opt.timestep, sim._track, sim.monitor.tally
         qvel, q0, dv, mdv = d.qvel, sim._q0, sim._dv, sim._mdv
         exact = m.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4  # core/ledger.h StepWork
+        plan.rk4_stage = None if exact else sim._ledger().rk4_stage
         with _installed():
             for _ in range(n):
                 np.copyto(q0, qvel)
@@ -101,7 +108,7 @@ class CallbackEngine:
                 if exact:
                     np.subtract(qvel, q0, out=dv)
                     mujoco.mj_mulM(m, d, mdv, dv)
-                account(dt, d.time, tb, exact)
+                account(dt, d.time, tb, exact, not exact)
 
     @staticmethod
     def forward(sim):

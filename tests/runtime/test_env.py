@@ -92,7 +92,9 @@ def _with(path, value):
     return doc
 
 
-@pytest.mark.parametrize("path,value,key", [
+# every bad value the loader refuses, with the words naming its key (also fed to the plugin:
+# tests/runtime/test_plugin_validation.py)
+BAD_VALUES = [
     (("planes",), 5, "planes: expected a list, got 5"),
     (("planes", 0), "0010", "planes[0]: expected a list of 4"),
     (("planes", 0, 2), None, "planes[0][2]: expected a finite number, got null"),
@@ -116,7 +118,10 @@ def _with(path, value):
     (("gravity",), {"type": "linear", "G": [[0, 0, 0], [0, 0, 0], "x"]}, "gravity.G[2]: expected a list of 3"),
     (("gravity",), {"type": "uniform", "mu": 1}, "gravity.mu: unknown key"),
     (("extra",), 1, "environment.extra: unknown key"),
-])
+]
+
+
+@pytest.mark.parametrize("path,value,key", BAD_VALUES)
 def test_a_bad_value_is_refused_naming_its_key(path, value, key):
     bad = _with(path, value)
     with pytest.raises(AurgenError) as exc:

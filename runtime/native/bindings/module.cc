@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "hull.h"
 #include "ledger.h"
+#include "schema.h"
 #include "state.h"
 
 namespace nb = nanobind;
@@ -518,21 +519,33 @@ class PyLedger {
     for (int64_t b = 0; b < nb; ++b)
       if (a_.broot[b] < 0 || a_.broot[b] >= nb) Fail("Ledger: body_rootid out of range");
     nz_ = nz;
+    rk_.assign(1 + nv, 0.0);
     a_.nv = nv;
     a_.nb = nb;
     a_.nq = nq;
   }
   // exact: the exact rule (Euler, implicitfast, implicit; the caller filled mdv with
-  // M (qvel - q0)); else RK4's (core/ledger.h StepWork)
-  void Account(double dt, double t, int64_t tb, bool exact) {
+  // M (qvel - q0)); rk4: RK4's (the stages booked by rk4_stage); neither: the left
+  // rectangle (core/ledger.h StepWork)
+  void Account(double dt, double t, int64_t tb, bool exact, bool rk4) {
     Check(tb);
     core::StepArrays a = a_;
     if (exact) {
       a.qbias = qbias_;
       a.qdrag = qdrag_;
       a.mdv = mdv_;
+    } else if (rk4) {
+      a.rkw = rk_.data();
+      a.rkv = rk_.data() + 1;
     }
     core::Account(st_, a, dt, t, tb, zbuf_, nz_);
+  }
+  // An RK4 stage k (0..3) evaluated (after the force stage): its share of the step's work
+  // (core::RK4Stage, what the plugin's compute books).
+  void RK4Stage(int k, double dt) {
+    core::StepArrays a = a_;
+    a.qdrag = qdrag_;
+    core::RK4Stage(rk_.data(), k, dt, a);
   }
   void Plain(double dt, double t, int64_t tb) {
     Check(tb);
@@ -548,6 +561,7 @@ class PyLedger {
   double *st_, *zbuf_;
   core::StepArrays a_;  // what each account reads: pointers into args_
   const double *qbias_ = nullptr, *qdrag_ = nullptr, *mdv_ = nullptr;
+  std::vector<double> rk_;  // RK4: the step's booked work and the latest stage's velocity
   int64_t nz_;
 };
 
@@ -602,7 +616,9 @@ NB_MODULE(_native, m) {
                        "qfrc_passive, mine, xfrc_applied, cvel, xipos, subtree_com, body_rootid,\n"
                        "qpos, qvel, qacc)).")
       .def(nb::init<nb::tuple>(), "arrays"_a)
-      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a, "exact"_a = true,
+      .def("rk4_stage", &PyLedger::RK4Stage, "k"_a, "dt"_a,
+           "RK4 stage k (0..3) evaluated: book its share of the step's work (core::RK4Stage).")
+      .def("account", &PyLedger::Account, "dt"_a, "t"_a, "tb"_a, "exact"_a = true, "rk4"_a = false,
            "After a runtime step: energy from the force stage's ledger, power of the other forces.")
       .def("plain", &PyLedger::Plain, "dt"_a, "t"_a, "tb"_a,
            "After a step of a model with no environment: only the state checks and the height.");
@@ -649,6 +665,8 @@ NB_MODULE(_native, m) {
         out["track"] = L.track;
         out["ledger"] = L.ledger;
         out["tally"] = L.tally;
+        out["rk"] = L.rk;
+        out["rkstage"] = L.rkstage;
         out["zbuf"] = L.zbuf;
         out["nz"] = L.nz;
         out["size"] = L.size;
@@ -658,6 +676,33 @@ NB_MODULE(_native, m) {
       "Offsets into one aurgen.hydrostatics instance's plugin_state for a model with nv dofs\n"
       "and a settle window of nz steps (runtime/native/plugin/state.h): led, record, mine, q0,\n"
       "trec, track, ledger, tally, zbuf, and nz, size.");
+  m.def(
+      "plugin_state_error",
+      [](Vec st, int64_t nv, int64_t nz, int64_t nbody) {
+        if (nv < 0 || nv > (1 << 24) || nz < 2 || nz > hydro::kMaxWindow || nbody < 1 || nbody > (1 << 24))
+          Fail("plugin_state_error: expected 0 <= nv, 2 <= nz <= " + std::to_string(hydro::kMaxWindow) +
+               " and 1 <= nbody");
+        hydro::StateLayout L = hydro::Layout(static_cast<int>(nv), static_cast<int>(nz));
+        if (st.shape(0) != static_cast<size_t>(L.size))
+          Fail("plugin_state_error: expected " + std::to_string(L.size) + " numbers of state");
+        return hydro::StateError(st.data(), L, static_cast<int>(nbody));
+      },
+      "st"_a, "nv"_a, "nz"_a, "nbody"_a,
+      "The first offset into one aurgen.hydrostatics instance's plugin_state st (nv dofs, a\n"
+      "settle window of nz steps, nbody bodies) holding a value no step can have left there\n"
+      "(runtime/native/plugin/state.h StateError: counts, flags, indices, the ledger's\n"
+      "energies while ok), or -1: what the plugin checks before it reads its state.");
+  {
+    nb::dict keys;  // the environment JSON's keys (plugin/schema.h), for runtime/env.py
+    for (const hydro::schema::KeySet& k : hydro::schema::Keys()) {
+      nb::list l;
+      for (const std::string& s : k.keys) l.append(nb::str(s.c_str()));
+      keys[k.what] = nb::tuple(l);
+    }
+    m.attr("ENV_KEYS") = keys;
+    m.attr("ENV_LIMITS") = nb::make_tuple(hydro::schema::kMaxPlanes, hydro::schema::kMaxCells,
+                                          hydro::schema::kMaxCellPlanes);
+  }
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

@@ -9,9 +9,33 @@
 
 namespace aurgen::core {
 
+namespace {
+bool IsCount(double x, double max) { return x >= 0.0 && x <= max && x == std::floor(x); }
+}  // namespace
+
+int LedgerStateError(const double* st) {
+  if (!IsCount(st[kSN], kMaxSteps)) return kSN;
+  const double bad = st[kSBad];
+  if (!IsCount(bad, kBadState)) return kSBad;
+  if (bad == kBadState && !IsCount(st[kSBadSlot], 2147483647.0)) return kSBadSlot;
+  if (bad != kBadNone) return -1;  // an invalid run keeps what it had (NaN energies included)
+  for (int s : {kSE0, kSW, kSScale, kSEMin, kSRes, kSE, kSResMax})
+    if (!std::isfinite(st[s])) return s;
+  if (!(st[kSScale] >= 0.0)) return kSScale;
+  return -1;
+}
+
+void MarkInvalidState(double* st, int where, double t) {
+  for (int i = 0; i < kNState; ++i) st[i] = 0.0;
+  st[kSBad] = kBadState;
+  st[kSBadTime] = t;
+  st[kSBadSlot] = where;
+}
+
 void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
                 int64_t nv, double z, double* zbuf, int64_t nz, double allow) {
+  if (int e = LedgerStateError(st); e >= 0) MarkInvalidState(st, e, t);
   if (st[kSBad] == 0.0) {
     const double* arrs[3] = {qpos, qvel, qacc};
     const int64_t lens[3] = {nq, nv, nv};
@@ -40,7 +64,7 @@ void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
   if (drop > scale) scale = drop;
   if (std::fabs(st[kSW]) > scale) scale = std::fabs(st[kSW]);
   st[kSScale] = scale;
-  if (st[kSBad] == 0.0 && std::isfinite(E)) {
+  if (st[kSBad] == 0.0 && std::isfinite(res)) {
     double tol = kEnergyRtol * scale + allow + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
     if (res > tol && n > 0) {
       st[kSBad] = 2.0;
@@ -52,16 +76,19 @@ void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
   }
   (void)dt;
   st[kSW] += W;
+  if (st[kSBad] == 0.0 && !std::isfinite(st[kSW])) {  // non-finite work: no verdict could follow
+    st[kSBad] = 1.0;
+    st[kSBadTime] = t;
+  }
   zbuf[n % nz] = z;
   st[kSN] = static_cast<double>(n + 1);
 }
 
-double Power(const double* q0, const double* qa, const double* qap, const double* qc,
-             const double* qp, const double* qmine, int64_t nv, const double* xfrc,
-             const double* cvel, const double* xipos, const double* scom, const int64_t* broot,
-             int64_t nb) {
-  double P = 0.0;
-  for (int64_t i = 0; i < nv; ++i) P += (qa[i] + qap[i] + qc[i] + qp[i] - qmine[i]) * q0[i];
+namespace {
+// The power (W) of the applied Cartesian wrenches xfrc (at each body's CoM) at the body
+// velocities cvel, added to P.
+double XfrcPower(double P, const double* xfrc, const double* cvel, const double* xipos,
+                 const double* scom, const int64_t* broot, int64_t nb) {
   for (int64_t b = 1; b < nb; ++b) {
     const double* f = xfrc + 6 * b;
     if (f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0 && f[3] == 0.0 && f[4] == 0.0 && f[5] == 0.0)
@@ -78,6 +105,33 @@ double Power(const double* q0, const double* qa, const double* qap, const double
   }
   return P;
 }
+}  // namespace
+
+double Power(const double* q0, const double* qa, const double* qap, const double* qc,
+             const double* qp, const double* qmine, int64_t nv, const double* xfrc,
+             const double* cvel, const double* xipos, const double* scom, const int64_t* broot,
+             int64_t nb) {
+  double P = 0.0;
+  for (int64_t i = 0; i < nv; ++i) P += (qa[i] + qap[i] + qc[i] + qp[i] - qmine[i]) * q0[i];
+  return XfrcPower(P, xfrc, cvel, xipos, scom, broot, nb);
+}
+
+void RK4Stage(double* rk, int k, double dt, const StepArrays& a) {
+  k = k < 0 ? 0 : (k > 3 ? 3 : k);
+  double* v = rk + 1;
+  if (k <= 0) {
+    rk[0] = 0.0;
+  } else {  // the previous stage's actuator and constraint forces, at its velocity
+    double P = 0.0;
+    for (int64_t i = 0; i < a.nv; ++i) P += (a.qa[i] + a.qc[i]) * v[i];
+    rk[0] += dt * kRK4B[k - 1] * P;
+  }
+  double P = 0.0;
+  for (int64_t i = 0; i < a.nv; ++i) P += (a.qap[i] + a.qp[i] - a.qmine[i] + a.qdrag[i]) * a.qvel[i];
+  P = XfrcPower(P, a.xfrc, a.cvel, a.xipos, a.scom, a.broot, a.nb);
+  rk[0] += dt * kRK4B[k] * P;
+  for (int64_t i = 0; i < a.nv; ++i) v[i] = a.qvel[i];
+}
 
 double StepWork(const StepArrays& a, double dt, double* allow) {
   if (allow) *allow = 0.0;
@@ -90,6 +144,11 @@ double StepWork(const StepArrays& a, double dt, double* allow) {
     }
     if (allow) *allow = 0.5 * dt * std::fabs(pc);
     return W;
+  }
+  if (a.rkw) {  // RK4: the stages' work and the last stage's actuator and constraint work
+    double P = 0.0;
+    for (int64_t i = 0; i < a.nv; ++i) P += (a.qa[i] + a.qc[i]) * a.rkv[i];
+    return *a.rkw + dt * kRK4B[3] * P;
   }
   double P = a.led[kLPDrag] + Power(a.q0, a.qa, a.qap, a.qc, a.qp, a.qmine, a.nv, a.xfrc, a.cvel,
                                     a.xipos, a.scom, a.broot, a.nb);

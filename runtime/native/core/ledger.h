@@ -11,8 +11,21 @@ namespace aurgen::core {
 // slots of the ledger state st (kNState doubles)
 enum {
   kSE0 = 0, kSW = 1, kSScale = 2, kSEMin = 3, kSRes = 4, kSBad = 5, kSN = 6, kSE = 7,
-  kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kNState = 12
+  kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kSBadSlot = 11, kNState = 12
 };
+// st[kSBad]: the verdict
+enum { kBadNone = 0, kBadNonFinite = 1, kBadEnergy = 2, kBadState = 3 };
+// The largest step count the ledger keeps (exact in a double).
+inline constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+
+// The first slot of a restored ledger state st that no step of LedgerStep can have left
+// (a count that is not an integer in [0, 2^53], a verdict not in 0..3, an invalid slot's
+// index not an integer in [0, 2^31), a non-finite energy, work, residual or scale or a
+// negative scale while the verdict is ok), or -1.  Nothing but st is read.
+int LedgerStateError(const double* st);
+// A ledger that restarts (step count 0) with the verdict kBadState at time t (s), naming
+// where (an index the caller defines: the plugin's state offset, else a slot of st).
+void MarkInvalidState(double* st, int where, double t);
 // flagged when E - E0 - W > kEnergyRtol scale + allow + kEnergyAtol (1 + |E0|): scale the
 // largest kinetic energy, |work| or energy drop seen; allow (J) the integrator's own
 // first-order energy offset at this step (StepWork)
@@ -22,7 +35,8 @@ inline constexpr double kEnergyAtol = 1e-9;
 // Account one step: E (J, energy at the step's start), ke (J, kinetic then), W (J,
 // the non-conservative work of the step that starts), dt (s), t (s, time after the step); the state
 // qpos (nq), qvel and qacc (nv) is checked for non-finite values; z (m) goes
-// into the ring buffer zbuf (nz >= 1).
+// into the ring buffer zbuf (nz >= 1).  A state that fails LedgerStateError is first
+// marked invalid (MarkInvalidState, naming its slot), so nothing is indexed by it.
 void LedgerStep(double* st, double E, double ke, double W, double dt, double t,
                 const double* qpos, int64_t nq, const double* qvel, const double* qacc,
                 int64_t nv, double z, double* zbuf, int64_t nz, double allow = 0.0);
@@ -49,6 +63,9 @@ struct StepArrays {
   // evaluation, the recorded evaluation's non-conservative part of mine (ForceOut::qdrag),
   // and M (qvel - q0), M the mass matrix the step integrated with (added mass in it)
   const double *qbias = nullptr, *qdrag = nullptr, *mdv = nullptr;
+  // RK4's rule (null: the left rectangle): the work its stages booked (RK4Stage), and the
+  // last stage's velocity; StepWork adds the last stage's actuator and constraint work
+  const double *rkw = nullptr, *rkv = nullptr;
   const int64_t* broot = nullptr;
   int64_t nv = 0, nq = 0, nb = 0;
 };
@@ -65,12 +82,25 @@ struct StepArrays {
 // the mean velocity (v0 + v1) / 2, so that the kinetic energy change over the step,
 // (v1 - v0)' M (v1 + v0) / 2 = dt f . (v0 + v1) / 2, is booked exactly and
 // E - E0 - W is only the integrator's error in the conservative forces.  Without
-// (RK4): led's drag power + Power(...), times dt (left rectangle).
+// (RK4): with a.rkw, the stages' work (RK4Stage) plus the last stage's actuator and
+// constraint work; else led's drag power + Power(...), times dt (the left rectangle).
 // *allow (J): dt/2 |f_c . v0|, f_c = mine - qdrag - qbias the conservative and inertial
 // generalized force at the step's start: semi-implicit Euler conserves not E but a
 // modified energy E + O(dt f_c . v), so E - E0 - W oscillates by about that much
 // (0 for RK4).
 double StepWork(const StepArrays& a, double dt, double* allow = nullptr);
+
+// RK4 (MuJoCo's mj_RungeKutta: v1 = v0 + h sum_i b_i a_i, b = 1/6, 1/3, 1/3, 1/6, the
+// stages at v_i): the step's work is h sum_i b_i P_i, P_i the power of the stage's
+// non-conservative forces against v_i.  A stage's passive part (MuJoCo's own passive forces
+// qp - qmine, the force stage's drag and damping qdrag, qfrc_applied, xfrc_applied) is known
+// at its own evaluation; its actuator and constraint forces only after it (MuJoCo computes
+// them after the passive forces), so they are booked at the next stage's evaluation (with
+// the velocity kept in rk[1..]) or, for the last stage, by StepWork.  rk = (w (J), v (nv)).
+// At stage k (0..3) of an evaluation reading a (q0 unused; qvel the stage's velocity, qa
+// and qc the previous stage's, qp, qmine, qdrag, cvel this one's): k 0 restarts w.
+inline constexpr double kRK4B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+void RK4Stage(double* rk, int k, double dt, const StepArrays& a);
 
 void Account(double* st, const StepArrays& a, double dt, double t, int64_t tb, double* zbuf,
              int64_t nz);

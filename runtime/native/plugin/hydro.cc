@@ -13,7 +13,9 @@
 #include <string>
 
 #include "hull.h"
+#include "interior.h"
 #include "json.h"
+#include "schema.h"
 
 namespace aurgen::hydro {
 namespace {
@@ -25,8 +27,8 @@ constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy"
 constexpr int kNBoolAttributes = 3;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
-// size limits, runtime/env.py's (MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS; docs/formats.md)
-constexpr size_t kMaxPlanes = 1024, kMaxCellPlanes = 64, kMaxCells = 256;
+// size limits: the schema's (schema.h; runtime/env.py's MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS)
+using schema::kMaxPlanes, schema::kMaxCellPlanes, schema::kMaxCells;
 
 // A cell as the environment declares it (docs/formats.md "cells").
 struct EnvCell {
@@ -51,26 +53,249 @@ struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// ---- runtime/env.py's words (parse, _kind, _num, _vec, _list, _obj): the same checks in
+// the same order, so the plugin and the loader refuse an environment with the same text.
+
+std::string Repr(const std::string& v);
+
+// Python's repr of a float (the shortest digits that read back; scientific below 1e-4
+// and from 1e16; an integral value ends in ".0").
+std::string PyFloat(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[48];
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string t(buf);
+  const bool neg = t[0] == '-';
+  if (neg) t.erase(0, 1);
+  const size_t e = t.find('e');
+  const int exp = std::atoi(t.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i)
+    if (t[i] != '.') digits += t[i];
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int decpt = exp + 1, nd = static_cast<int>(digits.size());
+  std::string out;
+  if (decpt > 16 || decpt <= -4) {
+    out = digits.substr(0, 1) + (nd > 1 ? "." + digits.substr(1) : "");
+    char eb[12];
+    std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    out += eb;
+  } else if (decpt <= 0) {
+    out = "0." + std::string(-decpt, '0') + digits;
+  } else if (decpt >= nd) {
+    out = digits + std::string(decpt - nd, '0') + ".0";
+  } else {
+    out = digits.substr(0, decpt) + "." + digits.substr(decpt);
+  }
+  return (neg ? "-" : "") + out;
+}
+
+// repr of a JSON number as Python's json reads it: an integer token is an int.
+std::string PyNum(const json::Value& v) {
+  if (!v.integral) return PyFloat(v.num);
+  std::string t = v.tok;
+  if (t.find_first_not_of("-0") == std::string::npos) return "0";  // -0 is the int 0
+  return t;
+}
+
+// env.py _kind: how a JSON value reads in a message.
+std::string Kind(const json::Value* v) {
+  if (!v) return "null";
+  switch (v->kind) {
+    case json::Value::kStr: return "a string (" + Repr(v->str.substr(0, 40)) + ")";
+    case json::Value::kBool: return v->b ? "true" : "false";
+    case json::Value::kNull: return "null";
+    case json::Value::kObj: return "an object";
+    case json::Value::kArr: return "a list of " + std::to_string(v->arr.size());
+    case json::Value::kNum: return PyNum(*v);
+  }
+  return "null";
+}
+
 double Num(const json::Value* v, const std::string& what) {
   if (!v || v->kind != json::Value::kNum || !std::isfinite(v->num))
-    throw Fail(what + ": expected a finite number");
+    throw Fail(what + ": expected a finite number, got " + Kind(v));
   return v->num;
 }
 
 void Vec(const json::Value* v, int n, double* out, const std::string& what) {
   if (!v || v->kind != json::Value::kArr || static_cast<int>(v->arr.size()) != n)
-    throw Fail(what + ": expected " + std::to_string(n) + " finite numbers");
-  for (int i = 0; i < n; ++i) out[i] = Num(&v->arr[i], what);
+    throw Fail(what + ": expected a list of " + std::to_string(n) + " finite numbers, got " + Kind(v));
+  for (int i = 0; i < n; ++i) out[i] = Num(&v->arr[i], what + "[" + std::to_string(i) + "]");
 }
 
-// v is a list (else "<what>: expected <expected>") of at most max entries.
-void CheckList(const json::Value& v, const std::string& what, const char* expected, size_t max) {
-  if (v.kind != json::Value::kArr) throw Fail(what + ": expected " + expected);
-  if (v.arr.size() > max)
-    throw Fail(what + ": " + std::to_string(v.arr.size()) + " " + what + ", more than the " +
-               std::to_string(max) + " an environment may have");
+// env.py _list
+const json::Value& List(const json::Value* v, const std::string& what) {
+  if (!v || v->kind != json::Value::kArr) throw Fail(what + ": expected a list, got " + Kind(v));
+  return *v;
 }
 
+// Python's repr of a cell name (runtime/env.py writes {name!r}): quoted with ', or with "
+// when the name holds a ' and no ", backslashes and the quote escaped.
+std::string Repr(const std::string& v) {
+  const bool dq = v.find('\'') != std::string::npos && v.find('"') == std::string::npos;
+  const char q = dq ? '"' : '\'';
+  std::string out(1, q);
+  for (char ch : v) {
+    if (ch == '\\' || ch == q) out += '\\';
+    out += ch;
+  }
+  return out + q;
+}
+
+// runtime/env.py _fmt: "[x, y, z]" with each entry as format(x, '.6g').
+std::string Fmt3(const double* v) {
+  std::string out = "[";
+  for (int a = 0; a < 3; ++a) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v[a]);
+    out += (a ? ", " : "") + std::string(buf);
+  }
+  return out + "]";
+}
+
+// runtime/env.py validate, same checks and words: overlapping cells, then per-cell gravity
+// with a non-uniform field, then a tangential jump of g across a shared face.
+void ValidateEnv(const Env& env) {
+  const int nc = static_cast<int>(env.cells.size()), P = env.P;
+  const double tol = 1e-9;
+  auto rows_of = [&](int i, int skip) {  // cell i's half-spaces n.x <= d, but plane skip
+    std::vector<interior::Row> r;
+    for (int k = 0; k < P; ++k) {
+      const int sg = env.cells[i].signs[k];
+      if (sg == 0 || k == skip) continue;
+      const double* p = &env.planes[4 * k];
+      r.push_back(sg < 0 ? interior::Row{p[0], p[1], p[2], p[3]} : interior::Row{-p[0], -p[1], -p[2], -p[3]});
+    }
+    return r;
+  };
+  for (int i = 0; i < nc; ++i)
+    for (int j = i + 1; j < nc; ++j) {
+      bool apart = false;
+      for (int k = 0; k < P && !apart; ++k) apart = env.cells[i].signs[k] * env.cells[j].signs[k] < 0;
+      if (apart) continue;  // opposite sides of one plane: disjoint
+      std::vector<interior::Row> r = rows_of(i, -1), rj = rows_of(j, -1);
+      r.insert(r.end(), rj.begin(), rj.end());
+      if (interior::Margin(r) > tol)
+        throw Fail("cells " + Repr(env.cells[i].name) + " and " + Repr(env.cells[j].name) +
+                   " overlap (their intersection has an interior): cells must be disjoint; give one of "
+                   "them the opposite sign on a plane that separates them");
+    }
+  bool percell = false;
+  for (const EnvCell& c : env.cells) percell |= c.has_gravity;
+  if (!percell) return;
+  if (env.gravity.kind != core::GravityField::Kind::kUniform)
+    throw Fail("per-cell gravity is only allowed with a uniform global gravity "
+               "(cells without their own take the global g)");
+  auto g_of = [&](int c) { return env.cells[c].has_gravity ? env.cells[c].gravity : env.gravity.g; };
+  for (int i = 0; i < nc; ++i)
+    for (int j = i + 1; j < nc; ++j) {
+      double jump[3];
+      for (int a = 0; a < 3; ++a) jump[a] = g_of(i)[a] - g_of(j)[a];
+      if (jump[0] == 0 && jump[1] == 0 && jump[2] == 0) continue;
+      for (int k = 0; k < P; ++k) {
+        if (env.cells[i].signs[k] * env.cells[j].signs[k] >= 0) continue;
+        std::vector<interior::Row> r = rows_of(i, k), rj = rows_of(j, k);
+        r.insert(r.end(), rj.begin(), rj.end());
+        const double* p = &env.planes[4 * k];
+        const interior::Row on{p[0], p[1], p[2], p[3]};
+        if (interior::Margin(r, &on) <= tol) continue;  // no shared face on plane k
+        const double jn = jump[0] * p[0] + jump[1] * p[1] + jump[2] * p[2];
+        double tang[3];
+        for (int a = 0; a < 3; ++a) tang[a] = jump[a] - jn * p[a];
+        const double lt = std::sqrt(tang[0] * tang[0] + tang[1] * tang[1] + tang[2] * tang[2]);
+        const double lj = std::sqrt(jump[0] * jump[0] + jump[1] * jump[1] + jump[2] * jump[2]);
+        if (lt > 1e-9 * std::max(1.0, lj))
+          throw Fail("gravity is not conservative: cells " + Repr(env.cells[i].name) + " (g = " +
+                     Fmt3(g_of(i)) + ") and " + Repr(env.cells[j].name) + " (g = " + Fmt3(g_of(j)) +
+                     ") share a face on plane " + std::to_string(k) + " (normal " + Fmt3(p) +
+                     ") and the tangential component of g jumps by " + Fmt3(tang) +
+                     " m/s^2; a closed loop across that face would gain energy. Only the normal "
+                     "component may jump: make the two g differ along the plane normal, or use a "
+                     "gravity field");
+      }
+    }
+}
+
+// An object's keys against the schema's table (schema.h; runtime/env.py's words).
+void CheckKeys(const json::Value& v, const std::string& where, const char* table) {
+  if (v.kind != json::Value::kObj) return;
+  const std::vector<std::string>& keys = schema::KeysOf(table);
+  for (const auto& kv : v.obj)  // std::map: sorted, as env.py checks them
+    if (std::string e = schema::UnknownKey(where, kv.first, keys); !e.empty()) throw Fail(e);
+}
+
+std::string Join(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// env.py _obj: an object (else "<where>: expected an object (<keys>), got ...") with no
+// key outside the schema's table.
+void Obj(const json::Value* v, const std::string& where, const char* table) {
+  const std::vector<std::string>& keys = schema::KeysOf(table);
+  if (!v || v->kind != json::Value::kObj)
+    throw Fail(where + ": expected an object (" + Join(keys) + "), got " + Kind(v));
+  CheckKeys(*v, where, table);
+}
+
+// env.py _gravity
+core::GravityField ParseGravity(const json::Value* gd) {
+  core::GravityField G;
+  G.g[2] = -9.81;
+  using Kind_ = core::GravityField::Kind;
+  if (!gd || gd->kind == json::Value::kNull) return G;
+  if (gd->kind == json::Value::kArr) {
+    Vec(gd, 3, G.g, "gravity");
+    return G;
+  }
+  if (gd->kind != json::Value::kObj)
+    throw Fail("gravity: expected an object {type: uniform, central or linear, ...} or [gx, gy, gz], got " +
+               Kind(gd));
+  const json::Value* t = gd->Get("type");
+  std::string kind = "uniform";
+  if (t) {
+    if (t->kind != json::Value::kStr || (t->str != "uniform" && t->str != "central" && t->str != "linear"))
+      throw Fail("gravity.type: expected uniform, central or linear, got " + Kind(t));
+    kind = t->str;
+  }
+  Obj(gd, "gravity", ("gravity." + kind).c_str());
+  if (kind == "uniform") {
+    if (const json::Value* g = gd->Get("g")) Vec(g, 3, G.g, "gravity.g");
+    return G;
+  }
+  G = core::GravityField{};
+  if (kind == "central") {
+    G.kind = Kind_::kCentral;
+    const json::Value* mu = gd->Get("mu");
+    if (!mu) throw Fail("gravity.mu: missing (a positive number, m^3/s^2)");
+    G.mu = Num(mu, "gravity.mu");
+    if (G.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2), got " + PyNum(*mu));
+    if (const json::Value* c = gd->Get("centre")) Vec(c, 3, G.centre, "gravity.centre");
+    return G;
+  }
+  G.kind = Kind_::kLinear;
+  if (const json::Value* g0 = gd->Get("g0")) Vec(g0, 3, G.g0, "gravity.g0");
+  const json::Value* Gm = gd->Get("G");
+  if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
+    throw Fail("gravity.G: expected a 3x3 matrix (three lists of 3 numbers), got " + Kind(Gm));
+  for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G[" + std::to_string(r) + "]");
+  double gmax = 0.0;  // env.py: allclose(G, G.T, rtol=0, atol=1e-12 max(1, max |G|))
+  for (int k = 0; k < 9; ++k) gmax = std::max(gmax, std::fabs(G.grad[k]));
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (!(std::fabs(G.grad[3 * r + c] - G.grad[3 * c + r]) <= 1e-12 * std::max(1.0, gmax)))
+        throw Fail("gravity.G must be symmetric: a non-symmetric gradient is not "
+                   "the gradient of a potential (energy would not be conserved)");
+  return G;
+}
+
+// env.py parse, then validate (ValidateEnv).
 Env ParseEnv(const std::string& text) {
   json::Value root;
   try {
@@ -78,90 +303,93 @@ Env ParseEnv(const std::string& text) {
   } catch (const std::runtime_error& e) {
     throw Fail(e.what());
   }
-  if (root.kind != json::Value::kObj) throw Fail("expected a JSON object with planes, cells, gravity");
+  if (root.kind != json::Value::kObj)
+    throw Fail("environment: expected a JSON object with planes, cells, gravity, got " + Kind(&root));
+  CheckKeys(root, "environment", "environment");
   Env env;
-  if (const json::Value* pl = root.Get("planes")) {
-    CheckList(*pl, "planes", "a list of [nx, ny, nz, d]", kMaxPlanes);
-    for (size_t i = 0; i < pl->arr.size(); ++i) {
-      double p[4];
-      Vec(&pl->arr[i], 4, p, "planes[" + std::to_string(i) + "]");
-      double nn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-      if (std::fabs(nn - 1.0) > 1e-9)
-        throw Fail("planes[" + std::to_string(i) + "]: the normal is not a unit vector");
-      env.planes.insert(env.planes.end(), p, p + 4);
+  static const json::Value kEmpty = [] {
+    json::Value v;
+    v.kind = json::Value::kArr;
+    return v;
+  }();
+  const json::Value* pl = root.obj.count("planes") ? root.Get("planes") : &kEmpty;
+  const json::Value& planes = List(pl, "planes");
+  if (planes.arr.size() > kMaxPlanes)
+    throw Fail("planes: " + std::to_string(planes.arr.size()) + " planes, more than the " +
+               std::to_string(kMaxPlanes) + " an environment may have");
+  for (size_t i = 0; i < planes.arr.size(); ++i) {
+    double p[4];
+    Vec(&planes.arr[i], 4, p, "planes[" + std::to_string(i) + "]");
+    double nn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (std::fabs(nn - 1.0) > 1e-9) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.9g", nn);
+      throw Fail("planes[" + std::to_string(i) + "]: normal (" + PyFloat(p[0]) + ", " + PyFloat(p[1]) + ", " +
+                 PyFloat(p[2]) + ") is not a unit vector (|n| = " + buf + ")");
     }
+    env.planes.insert(env.planes.end(), p, p + 4);
   }
   env.P = static_cast<int>(env.planes.size() / 4);
-  if (const json::Value* cs = root.Get("cells")) {
-    CheckList(*cs, "cells", "a list", kMaxCells);
-    for (size_t i = 0; i < cs->arr.size(); ++i) {
-      const json::Value& c = cs->arr[i];
-      EnvCell cell;
+  const json::Value* cl = root.obj.count("cells") ? root.Get("cells") : &kEmpty;
+  const json::Value& cells = List(cl, "cells");
+  if (cells.arr.size() > kMaxCells)
+    throw Fail("cells: " + std::to_string(cells.arr.size()) + " cells, more than the " +
+               std::to_string(kMaxCells) + " an environment may have");
+  for (size_t i = 0; i < cells.arr.size(); ++i) {
+    const json::Value& c = cells.arr[i];
+    std::string key = "cells[" + std::to_string(i) + "]";
+    if (c.kind != json::Value::kObj)
+      throw Fail(key + ": expected an object {name, signs, density, viscosity, flow}, got " + Kind(&c));
+    CheckKeys(c, key, "cell");
+    EnvCell cell;
+    if (c.obj.count("name")) {
       const json::Value* nm = c.Get("name");
-      cell.name = nm && nm->kind == json::Value::kStr ? nm->str : "cell" + std::to_string(i);
-      std::string w = "cell '" + cell.name + "'";
-      if (c.kind != json::Value::kObj) throw Fail(w + ": expected an object");
-      const json::Value* sg = c.Get("signs");
-      if (sg) {
-        if (sg->kind != json::Value::kArr || static_cast<int>(sg->arr.size()) > env.P)
-          throw Fail(w + " signs: expected -1, 0 or +1 per plane");
-        for (const json::Value& s : sg->arr) {
-          double v = Num(&s, w + " signs");
-          if (v != -1 && v != 0 && v != 1) throw Fail(w + " signs: expected -1, 0 or +1 per plane");
-          cell.signs.push_back(static_cast<int>(v));
-        }
-      }
-      cell.signs.resize(env.P, 0);
-      cell.used = static_cast<int>(
-          std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
-      if (static_cast<size_t>(cell.used) > kMaxCellPlanes)
-        throw Fail(w + " signs: bounded by " + std::to_string(cell.used) + " planes, more than the " +
-                   std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
-      cell.density = c.Get("density") ? Num(c.Get("density"), w + " density") : 0.0;
-      cell.viscosity = c.Get("viscosity") ? Num(c.Get("viscosity"), w + " viscosity") : 0.0;
-      if (cell.density < 0 || cell.viscosity < 0) throw Fail(w + ": density and viscosity must be >= 0");
-      if (c.Get("flow")) Vec(c.Get("flow"), 3, cell.flow, w + " flow");
-      if (const json::Value* cg = c.Get("gravity"); cg && cg->kind != json::Value::kNull) {
-        Vec(cg, 3, cell.gravity, w + " gravity");
-        cell.has_gravity = true;
-      }
-      env.cells.push_back(cell);
-    }
-  }
-  const json::Value* gd = root.Get("gravity");
-  core::GravityField& G = env.gravity;
-  using Kind = core::GravityField::Kind;
-  if (gd && gd->kind == json::Value::kArr) {
-    Vec(gd, 3, G.g, "gravity");
-  } else if (gd && gd->kind == json::Value::kObj) {
-    const json::Value* t = gd->Get("type");
-    std::string kind = t && t->kind == json::Value::kStr ? t->str : "uniform";
-    if (kind == "uniform") {
-      if (gd->Get("g")) Vec(gd->Get("g"), 3, G.g, "gravity.g");
-    } else if (kind == "central") {
-      G = core::GravityField{};
-      G.kind = Kind::kCentral;
-      G.mu = Num(gd->Get("mu"), "gravity.mu");
-      if (G.mu <= 0) throw Fail("gravity.mu: expected a positive number (m^3/s^2)");
-      if (gd->Get("centre")) Vec(gd->Get("centre"), 3, G.centre, "gravity.centre");
-    } else if (kind == "linear") {
-      G = core::GravityField{};
-      G.kind = Kind::kLinear;
-      if (gd->Get("g0")) Vec(gd->Get("g0"), 3, G.g0, "gravity.g0");
-      const json::Value* Gm = gd->Get("G");
-      if (!Gm || Gm->kind != json::Value::kArr || Gm->arr.size() != 3)
-        throw Fail("gravity.G: expected a 3x3 matrix");
-      for (int r = 0; r < 3; ++r) Vec(&Gm->arr[r], 3, G.grad + 3 * r, "gravity.G row");
+      if (nm->kind != json::Value::kStr || nm->str.empty())
+        throw Fail(key + ".name: expected a non-empty string, got " + Kind(nm));
+      cell.name = nm->str;
     } else {
-      throw Fail("gravity.type: expected uniform, central or linear");
+      cell.name = "cell" + std::to_string(i);
     }
-  } else if (gd && gd->kind != json::Value::kNull) {
-    throw Fail("gravity: expected [gx, gy, gz] or an object");
+    for (const EnvCell& o : env.cells)
+      if (o.name == cell.name) throw Fail("cells: two cells named " + Repr(cell.name));
+    key += " (" + Repr(cell.name) + ")";
+    const std::string sw = key + ".signs";
+    if (c.obj.count("signs")) {
+      const json::Value& sg = List(c.Get("signs"), sw);
+      if (static_cast<int>(sg.arr.size()) > env.P)
+        throw Fail(sw + ": " + std::to_string(sg.arr.size()) + " signs for " + std::to_string(env.P) +
+                   " planes (one per plane: -1, 0 or +1)");
+      for (size_t k = 0; k < sg.arr.size(); ++k) {
+        const json::Value& x = sg.arr[k];
+        if (x.kind != json::Value::kNum || (x.num != -1 && x.num != 0 && x.num != 1))
+          throw Fail(sw + "[" + std::to_string(k) + "]: expected -1, 0 or +1 (the side of plane " +
+                     std::to_string(k) + "), got " + Kind(&x));
+        cell.signs.push_back(static_cast<int>(x.num));
+      }
+    }
+    cell.signs.resize(env.P, 0);
+    cell.used = static_cast<int>(
+        std::count_if(cell.signs.begin(), cell.signs.end(), [](int s) { return s != 0; }));
+    if (static_cast<size_t>(cell.used) > kMaxCellPlanes)
+      throw Fail(sw + ": bounded by " + std::to_string(cell.used) + " planes, more than the " +
+                 std::to_string(kMaxCellPlanes) + " a cell may use (split it into several cells)");
+    cell.density = c.obj.count("density") ? Num(c.Get("density"), key + ".density") : 0.0;
+    cell.viscosity = c.obj.count("viscosity") ? Num(c.Get("viscosity"), key + ".viscosity") : 0.0;
+    if (cell.density < 0)
+      throw Fail("cell " + Repr(cell.name) + ": density " + PyFloat(cell.density) +
+                 " kg/m^3 must be finite and >= 0");
+    if (cell.viscosity < 0)
+      throw Fail("cell " + Repr(cell.name) + ": viscosity " + PyFloat(cell.viscosity) +
+                 " Pa s must be finite and >= 0");
+    if (c.obj.count("flow")) Vec(c.Get("flow"), 3, cell.flow, key + ".flow");
+    if (const json::Value* cg = c.Get("gravity"); cg && cg->kind != json::Value::kNull) {
+      Vec(cg, 3, cell.gravity, key + ".gravity");
+      cell.has_gravity = true;
+    }
+    env.cells.push_back(cell);
   }
-  bool percell = false;
-  for (const EnvCell& c : env.cells) percell |= c.has_gravity;
-  if (percell && G.kind != Kind::kUniform)
-    throw Fail("per-cell gravity is only allowed with a uniform global gravity");
+  env.gravity = ParseGravity(root.Get("gravity"));
+  ValidateEnv(env);
   return env;
 }
 
@@ -272,6 +500,16 @@ int TrackOf(const mjModel* m, const HydroConfig& c) {
 int StateSize(const mjModel* m, int instance) { return Layout(m->nv, WindowOf(m, instance)).size; }
 
 std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) {
+  int mine = 0;  // this plugin's instances in the model: each would apply every force again
+  for (int i = 0; i < m->nplugin; ++i) {
+    const mjpPlugin* p = mjp_getPluginAtSlot(m->plugin[i]);
+    if (p && p->name && std::strcmp(p->name, kPluginName) == 0) ++mine;
+  }
+  if (mine > 1) {
+    mju_warning("%s instance %d: the model declares %d %s instances; declare one (each would apply "
+                "every force again)", kPluginName, instance, mine, kPluginName);
+    return nullptr;
+  }
   std::optional<HydroConfig> cfg = HydroConfig::FromModel(m, instance);
   if (!cfg) return nullptr;
   std::unique_ptr<Hydro> h(new Hydro());
@@ -306,7 +544,9 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
       for (int g = 0; g < m->ngeom; ++g)
         if (m->geom_bodyid[g] != 0 && m->geom_fluid[g * mjNFLUID] == 1.0) is_ell[g] = 1;
     for (int g = 0; g < m->ngeom; ++g) {
-      int mark = m->nuser_geom > 0 ? static_cast<int>(std::lround(m->geom_user[g * m->nuser_geom])) : 0;
+      // round half to even, as runtime/plan.py's round(); a non-finite or huge value marks nothing
+      const double u = m->nuser_geom > 0 ? m->geom_user[g * m->nuser_geom] : 0.0;
+      const int mark = std::fabs(u) < 1e9 ? static_cast<int>(std::nearbyint(u)) : 0;
       const core::Mark mk = static_cast<core::Mark>(mark);
       if (mk == core::Mark::kDisplacement || mk == core::Mark::kWindage)
         geoms.push_back({g, mark});
@@ -564,9 +804,44 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
   }
 }
 
+core::StepArrays Hydro::StageArrays(const mjModel* m, const mjData* d) const {
+  core::StepArrays a;
+  a.qa = d->qfrc_actuator;
+  a.qap = d->qfrc_applied;
+  a.qc = d->qfrc_constraint;
+  a.qp = d->qfrc_passive;
+  a.xfrc = d->xfrc_applied;
+  a.cvel = d->cvel;
+  a.xipos = d->xipos;
+  a.scom = d->subtree_com;
+  a.qpos = d->qpos;
+  a.qvel = d->qvel;
+  a.qacc = d->qacc;
+  a.broot = broot_.data();
+  a.nv = m->nv;
+  a.nq = m->nq;
+  a.nb = m->nbody;
+  return a;
+}
+
+void Hydro::Validate(const mjModel* m, const mjData* d, double* st) const {
+  const int first = StateError(st, L_, m->nbody);
+  if (first < 0) return;
+  for (int e = first; e >= 0; e = StateError(st, L_, m->nbody)) {  // repair region by region
+    if (e == L_.record) st[L_.record] = 1;
+    else if (e == L_.rkstage) st[L_.rkstage] = 0;
+    else if (e == L_.trec) st[L_.trec] = d->time;
+    else if (e == L_.track) st[L_.track] = track_;
+    else if (e >= L_.tally) std::fill(st + L_.tally, st + L_.tally + kNTally, 0.0);
+    else core::MarkInvalidState(st + L_.ledger, e, d->time);
+  }
+  core::MarkInvalidState(st + L_.ledger, first, d->time);
+}
+
 void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
-  if (plain_) return;  // no environment: no forces
   mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
+  Validate(m, d, st);
+  if (plain_) return;  // no environment: no forces
   core::ForceData fd;
   fd.qvel = d->qvel;
   fd.geom_xpos = d->geom_xpos;
@@ -583,8 +858,11 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   fd.M = d->M;
   // every evaluation records but Runge-Kutta's inner stages (see Compute in hydro.h)
   bool record = st[L_.record] != 0 || m->opt.integrator != mjINT_RK4 || d->time == st[L_.trec];
+  // RK4: every stage keeps its drag and damping (qdrag) for the stage's work (the force stage's
+  // forces do not depend on the flag, only what it records besides them)
+  const bool rk4 = m->opt.integrator == mjINT_RK4;
   stage_->SetBodyArrays(m->body_mass, m->body_inertia);  // live: users edit them between steps
-  stage_->Passive(fd, record);
+  stage_->Passive(fd, record || rk4);
   if (record) {
     for (int i = 0; i < core::kNLed; ++i) st[L_.led + i] = led_[i];
     st[L_.record] = 0;
@@ -593,11 +871,20 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
     st[L_.trec] = d->time;
   }
   for (int i = 0; i < m->nv; ++i) st[L_.mine + i] = qmine_[i];
+  if (rk4) {  // the stage's share of the step's work (core/ledger.h RK4Stage)
+    const int k = record ? 0 : std::min(3, static_cast<int>(st[L_.rkstage]) + 1);
+    core::StepArrays a = StageArrays(m, d);
+    a.qmine = qmine_.data();
+    a.qdrag = qdrag_.data();
+    core::RK4Stage(st + L_.rk, k, m->opt.timestep, a);
+    st[L_.rkstage] = k;
+  }
   if (has_added_) mj_factorM(m, d);
 }
 
 void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
+  Validate(m, d, st);
   // MuJoCo's state resets in this step: counted, their counters re-armed
   double* ty = st + L_.tally;
   constexpr int kinds[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
@@ -628,27 +915,15 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
   ty[kTPending] = 0;
   ty[kTLast] = d->time;
   // the step's account: the evaluation recorded at its start, the state after it
-  int tb = static_cast<int>(st[L_.track]);
-  if (tb < 0 || tb >= m->nbody) tb = track_;
-  core::StepArrays a;
+  const int tb = static_cast<int>(st[L_.track]);  // in [0, nbody) (Validate)
+  core::StepArrays a = StageArrays(m, d);
   a.led = st + L_.led;
   a.q0 = st + L_.q0;
-  a.qa = d->qfrc_actuator;
-  a.qap = d->qfrc_applied;
-  a.qc = d->qfrc_constraint;
-  a.qp = d->qfrc_passive;
   a.qmine = st + L_.mine;
-  a.xfrc = d->xfrc_applied;
-  a.cvel = d->cvel;
-  a.xipos = d->xipos;
-  a.scom = d->subtree_com;
-  a.qpos = d->qpos;
-  a.qvel = d->qvel;
-  a.qacc = d->qacc;
-  a.broot = broot_.data();
-  a.nv = m->nv;
-  a.nq = m->nq;
-  a.nb = m->nbody;
+  if (!plain_ && m->opt.integrator == mjINT_RK4) {  // RK4's stages (core/ledger.h RK4Stage)
+    a.rkw = st + L_.rk;
+    a.rkv = st + L_.rk + 1;
+  }
   if (!plain_ && m->opt.integrator != mjINT_RK4) {  // the exact rule (core/ledger.h StepWork)
     for (int i = 0; i < m->nv; ++i) dv_[i] = d->qvel[i] - st[L_.q0 + i];
     mj_mulM(m, d, mdv_.data(), dv_.data());

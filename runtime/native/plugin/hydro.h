@@ -34,6 +34,7 @@
 #include "forces.h"
 #include "hull.h"
 #include "kernel.h"
+#include "ledger.h"
 #include "state.h"
 
 namespace aurgen::hydro {
@@ -77,6 +78,14 @@ class alignas(core::kLine) Hydro {
   // centre-of-mass sphere: same radius, its own colour (kCobRgba).
   void Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const;
   const StateLayout& layout() const { return L_; }
+  // Checks the instance's state (StateError) before anything reads it; an invalid one is
+  // repaired (each bad value set to what a reset leaves: record 1, trec the time, track
+  // the configured body, the tally zeroed) and the ledger restarted with the verdict
+  // invalid state naming the first bad offset (core::MarkInvalidState).  Compute and
+  // Advance call it first.
+  void Validate(const mjModel* m, const mjData* d, double* st) const;
+  // The mjData arrays of a step's account or an RK4 stage's (core::StepArrays).
+  core::StepArrays StageArrays(const mjModel* m, const mjData* d) const;
   static void RegisterPlugin();
 
  private:

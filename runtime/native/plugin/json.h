@@ -4,6 +4,7 @@
 #define AURGEN_PLUGIN_JSON_H_
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,8 @@ struct Value {
   enum Kind { kNull, kBool, kNum, kStr, kArr, kObj } kind = kNull;
   bool b = false;
   double num = 0.0;
+  bool integral = false;  // a number written with no fraction or exponent (Python's json: an int)
+  std::string tok;        // the number as written
   std::string str;
   std::vector<Value> arr;
   std::map<std::string, Value> obj;
@@ -141,12 +144,39 @@ class Parser {
       return v;
     }
     if (Lit("null")) return v;
-    if (Lit("NaN") || Lit("Infinity") || Lit("-Infinity")) Err("non-finite number");
-    const char* start = s_.c_str() + i_;
-    char* end = nullptr;
-    v.num = std::strtod(start, &end);
-    if (end == start) Err("unexpected character");
-    i_ += static_cast<size_t>(end - start);
+    // NaN, Infinity, -Infinity: read as Python's json reads them (a non-finite number; the
+    // environment's checks refuse it, naming the key)
+    for (const char* w : {"NaN", "Infinity", "-Infinity"})
+      if (Lit(w)) {
+        v.kind = Value::kNum;
+        v.num = w[0] == 'N' ? std::numeric_limits<double>::quiet_NaN()
+                            : (w[0] == '-' ? -1 : 1) * std::numeric_limits<double>::infinity();
+        v.tok = w;
+        return v;
+      }
+    // JSON's number grammar only (as Python's json): -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    // (no hex, no leading '.', '+' or zeros); strtod reads just that span
+    size_t j = i_;
+    auto digit = [&](size_t k) { return k < s_.size() && s_[k] >= '0' && s_[k] <= '9'; };
+    if (j < s_.size() && s_[j] == '-') ++j;
+    if (!digit(j)) Err("unexpected character");
+    if (s_[j] == '0') ++j;
+    else
+      while (digit(j)) ++j;
+    if (j < s_.size() && s_[j] == '.') {
+      if (!digit(++j)) Err("expected a digit after a number's '.'");
+      while (digit(j)) ++j;
+    }
+    if (j < s_.size() && (s_[j] == 'e' || s_[j] == 'E')) {
+      ++j;
+      if (j < s_.size() && (s_[j] == '+' || s_[j] == '-')) ++j;
+      if (!digit(j)) Err("expected a digit in a number's exponent");
+      while (digit(j)) ++j;
+    }
+    v.tok = s_.substr(i_, j - i_);
+    v.integral = v.tok.find_first_of(".eE") == std::string::npos;
+    v.num = std::strtod(v.tok.c_str(), nullptr);
+    i_ = j;
     v.kind = Value::kNum;
     return v;
   }

@@ -16,6 +16,9 @@
 //   [track]              the body whose height (xipos z) fills the settle window
 //   [ledger   , +kNState) the health ledger's state (core/ledger.h slots)
 //   [tally    , +kNTally) MuJoCo's state resets, counted by advance (TallySlot)
+//   [rk       , +1 + nv) RK4: the step's work booked by its stages so far (J), and the
+//                        latest stage's velocity (core::RK4Stage)
+//   [rkstage]            RK4: the latest evaluation's stage (0..3)
 //   [zbuf     , +nz)     ring buffer of the tracked body's height (m), one per step
 #ifndef AURGEN_PLUGIN_STATE_H_
 #define AURGEN_PLUGIN_STATE_H_
@@ -48,7 +51,7 @@ enum TallySlot {
 };
 
 struct StateLayout {
-  int led, record, mine, q0, qdrag, trec, track, ledger, tally, zbuf, nz, size;
+  int led, record, mine, q0, qdrag, trec, track, ledger, tally, rk, rkstage, zbuf, nz, size;
 };
 
 // nv: the model's dofs; nz (>= 2): the settle window in steps.
@@ -63,10 +66,44 @@ inline StateLayout Layout(int nv, int nz) {
   L.track = L.trec + 1;
   L.ledger = L.track + 1;
   L.tally = L.ledger + core::kNState;
-  L.zbuf = L.tally + kNTally;
+  L.rk = L.tally + kNTally;
+  L.rkstage = L.rk + 1 + nv;
+  L.zbuf = L.rkstage + 1;
   L.nz = nz;
   L.size = L.zbuf + nz;
   return L;
+}
+
+// The first offset (into one instance's state st, layout L, a model of nbody bodies) of
+// a value no step can have left there, as restored by mj_setState (mjSTATE_PLUGIN), a
+// rollout's initial_state or mj_copyData: the record flag not 0 or 1, a non-finite
+// recorded time, a tracked body not an integer in [0, nbody), a ledger slot failing
+// core::LedgerStateError, a reset tally whose counts are not integers in [0, 2^53] that
+// add up, whose first kind is not 0..3 (0 exactly when no reset, else a kind counted)
+// or whose times are not finite, a pending flag not 0 or 1, an RK4 stage not 0..3; -1 if none.  The force
+// stage's arrays (led, mine, q0, qdrag) and the heights (zbuf) are values only, never
+// indices: non-finite ones show as a non-finite energy (the verdict non-finite state)
+// or an unsettled window.
+inline int StateError(const double* st, const StateLayout& L, int nbody) {
+  auto count = [](double x, double max) { return x >= 0.0 && x <= max && x == std::floor(x); };
+  const double rec = st[L.record];
+  if (rec != 0.0 && rec != 1.0) return L.record;
+  if (!std::isfinite(st[L.trec])) return L.trec;
+  if (!count(st[L.track], nbody - 1.0)) return L.track;
+  if (int e = core::LedgerStateError(st + L.ledger); e >= 0) return L.ledger + e;
+  const double* ty = st + L.tally;
+  for (int k : {kTResets, kTQpos, kTQvel, kTQacc})
+    if (!count(ty[k], core::kMaxSteps)) return L.tally + k;
+  if (ty[kTQpos] + ty[kTQvel] + ty[kTQacc] != ty[kTResets]) return L.tally + kTResets;
+  const double fk = ty[kTFirstKind];
+  if (!count(fk, 3.0) || (fk == 0.0) != (ty[kTResets] == 0.0) ||
+      (fk > 0.0 && !(ty[kTQpos + static_cast<int>(fk) - 1] > 0.0)))
+    return L.tally + kTFirstKind;
+  for (int k : {kTFirstTime, kTReached, kTLast})
+    if (!std::isfinite(ty[k])) return L.tally + k;
+  if (ty[kTPending] != 0.0 && ty[kTPending] != 1.0) return L.tally + kTPending;
+  if (!count(st[L.rkstage], 3.0)) return L.rkstage;
+  return -1;
 }
 
 // The settle window in steps for a window (s) and timestep (s): max(2, round(window / dt)),

@@ -1,0 +1,55 @@
+// The environment JSON's keys and size limits (docs/formats.md): the one table both the plugin
+// (hydro.cc ParseEnv) and runtime/env.py (through aurgen.runtime._native.ENV_KEYS)
+// refuse unknown keys by, with the same words:
+//   "<where>.<key>: unknown key (expected <the keys, sorted, comma-separated>)"
+// where "environment" (the top level), "cells[i]" or "gravity"; an object's keys are
+// checked in sorted order (the first unknown one is named).
+#ifndef AURGEN_PLUGIN_SCHEMA_H_
+#define AURGEN_PLUGIN_SCHEMA_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace aurgen::hydro::schema {
+
+// size limits (docs/formats.md): planes in an environment, cells, planes one cell uses
+inline constexpr size_t kMaxPlanes = 1024, kMaxCells = 256, kMaxCellPlanes = 64;
+
+struct KeySet {
+  const char* what;                // "environment", "cell", "gravity.uniform", ...
+  std::vector<std::string> keys;   // sorted
+};
+
+inline const std::vector<KeySet>& Keys() {
+  static const std::vector<KeySet> k = {
+      {"environment", {"cells", "gravity", "planes"}},
+      {"cell", {"density", "flow", "gravity", "name", "signs", "viscosity"}},
+      {"gravity.uniform", {"g", "type"}},
+      {"gravity.central", {"centre", "mu", "type"}},
+      {"gravity.linear", {"G", "g0", "type"}},
+  };
+  return k;
+}
+
+inline const std::vector<std::string>& KeysOf(const std::string& what) {
+  for (const KeySet& s : Keys())
+    if (what == s.what) return s.keys;
+  static const std::vector<std::string> none;
+  return none;
+}
+
+// "<where>.<key>: unknown key (expected a, b, c)", or "" when key is one of keys.
+inline std::string UnknownKey(const std::string& where, const std::string& key,
+                              const std::vector<std::string>& keys) {
+  std::string list;
+  for (const std::string& k : keys) {
+    if (k == key) return "";
+    list += (list.empty() ? "" : ", ") + k;
+  }
+  return where + "." + key + ": unknown key (expected " + list + ")";
+}
+
+}  // namespace aurgen::hydro::schema
+
+#endif  // AURGEN_PLUGIN_SCHEMA_H_
