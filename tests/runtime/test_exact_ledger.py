@@ -184,8 +184,10 @@ def blueboat(tmp_path_factory):
     import sys
 
     out = tmp_path_factory.mktemp("worlds")
+    # from the output folder: `python -m` puts the working directory first on sys.path, and from a
+    # checkout's root that is the source tree (no compiled runtime)
     subprocess.run([sys.executable, "-m", "aurgen", "build", "--all", "-o", str(out)], check=True,
-                   capture_output=True)
+                   capture_output=True, cwd=out)
     return out / "blueboat" / "blueboat.xml"
 
 
