@@ -257,7 +257,13 @@ def console() -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     if "MUJOCO_GL" not in os.environ and command != "view":
         os.environ["MUJOCO_GL"] = "disable"
-    return main(argv)
+    from aurgen import SourceTreeError
+
+    try:
+        return main(argv)
+    except SourceTreeError as exc:  # run from a clone's root: the source tree came first on sys.path
+        print(f"aurgen: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _silence_stdout() -> None:

@@ -16,6 +16,20 @@ import pytest
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_configure(config):
+    """From a clone's root, ``python -m pytest`` imports the source tree's aurgen (the working
+    folder comes first on sys.path), which has no aurgen.runtime: stop with aurgen's one-line
+    explanation (aurgen.SourceTreeError) instead of modules failing to collect."""
+    try:
+        import aurgen.runtime  # noqa: F401
+    except ModuleNotFoundError as exc:
+        from aurgen import SourceTreeError
+
+        if isinstance(exc, SourceTreeError):
+            pytest.exit(str(exc), returncode=4)
+        raise
+
+
 def _missing(reason: str):
     if os.environ.get("AURGEN_REQUIRE_CONSUMERS") == "1":
         pytest.fail(f"{reason} (AURGEN_REQUIRE_CONSUMERS=1: consumers are mandatory)", pytrace=False)

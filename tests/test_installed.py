@@ -153,3 +153,24 @@ def test_the_wheel_ships_its_templates_compiled_and_uses_them():
     assert templating.compiled_matches(data_dir("templates"), compiled), (
         "the wheel's compiled templates do not match the installed jinja2 or templates")
     assert isinstance(emit.environment().loader, jinja2.ModuleLoader)
+
+
+@pytest.mark.parametrize("entry", ["python -c", "python -m aurgen", "python -m pytest"])
+def test_run_from_the_clone_root_says_what_happened(entry):
+    """From the root of a clone with the wheel installed, `python -m` and `python -c` put the
+    checkout first on sys.path, and its source aurgen/ has no aurgen.runtime (the folder runtime/
+    is that only once installed): each entry point says so in one line and what to do, instead of
+    a bare ModuleNotFoundError (or, for pytest, three modules failing to collect)."""
+    if os.environ.get("AURGEN_TEST_SOURCE") == "1":
+        pytest.skip("AURGEN_TEST_SOURCE=1: an editable install maps aurgen.runtime itself")
+    argv = {"python -c": ["-c", "import aurgen.runtime"],
+            "python -m aurgen": ["-m", "aurgen", "specs", "blueboat.yaml"],
+            "python -m pytest": ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "--collect-only",
+                                 "tests/test_layout.py"]}[entry]
+    res = subprocess.run([sys.executable, *argv], cwd=CHECKOUT, capture_output=True, text=True, timeout=300)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out
+    assert "imported from its source tree" in out and "Run from another folder" in out, out
+    if entry == "python -m aurgen":
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        assert res.stderr.count("\n") == 1 and res.stderr.startswith("aurgen: error: "), res.stderr
