@@ -57,4 +57,51 @@ def layout_problems(fig, tol: float = 1.0) -> list[str]:
                 (p[:, 0] - half < ln.axes.bbox.x0 - tol).any() or (p[:, 0] + half > ln.axes.bbox.x1 + tol).any()
                 or (p[:, 1] - half < ln.axes.bbox.y0 - tol).any() or (p[:, 1] + half > ln.axes.bbox.y1 + tol).any()):
             out.append(f"markers of {ln.get_label()!r} are clipped at the axes' edge")
+    from matplotlib.collections import PathCollection
+
+    for col in fig.findobj(PathCollection):  # scatter markers: offsets in data, sizes in points^2
+        ax = col.axes
+        if ax is None or not col.get_visible() or not len(col.get_offsets()):
+            continue
+        xy = np.asarray(col.get_offsets(), float)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not len(xy):
+            continue
+        pix = col.get_offset_transform().transform(xy)
+        half = np.sqrt(np.max(col.get_sizes())) * fig.dpi / 72.0 / 2.0 if len(col.get_sizes()) else 0.0
+        b = ax.bbox
+        if col.get_clip_on():
+            inside = (pix[:, 0] >= b.x0 - 1) & (pix[:, 0] <= b.x1 + 1) & (pix[:, 1] >= b.y0 - 1) & (pix[:, 1] <= b.y1 + 1)
+            p = pix[inside]
+            if len(p) and ((p[:, 0] - half < b.x0 - tol).any() or (p[:, 0] + half > b.x1 + tol).any()
+                           or (p[:, 1] - half < b.y0 - tol).any() or (p[:, 1] + half > b.y1 + tol).any()):
+                out.append(f"markers of {col.get_label()!r} are clipped at the axes' edge")
+        elif (pix[:, 0].min() - half < -tol or pix[:, 1].min() - half < -tol or pix[:, 0].max() + half > W + tol
+              or pix[:, 1].max() + half > H + tol):
+            out.append(f"markers of {col.get_label()!r} leave the figure")
+    return out
+
+
+def legend_over_data(ax, tol: float = 1.0) -> list[str]:
+    """The data points (lines' vertices, scatter offsets) of ``ax`` that its legend covers, named by artist."""
+    from matplotlib.collections import PathCollection
+
+    leg = ax.get_legend()
+    if leg is None:
+        return []
+    fig = ax.figure
+    fig.canvas.draw()
+    b = leg.get_window_extent(fig.canvas.get_renderer())
+    out = []
+    arts = [(a.get_label(), a.get_transform(), np.column_stack([a.get_xdata(), a.get_ydata()])) for a in ax.get_lines()]
+    arts += [(c.get_label(), c.get_offset_transform(), np.asarray(c.get_offsets()))
+             for c in ax.collections if isinstance(c, PathCollection)]
+    for name, tr, xy in arts:
+        xy = np.asarray(xy, float)
+        xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy
+        if not len(xy):
+            continue
+        pix = tr.transform(xy)
+        if ((pix[:, 0] > b.x0 + tol) & (pix[:, 0] < b.x1 - tol) & (pix[:, 1] > b.y0 + tol) & (pix[:, 1] < b.y1 - tol)).any():
+            out.append(f"the legend covers {name!r}")
     return out

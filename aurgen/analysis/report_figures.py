@@ -70,10 +70,11 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
         area = c.area_30 if lim == 30.0 else c.area_40
         ax.fill_between(deg[m], 0.0, c.gz[m], color=col, alpha=0.25, zorder=2 if lim == 30.0 else 1,
                         label=f"area to {lim:.0f}° = {area:.5f} m·rad")
-    ax.plot([math.degrees(c.angle_max_gz)], [c.max_gz], "o", color="C4",
+    # markers unclipped and on top: a point at the axis' end (vanishing stability at 180°) was half cut off
+    ax.plot([math.degrees(c.angle_max_gz)], [c.max_gz], "o", color="C4", clip_on=False, zorder=5,
             label=f"max GZ {c.max_gz:.4f} m at {math.degrees(c.angle_max_gz):.1f}°")
     if c.avs is not None:
-        ax.plot([math.degrees(c.avs)], [0.0], "s", color="k",
+        ax.plot([math.degrees(c.avs)], [0.0], "s", color="k", clip_on=False, zorder=5,
                 label=f"vanishing stability {math.degrees(c.avs):.1f}°")
     word = "heel" if c.axis == "heel" else "trim (bow down)"
     ax.set_xlabel(f"{word} angle (deg)")
@@ -82,7 +83,8 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     ax.set_xticks(range(0, 181, 15))
     ax.set_ylim(lo, hi)  # from the curve (the tangent is cut to it): the GZ curve fills the axes
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    # the legend below the axes, off the curve (loc="best" inside sat on it)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     where = "wholly submerged" if c.submerged else "free-floating, free " + ("trim" if c.axis == "heel" else "heel")
     _finish(fig, ax, rep, f"Righting-arm curve, {word} ({where})", path)
 

@@ -15,7 +15,7 @@ from aurgen.analysis import report, report_figures
 from aurgen.compose.resolve import resolve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from figlayout import layout_problems  # noqa: E402
+from figlayout import layout_problems, legend_over_data  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +72,83 @@ def test_run_png_shows_horizontal_motion_and_reads_clean(tmp_path):
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def rov():
+    return report.compute(resolve("bluerov2.yaml"), roll_decay=False)
+
+
+@pytest.mark.parametrize("axis", ["heel", "trim"])
+def test_rov_gz_legend_off_the_curve_and_the_180_marker_whole(rov, rendered, axis):
+    report_figures.fig_gz(rov, getattr(rov, axis), None)
+    fig = rendered.pop()
+    assert layout_problems(fig) == []  # the vanishing-stability square at 180 deg was half-clipped
+    assert legend_over_data(fig.axes[0]) == []  # the legend sat on the curve
+
+
+def test_boat_gz_reads_clean(boat, rendered):
+    report_figures.fig_gz(boat, boat.heel, None)
+    fig = rendered.pop()
+    assert layout_problems(fig) == [] and legend_over_data(fig.axes[0]) == []
+
+
+@pytest.fixture(scope="module")
+def bundled_sweep(tmp_path_factory):
+    """The bundled payload sweep's spec, on a coarse grid of its own plane (the figures' layout, not the data)."""
+    import json
+
+    from aurgen.analysis.sweep.spec import load_sweep
+    from aurgen.cli import main
+
+    src = Path(__file__).resolve().parents[2] / "sweeps" / "blueboat_payload.yaml"
+    tmp = tmp_path_factory.mktemp("sweepfig")
+    path = tmp / "blueboat_payload.yaml"
+    path.write_text(src.read_text().replace("num: 16", "num: 6"))
+    assert main(["sweep", str(path), "-o", str(tmp / "out"), "--quiet", "--no-figures"]) == 0
+    lines = (tmp / "out" / "rows.jsonl").read_text().splitlines()
+    rows = [json.loads(x) for x in lines[1:] if x.strip()]
+    return load_sweep(path), rows
+
+
+@pytest.fixture
+def sweep_figs(monkeypatch):
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+
+    from aurgen.analysis.sweep import figures
+
+    got = []
+    monkeypatch.setattr(figures, "_plt", lambda: SimpleNamespace(subplots=plt.subplots, close=got.append))
+    yield figures, got
+    plt.close("all")
+
+
+def test_capsize_boundary_markers_whole_legend_off_the_points(bundled_sweep, sweep_figs, tmp_path):
+    figures, got = sweep_figs
+    sweep, rows = bundled_sweep
+    figures.fig_capsize(sweep, rows, tmp_path / "c.png")
+    fig = got.pop()
+    assert layout_problems(fig) == []  # the contour's sticky edges half-clipped the outermost variants
+    assert legend_over_data(fig.axes[0]) == []
+
+
+def test_distributions_ticks_apart_and_a_constant_column_at_its_value(bundled_sweep, sweep_figs, tmp_path):
+    figures, got = sweep_figs
+    sweep, rows = bundled_sweep
+    rows = [dict(r, td_settle_time_s=0.1, td_max_roll_deg=1234.5 + 1e-3 * i) for i, r in enumerate(rows)]
+    figures.fig_distributions(sweep, rows, tmp_path / "d.png")
+    fig = got.pop()
+    assert layout_problems(fig) == []
+    ax = next(a for a in fig.axes if a.get_xlabel() == "td_settle_time_s")
+    lo, hi = ax.get_xlim()
+    assert 0.0 < lo < 0.1 < hi and hi - lo < 0.1  # not hist's 0.1 +- 0.5 (an axis from -0.4 s)
+    assert "0.1" in ax.get_title()
+
+
+def test_gm_t_payload_reads_clean(bundled_sweep, sweep_figs, tmp_path):
+    figures, got = sweep_figs
+    sweep, rows = bundled_sweep
+    figures.fig_gm(sweep, rows, tmp_path / "g.png")
+    fig = got.pop()
+    assert layout_problems(fig) == [] and legend_over_data(fig.axes[0]) == []

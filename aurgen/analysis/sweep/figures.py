@@ -22,6 +22,17 @@ def _plt():
     return plt
 
 
+def MaxNLocator(**kw):
+    from matplotlib.ticker import MaxNLocator as M
+
+    return M(**kw)
+
+
+def _legend_below(ax, ncol=2):
+    """The legend under the axes, off the data (loc="best" inside sat on points at the edges)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=ncol, frameon=False, fontsize=9)
+
+
 def fig_distributions(sweep: Sweep, rows, tmp):
     plt = _plt()
     cols = [c for c in ("draft_m", "heel_deg", "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "reserve_buoyancy_kg",
@@ -33,7 +44,18 @@ def fig_distributions(sweep: Sweep, rows, tmp):
     fig, axs = plt.subplots(nrow, ncol, figsize=(11, 3.2 * nrow), squeeze=False)
     for ax, c in zip(axs.flat, cols):
         v = np.array([r[c] for r in rows if r.get(c) is not None], float)
-        ax.hist(v, bins=min(40, max(5, int(math.sqrt(len(v))))), color="tab:blue", alpha=0.8)
+        fin = v[np.isfinite(v)]
+        if fin.size and fin.min() == fin.max():
+            # a constant column: one bar at its value, the axis around it (hist's default of value +- 0.5
+            # drew 0.1 s on an axis from -0.4 s), and the value said
+            w = max(abs(float(fin[0])) * 0.05, 1e-3)
+            ax.hist(v, bins=1, range=(fin[0] - 0.5 * w, fin[0] + 0.5 * w), color="tab:blue", alpha=0.8)
+            ax.set_xlim(fin[0] - 2.0 * w, fin[0] + 2.0 * w)
+            ax.set_xticks([fin[0]])
+            ax.set_title(f"all {fin.size} = {fin[0]:.4g}", fontsize=9)
+        else:
+            ax.hist(v, bins=min(40, max(5, int(math.sqrt(len(v))))), color="tab:blue", alpha=0.8)
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # long tick labels do not run into each other
         ax.set_xlabel(c)
         ax.set_ylabel("variants")
     for ax in list(axs.flat)[len(cols):]:
@@ -68,7 +90,7 @@ def fig_gm(sweep: Sweep, rows, tmp):
     ax.set_xlabel(x)
     ax.set_ylabel("GM_T (m)")
     ax.set_title(f"{sweep.label}: GM_T against payload")
-    ax.legend()
+    _legend_below(ax)
     fig.tight_layout()
     fig.savefig(tmp, format="png", dpi=100)
     plt.close(fig)
@@ -131,9 +153,13 @@ def fig_capsize(sweep: Sweep, rows, tmp):
             except (ValueError, RuntimeError):
                 pass  # collinear points: no triangulation, the scatter says it
         ax.set_ylabel(y)
+    # the contour's sticky edges put the axes on the outermost variants, half-clipping their markers: margins
+    ax.use_sticky_edges = False
+    ax.margins(0.04)
+    ax.autoscale_view()
     ax.set_xlabel(x)
     ax.set_title(f"{sweep.label}: capsize / zero-freeboard boundary")
-    ax.legend(loc="best")
+    _legend_below(ax)
     fig.tight_layout()
     fig.savefig(tmp, format="png", dpi=100)
     plt.close(fig)
