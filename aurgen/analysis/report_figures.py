@@ -186,7 +186,10 @@ def fig_decay(rep: Report, path: Path):
     if dec is not None:
         tp = np.array([p[0] for p in dec["peaks"]])
         yp = np.array([p[1] for p in dec["peaks"]])
-        ax.plot(tp, np.degrees(d["ref"] + yp), "o", color="C3", ms=3, label="peaks")
+        # unclipped: the first peak is the release at t = 0, on the axis' edge (it was half cut off); those past
+        # the axis' end (the decay's own length) were never in view
+        v = tp <= decay_extent(d)
+        ax.plot(tp[v], np.degrees(d["ref"] + yp[v]), "o", color="C3", ms=3, label="peaks", clip_on=False, zorder=5)
         T = d["period"]
         a0 = abs(d["roll"][0] - d["ref"])
         env = a0 * np.exp(-dec["delta"] * np.asarray(d["t"]) / T)

@@ -5,6 +5,7 @@ position and speed (depth for a submerged body) beside heave, heel and trim."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from figlayout import layout_problems, legend_over_data  # noqa: E402
 
 @pytest.fixture(scope="module")
 def boat():
-    return report.compute(resolve("blueboat.yaml"), roll_decay=False)
+    return report.compute(resolve("blueboat.yaml"))
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ def test_run_png_shows_horizontal_motion_and_reads_clean(tmp_path):
 
 @pytest.fixture(scope="module")
 def rov():
-    return report.compute(resolve("bluerov2.yaml"), roll_decay=False)
+    return report.compute(resolve("bluerov2.yaml"))
 
 
 @pytest.mark.parametrize("axis", ["heel", "trim"])
@@ -152,3 +153,33 @@ def test_gm_t_payload_reads_clean(bundled_sweep, sweep_figs, tmp_path):
     figures.fig_gm(sweep, rows, tmp_path / "g.png")
     fig = got.pop()
     assert layout_problems(fig) == [] and legend_over_data(fig.axes[0]) == []
+
+
+@pytest.mark.parametrize("who", ["boat", "rov"])
+def test_mass_reads_clean(who, request, rendered):
+    report_figures.fig_mass(request.getfixturevalue(who), None)
+    assert layout_problems(rendered.pop()) == []
+
+
+@pytest.mark.parametrize("who", ["boat", "rov"])
+def test_roll_decay_peaks_whole(who, request, rendered):
+    report_figures.fig_decay(request.getfixturevalue(who), None)
+    fig = rendered.pop()
+    assert layout_problems(fig) == []  # the first peak, the release at t = 0, was half-clipped
+    assert legend_over_data(fig.axes[0]) == []
+
+
+def test_criteria_reads_clean(boat, monkeypatch):
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+
+    got = []
+    monkeypatch.setattr(report_figures, "_plt", lambda: SimpleNamespace(subplots=plt.subplots, close=got.append))
+    assert boat.criteria is not None
+    report_figures.fig_criteria(boat, Path(os.devnull))
+    fig = got.pop()
+    try:
+        assert layout_problems(fig) == []
+        assert all(legend_over_data(ax) == [] for ax in fig.axes)
+    finally:
+        plt.close(fig)
