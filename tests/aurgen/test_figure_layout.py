@@ -153,6 +153,10 @@ def test_gm_t_payload_reads_clean(bundled_sweep, sweep_figs, tmp_path):
     figures.fig_gm(sweep, rows, tmp_path / "g.png")
     fig = got.pop()
     assert layout_problems(fig) == [] and legend_over_data(fig.axes[0]) == []
+    # the payload's stations told apart (all were one colour): one entry per station and safe/unsafe
+    keys = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    stations = {r["payload_y_m"] for r in rows}
+    assert len(stations) == 3 and all(any(f"payload_y_m = {y:g}" in k for k in keys) for y in stations), keys
 
 
 @pytest.mark.parametrize("who", ["boat", "rov"])

@@ -28,9 +28,10 @@ def MaxNLocator(**kw):
     return M(**kw)
 
 
-def _legend_below(ax, ncol=2):
+def _legend_below(ax, ncol=2, title=None):
     """The legend under the axes, off the data (loc="best" inside sat on points at the edges)."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=ncol, frameon=False, fontsize=9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=ncol, frameon=False, fontsize=9, title=title,
+              title_fontsize=8)
 
 
 def fig_distributions(sweep: Sweep, rows, tmp):
@@ -81,16 +82,31 @@ def fig_gm(sweep: Sweep, rows, tmp):
     x = _payload_column(sweep)
     fig, ax = plt.subplots(figsize=(8, 5))
     ok = [r for r in rows if r.get("gm_t_m") is not None and is_number(r.get(x))]
-    safe = [r for r in ok if r.get("safe")]
-    bad = [r for r in ok if not r.get("safe")]
-    ax.scatter([r[x] for r in safe], [r["gm_t_m"] for r in safe], s=10, label="safe", color="tab:blue")
-    ax.scatter([r[x] for r in bad], [r["gm_t_m"] for r in bad], s=10, label="unsafe (capsized, unstable or "
-               "freeboard ≤ 0)", color="tab:red")
+    # the other swept key of the payload plane (e.g. the payload's station) told apart by colour, safe and unsafe
+    # by marker (filled dot, cross); with none, safe blue and unsafe red as before
+    px, other = plane_columns(sweep)
+    other = other if px == x else None
+    groups = sorted({r.get(other) for r in ok if is_number(r.get(other))}) if other else []
+    if len(groups) > 1:
+        for k, g in enumerate(groups):
+            col = f"C{k % 10}"
+            for flag, mk in ((True, "o"), (False, "x")):
+                pts = [r for r in ok if r.get(other) == g and bool(r.get("safe")) == flag]
+                if pts:
+                    ax.scatter([r[x] for r in pts], [r["gm_t_m"] for r in pts], s=14, color=col, marker=mk,
+                               label=f"{other} = {g:g}, " + ("safe" if flag else "unsafe"))
+    else:
+        safe = [r for r in ok if r.get("safe")]
+        bad = [r for r in ok if not r.get("safe")]
+        ax.scatter([r[x] for r in safe], [r["gm_t_m"] for r in safe], s=10, label="safe", color="tab:blue")
+        ax.scatter([r[x] for r in bad], [r["gm_t_m"] for r in bad], s=10, label="unsafe (capsized, unstable or "
+                   "freeboard ≤ 0)", color="tab:red")
     ax.axhline(0.0, color="k", lw=0.8)
     ax.set_xlabel(x)
     ax.set_ylabel("GM_T (m)")
     ax.set_title(f"{sweep.label}: GM_T against payload")
-    _legend_below(ax)
+    _legend_below(ax, ncol=3 if len(groups) > 1 else 2,
+                  title="unsafe: capsized, unstable or freeboard ≤ 0" if len(groups) > 1 else None)
     fig.tight_layout()
     fig.savefig(tmp, format="png", dpi=100)
     plt.close(fig)
