@@ -151,8 +151,8 @@ _NOTED: set = set()  # the hidden bundled configs already named in this process
 
 def _note_hidden(found: Path, kind: str) -> None:
     """A local config that hides a bundled one of the same name: said once per process on stderr
-    (``aurgen: note: ./vehicles/blueboat.yaml hides the bundled blueboat.yaml``); a user's edited
-    copy silently replaced the bundled vehicle before."""
+    (``aurgen: note: ./vehicles/blueboat.yaml hides the bundled blueboat.yaml``) when the two differ;
+    a user's edited copy silently replaced the bundled vehicle before."""
     import os
     import sys
 
@@ -160,6 +160,8 @@ def _note_hidden(found: Path, kind: str) -> None:
     try:
         if found.resolve().parent == bundled.resolve() or not (bundled / found.name).is_file():
             return
+        if found.read_bytes() == (bundled / found.name).read_bytes():
+            return  # the same config (a clone's ./vehicles/ is the bundled one's source): nothing hidden
         shown = os.path.relpath(found.resolve())
     except (OSError, ValueError):
         return

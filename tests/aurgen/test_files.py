@@ -58,7 +58,7 @@ def test_a_folder_the_system_refuses_is_an_output_error_naming_it(tmp_path):
 
 @pytest.mark.parametrize("argv", [["report", "blueboat.yaml", "-o", "{blocker}/report"],
                                   ["build", "blueboat.yaml", "-o", "{blocker}/build"],
-                                  ["sim", "{world}", "--duration", "0.02", "--plot", "/proc/aurgen-z.png"]])
+                                  ["sim", "{world}", "--water", "1025", "--duration", "0.02", "--plot", "/proc/aurgen-z.png"]])
 def test_cli_unwritable_output_is_exit_2_without_traceback(tmp_path, capsys, argv):
     """A folder the system refuses (a file in the way; /proc, which nobody may write) is bad
     input: exit 2, the path and the reason, no traceback, the user's file untouched."""

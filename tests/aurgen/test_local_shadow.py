@@ -37,6 +37,18 @@ def test_a_local_config_hiding_a_bundled_one_is_noted_once(shadowed, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_an_identical_local_copy_hides_nothing(tmp_path, monkeypatch, capsys):
+    """A clone's own ./vehicles/ and ./worlds/ are the bundled configs' sources: the same bytes, no note."""
+    for kind, name in (("vehicles", "blueboat.yaml"), ("worlds", "open_water.yaml")):
+        (tmp_path / kind).mkdir()
+        (tmp_path / kind / name).write_bytes((data_dir(kind) / name).read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(vehicle_config, "_NOTED", set())
+    assert main(["specs", "blueboat.yaml"]) == 0
+    assert main(["worlds", "open_water", "-o", str(tmp_path / "out")]) == 0
+    assert "hides" not in capsys.readouterr().err
+
+
 def test_the_bundled_sweep_sweeps_the_bundled_vehicle(shadowed, capsys):
     from aurgen.analysis.sweep.spec import load_sweep
 
