@@ -223,7 +223,7 @@ def cold_start(world: Path, rounds: int):
         cmds = {"import numpy, yaml": [sys.executable, "-c", "import numpy, yaml"],
                 "specs": aur + ["specs", "blueboat.yaml"],
                 "build": aur + ["build", "blueboat.yaml", "-o"],
-                "sim": aur + ["sim", str(world), "--duration", "0.1"]}
+                "sim": aur + ["sim", str(world), "--water", "1025", "--duration", "0.1"]}  # a vehicle file: open water
         ts = {k: [] for k in cmds}
         for r in range(rounds):
             for k, cmd in cmds.items():
