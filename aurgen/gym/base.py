@@ -1,0 +1,236 @@
+"""The environments' common ground: the vehicle composed in memory, the free body's kinematics, the
+checks of every setting and action, the health read after every step (the rules: aurgen.gym's
+module docstring)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import mujoco
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as exc:  # pragma: no cover - the scale extra is missing
+    raise ImportError("aurgen.gym needs gymnasium: pip install gymnasium (or pip install '.[scale]' in aurgen's "
+                      "clone)") from exc
+
+MAX_FRAME_SKIP = 10_000  # MuJoCo steps per env step (20 s at the 2 ms step)
+MAX_STEP_LIMIT = 10 ** 9
+
+
+def whole(name: str, v, lo: int, hi: int) -> int:
+    """``v`` as an int in [lo, hi] (a whole float such as 10.0 is honoured); ValueError naming
+    ``name`` otherwise (a bool, 2.5, NaN, a string)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{name}: a whole number in [{lo}, {hi}], got {v!r}")
+    f = float(v) if not isinstance(v, numbers.Integral) else None
+    if f is not None and not (math.isfinite(f) and f == int(f)):
+        raise ValueError(f"{name}: a whole number in [{lo}, {hi}], got {v!r}")
+    n = int(v)
+    if not lo <= n <= hi:
+        raise ValueError(f"{name}: a whole number in [{lo}, {hi}], got {v!r}")
+    return n
+
+
+def real(name: str, v, lo: float = -math.inf, hi: float = math.inf, above: float | None = None) -> float:
+    """``v`` as a finite float in [lo, hi] (and > ``above`` where given); ValueError naming
+    ``name`` otherwise."""
+    ok = not isinstance(v, bool) and isinstance(v, numbers.Real)
+    f = float(v) if ok else math.nan
+    if not (math.isfinite(f) and lo <= f <= hi and (above is None or f > above)):
+        want = [f"> {above:g}"] if above is not None else []
+        want += [f">= {lo:g}"] if math.isfinite(lo) else []
+        want += [f"<= {hi:g}"] if math.isfinite(hi) else []
+        raise ValueError(f"{name}: a finite number{' ' + ' and '.join(want) if want else ''}, got {v!r}")
+    return f
+
+
+def interval(name: str, v, lo: float = -math.inf, hi: float = math.inf, positive: bool = False) -> tuple:
+    """``v`` as (low, high), two finite numbers with lo <= low <= high <= hi (0 < low if
+    ``positive``); ValueError naming ``name`` otherwise."""
+    try:
+        a, b = v
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: a pair (low, high), got {v!r}") from None
+    a, b = real(f"{name}[0]", a, lo, hi), real(f"{name}[1]", b, lo, hi)
+    if not a <= b or (positive and not a > 0):
+        raise ValueError(f"{name}: expected {'0 < ' if positive else ''}low <= high, got {v!r}")
+    return a, b
+
+
+_MODELS: dict = {}
+
+
+def _vehicle_xml(config: str, given=None):
+    """(MJCF text, fluid density, kernel equilibrium) of the bundled config ``config``, or of
+    ``given`` (a path or a name, resolved as the CLI does), composed in memory (cached)."""
+    from aurgen.config.vehicle import bundled_config, resolve_config_path
+
+    path = bundled_config(config) if given is None else resolve_config_path(given)
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _MODELS:
+        from aurgen.emit.build import outputs
+        from aurgen.compose.resolve import resolve
+        from aurgen.analysis.stability import body_of
+        from aurgen.compose.stamp import equilibrium_of
+
+        v = resolve(path)
+        _MODELS[key] = (outputs(v)[f"{v.name}.xml"], float(body_of(v).rho), equilibrium_of(v))
+    return _MODELS[key]
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def _quat_yaw(q0, yaw: float) -> np.ndarray:
+    """The quaternion Rz(yaw) ⊗ q0 (w, x, y, z)."""
+    c, s = math.cos(yaw / 2), math.sin(yaw / 2)
+    w, x, y, z = (float(t) for t in q0)
+    return np.array([c * w - s * z, c * x - s * y, c * y + s * x, c * z + s * w])
+
+
+class _MarineEnv(gymnasium.Env):
+    """One vehicle in open water, its free joint first; thrusters are the actuators."""
+
+    metadata = {"render_modes": [], "render_fps": 50}
+    config = ""
+
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None, config=None):
+        if render_mode is not None:
+            raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
+        from aurgen.runtime.health import find_instance
+        from aurgen.runtime.sim import Simulation
+
+        self.render_mode = None
+        self.frame_skip = whole("frame_skip", frame_skip, 1, MAX_FRAME_SKIP)
+        self.step_limit = whole("step_limit", step_limit, 1, MAX_STEP_LIMIT)
+        xml, rho, self._eq = _vehicle_xml(self.config, config)
+        if _model is None:
+            self.sim = Simulation(xml, water=rho)
+            self.model, self.data = self.sim.model, self.sim.data
+        else:  # a world of a vector env: the shared model (carrying the plugin), its own MjData
+            self.sim = None
+            self.model, self.data = _model, mujoco.MjData(_model)
+        self._instance = find_instance(self.model)
+        self._names = [self.model.actuator(i).name for i in range(self.model.nu)]
+        self.dt = self.model.opt.timestep * self.frame_skip
+        lo, hi = self.model.actuator_ctrlrange[:, 0].copy(), self.model.actuator_ctrlrange[:, 1].copy()
+        self.action_space = spaces.Box(lo, hi, dtype=np.float64)
+        self._amax = float(np.max(np.abs(np.concatenate([lo, hi]))))
+        n = self._nobs
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(n,), dtype=np.float64)
+        self._steps = 0
+        self._target = np.zeros(4)  # x, y, z, yaw
+
+    # -- kinematics of the free body
+    def _R(self) -> np.ndarray:
+        """The body rotation from qpos (after mj_step, xmat is still the step's start); kept for
+        the quaternion it was made from (an observation and its reward read it four times).
+        Read-only."""
+        key = self.data.qpos[3:7].tobytes()
+        if key != getattr(self, "_r_key", None):
+            q = self.data.qpos[3:7].copy()
+            mujoco.mju_normalize4(q)
+            R = np.empty(9)
+            mujoco.mju_quat2Mat(R, q)
+            self._r_val = R.reshape(3, 3)
+            self._r_val.flags.writeable = False
+            self._r_key = key
+        return self._r_val
+
+    def _yaw(self) -> float:
+        R = self._R()
+        return math.atan2(R[1, 0], R[0, 0])
+
+    def _rp(self):
+        R = self._R()
+        return math.atan2(R[2, 1], R[2, 2]), math.asin(max(-1.0, min(1.0, -R[2, 0])))
+
+    def _body_vel(self) -> np.ndarray:
+        q = self.data.qvel
+        return np.concatenate([self._R().T @ q[0:3], q[3:6]])
+
+    def _capsized(self) -> bool:
+        return bool(self._R()[2, 2] < 0.0)
+
+    def _set_pose(self, pos, quat):
+        mujoco.mj_resetData(self.model, self.data)
+        self.data.qpos[0:3] = pos
+        self.data.qpos[3:7] = quat
+        if self.sim is not None:  # the health monitor starts from this pose
+            self.sim.forward()
+            self.sim.monitor.reset(self.data)
+        else:
+            mujoco.mj_forward(self.model, self.data)
+
+    def _cost(self, a) -> float:
+        return 0.01 * float(np.sum((a / self._amax) ** 2))
+
+    def _transition(self, a):
+        """(observation, reward, terminated, info) after a step with the (clipped) action ``a``."""
+        obs = self._obs()
+        reward, terminated, info = self._score(obs, a)
+        return obs, reward, terminated, info
+
+    def action(self, action, what: str = "action") -> np.ndarray:
+        """The thruster commands ``action`` as applied: refused (ValueError) unless of the action
+        space's shape and finite; clipped into each actuator's ctrlrange."""
+        try:
+            a = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what}: expected {self.model.nu} numbers (N), got {action!r}") from None
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"{what}: expected shape {self.action_space.shape} (the thruster commands in N of "
+                             f"{', '.join(self._names)}), got shape {a.shape}")
+        bad = np.flatnonzero(~np.isfinite(a))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{what}: the command for {self._names[i]} (index {i}) is {float(a[i])!r}; a non-finite "
+                             "action is refused, never clipped (reset or pass finite numbers)")
+        return np.clip(a, self.action_space.low, self.action_space.high)
+
+    def health(self):
+        """The world's :class:`aurgen.runtime.health.Health` now (the runtime's ledger, read from
+        the plugin state)."""
+        if self.sim is not None:
+            return self.sim.check()
+        from aurgen.runtime.health import health_of
+
+        return health_of(self.model, self.data, instance=self._instance)
+
+    def _info(self, info: dict) -> dict:
+        h = self.health()
+        info["time"] = float(self.data.time)
+        info["health"] = h.status
+        info["health_reason"] = h.reason or ""
+        return info
+
+    def _finish(self, a):
+        """(obs, reward, terminated, truncated, info) of the step just taken with the applied
+        action ``a``: an invalid health terminates, its reason in ``info``."""
+        self._steps += 1
+        obs, reward, terminated, info = self._transition(a)
+        info = self._info(info)
+        terminated = bool(terminated or info["health"] != "ok")
+        truncated = (not terminated) and self._steps >= self.step_limit
+        return obs, reward, terminated, truncated, info
+
+    def step(self, action):
+        a = self.action(action)
+        self.data.ctrl[:] = a
+        self.sim.step(self.frame_skip)
+        return self._finish(a)
+
+    def render(self):
+        return None
+
+    def close(self):
+        if getattr(self, "sim", None) is not None:
+            self.sim.close()
+            self.sim = None
+
+
