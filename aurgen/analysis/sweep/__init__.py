@@ -23,14 +23,18 @@ Layers, one module each, from the bottom up (a module imports only those above i
 - :mod:`aurgen.analysis.sweep.rows`: a variant's row (:func:`~.rows.figures_of`,
   :func:`~.rows.run_chunk`): pure, no I/O;
 - :mod:`aurgen.analysis.sweep.table`: the table (:func:`~.table.csv_text`, Parquet): pure;
+- :mod:`aurgen.analysis.sweep.journal`: what the journal's sha256 covers (:func:`~.journal.inputs_of`:
+  aurgen's version, every catalog entry any variant can use) and a row read back checked
+  (:func:`~.journal.row_problem`);
 - at the edges: :mod:`aurgen.analysis.sweep.runners` (the journal, the progress line, the
   runners: serial, local processes, Ray), :mod:`aurgen.analysis.sweep.figures` (the PNGs)
   and the command, :mod:`aurgen.analysis.sweep.cli` (:func:`~.cli.cli_sweep`). Every file
   goes through :mod:`aurgen.core.files`.
 
 Restart: rows are appended to ``rows.jsonl`` (first line: the sweep's sha256) as
-they are computed; a run on the same folder skips the variants already there and
-refuses a journal of another sweep. The table (``sweep.csv``, ``sweep.parquet``)
+they are computed; a run on the same folder skips the variants already there (a row
+that is not one this sweep computes is recomputed, with a note) and refuses a journal
+of another sweep, naming what changed. The table (``sweep.csv``, ``sweep.parquet``)
 is sorted by variant index, so it is the same row for row whatever the order of
 computation, the chunking or the number of workers.
 """

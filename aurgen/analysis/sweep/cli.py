@@ -75,7 +75,12 @@ def cli_sweep(args) -> int:
     out = Path(args.output) if args.output else Path("build") / "sweeps" / Path(sweep.path).stem
     check_dir(out)
     journal = out / JOURNAL
-    rows, torn = ({}, True) if args.fresh else read_journal(journal, sweep)
+    notes: list = []
+    rows, torn = ({}, True) if args.fresh else read_journal(journal, sweep, notes)
+    for note in notes[:10]:
+        print(f"sweep: note: {note}", file=sys.stderr)
+    if len(notes) > 10:
+        print(f"sweep: note: {len(notes) - 10} more rows of {journal} dropped, recomputed", file=sys.stderr)
     if not journal.exists() or torn:
         # a new journal, or one whose last line was cut short: rewrite it with its complete rows
         text = json.dumps(header_of(sweep)) + "\n" + "".join(

@@ -25,21 +25,62 @@ JOURNAL = "rows.jsonl"
 
 
 def header_of(sweep: Sweep) -> dict:
+    from aurgen.analysis.sweep.journal import inputs_of
+
     return {"aurgen_sweep": FORMAT, "sha256": sweep.sha256, "sweep": sweep.label, "variants": sweep.n,
-            "columns": list(sweep.columns)}
+            "columns": list(sweep.columns), "inputs": inputs_of(sweep)}
 
 
-def read_journal(path: Path, sweep: Sweep) -> tuple[dict, bool]:
-    """({variant: row}, torn) from a journal; ``torn``: a line after the last complete row (an
-    interrupted write) was dropped. SweepError if it is another sweep's."""
-    rows: dict = {}
+def _journal_text(path: Path) -> str | None:
+    """The journal's text (None: there is none); SweepError for a link, a folder, a FIFO or a
+    device in its place, or bytes that are not UTF-8 (opened without following a link or blocking)."""
+    import os
+    import stat
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        st = os.lstat(path)
     except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read the journal: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a link" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise SweepError(f"{path}: the sweep journal is {kind}; refusing to resume from it or replace it "
+                         "(remove it, or give another -o)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SweepError(f"{path}: the sweep journal is not a regular file; refusing to resume from it")
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+        finally:
+            os.close(fd)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SweepError(f"{path}: not an aurgen sweep journal (not UTF-8 text: {exc.reason} at byte {exc.start}); "
+                         "refusing to resume into it (give another -o, or --fresh to start over)") from None
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read the journal: {exc.strerror or exc}") from None
+
+
+def read_journal(path: Path, sweep: Sweep, notes: list | None = None) -> tuple[dict, bool]:
+    """({variant: row}, rewrite) from a journal; ``rewrite``: the journal must be written again with
+    the rows kept (a line after the last complete row, an interrupted write, was dropped; or a row
+    that is not one this sweep computes, :func:`aurgen.analysis.sweep.journal.row_problem`: each such
+    row is dropped, to be recomputed, with a line in ``notes``). SweepError if it is another sweep's
+    (naming the inputs that changed) or not a journal."""
+    from aurgen.analysis.sweep.journal import changed, inputs_of, row_problem
+    from aurgen.analysis.sweep.variants import values_of
+
+    notes = [] if notes is None else notes
+    rows: dict = {}
+    text = _journal_text(Path(path))
+    if text is None:
         return rows, False
     lines = text.split("\n")
     complete = lines[:-1]  # the text after the last newline is a torn write (or empty)
-    torn = lines[-1] != ""
+    rewrite = lines[-1] != ""
     if not complete:
         return rows, True
     try:
@@ -50,19 +91,28 @@ def read_journal(path: Path, sweep: Sweep) -> tuple[dict, bool]:
         raise SweepError(f"{path}: not an aurgen sweep journal; refusing to resume into it "
                          "(give another -o, or --fresh to start over)")
     if head.get("sha256") != sweep.sha256:
+        what = changed(head.get("inputs"), inputs_of(sweep))
+        why = ("changed: " + ", ".join(what[:6]) + (" ..." if len(what) > 6 else "")) if what else \
+            "the sweep file, its base config, a catalog part a variant uses or aurgen's version changed"
         raise SweepError(f"{path}: holds the rows of another sweep (sha256 {str(head.get('sha256'))[:12]}, "
-                         f"this one {sweep.sha256[:12]}: the sweep file, its base config or a part changed); "
+                         f"this one {sweep.sha256[:12]}: {why}); "
                          "refusing to resume (give another -o, or --fresh to start over)")
-    for line in complete[1:]:
+    for n, line in enumerate(complete[1:], start=2):
         try:
             r = json.loads(line)
-            i = int(r["variant"])
-        except (ValueError, KeyError, TypeError):
-            torn = True
-            break
-        if 0 <= i < sweep.n:
-            rows.setdefault(i, r)
-    return rows, torn
+        except ValueError:
+            r, why = None, "is not JSON"
+        else:
+            why = row_problem(sweep, r, lambda i: values_of(sweep, i))
+        if why is None and r["variant"] in rows:
+            continue  # a second copy of a row (the first is kept)
+        if why is not None:
+            rewrite = True
+            label = f"variant {r['variant']}" if isinstance(r, dict) and type(r.get("variant")) is int else "a row"
+            notes.append(f"{path} line {n}: {label} {why}: dropped, recomputed")
+            continue
+        rows[r["variant"]] = r
+    return rows, rewrite
 
 
 # --------------------------------------------------------------------------- progress

@@ -209,6 +209,7 @@ def prepare(path, time_domain: bool = False) -> Sweep:
     import dataclasses
 
     from aurgen.compose.resolve import resolve
+    from aurgen.analysis.sweep.journal import inputs_of
     from aurgen.analysis.timedomain import COLUMNS as TD_COLUMNS
 
     sweep = dataclasses.replace(load_sweep(path), time_domain=bool(time_domain))
@@ -222,6 +223,7 @@ def prepare(path, time_domain: bool = False) -> Sweep:
         raise SweepError(f"{sweep.path}: the base vehicle does not compose: {exc}") from None
     h.update(base_vehicle.sha256.encode())
     h.update(json.dumps(FIGURES).encode())
+    h.update(json.dumps(inputs_of(sweep)).encode())  # aurgen's version, every part any variant can use
     if sweep.time_domain:
         h.update(json.dumps(["time_domain", TD_COLUMNS]).encode())
     sweep = dataclasses.replace(sweep, sha256=h.hexdigest(), base_mass=float(base_vehicle.specs.total_mass))
