@@ -103,8 +103,12 @@ def headline(rep: Report) -> list[tuple[str, str]]:
         rows.append(("roll period (runtime)", f"{d['period']:.3f} s from {d['heel0_deg']:.0f}° heel (measured)"))
         dec = d.get("decrement")
         if dec is not None:
+            per = dec.get("per_cycle") or [2 * h for h in dec["deltas"]]
+            shape = ("one exponential" if dec.get("exponential") else
+                     f"{per[0]:.2f} → {per[-1]:.2f} per cycle: not one exponential")
             rows.append(("roll decay (runtime)", f"log decrement {dec['delta']:.3f} per cycle, "
-                         f"ζ = {dec['zeta']:.3f} (measured)"))
+                         f"ζ = {dec['zeta']:.3f} (measured; mean of {len(per)} half cycles from "
+                         f"{len(dec['peaks'])} peaks, {shape})"))
     else:
         rows.append(("roll period (runtime)", r["decay_note"] or "—"))
     return rows
@@ -225,7 +229,12 @@ def markdown(rep: Report, figures: dict) -> str:
             out.append(f"Decay rate: logarithmic decrement δ = {dec['delta']:.3f} per cycle (twice the mean "
                        f"of ln|x_k/x_(k+1)| over {len(dec['deltas'])} successive half-cycle peaks: "
                        + ", ".join(f"{2 * h:.3f}" for h in dec["deltas"]) + " per cycle in turn), damping ratio "
-                       f"ζ = δ/√(4π² + δ²) = {dec['zeta']:.3f}.")
+                       f"ζ = δ/√(4π² + δ²) = {dec['zeta']:.3f}; peaks down to "
+                       f"{100 * dec.get('floor', 0.02):.0f}% of the release count ({len(dec['peaks'])} here).")
+            if not dec.get("exponential", True):
+                out.append("The decrements change with the swing's amplitude (the figure's lower panel), so the "
+                           "decay is not one exponential: the damping is not linear (drag grows with the roll "
+                           "rate), and δ and ζ are averages over these swings, not constants of the motion.")
         if r.get("swings") is not None and dec is not None:
             damped = r["swings"] / math.sqrt(1 - dec["zeta"] ** 2)
             gap = d["period"] / r["estimate"] - 1

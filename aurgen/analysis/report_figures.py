@@ -177,36 +177,69 @@ def fig_mass(rep: Report, path: Path):
 
 
 def fig_decay(rep: Report, path: Path):
+    """Roll against time with its peaks; below it, each half cycle's decrement as a per-cycle figure
+    (2 ln|x_k/x_(k+1)|) against the half cycle's mean amplitude, so a decay that is not exponential
+    (decrements changing with the swing) shows as such. The exponential envelope is drawn only where the
+    decay is one (roll_decay.EXPONENTIAL_RATIO), fitted to every peak."""
     plt = _plt()
     d = rep.roll["decay"]
-    fig, ax = plt.subplots(figsize=FIG_SIZE)
+    dec = d.get("decrement")
+    end = decay_extent(d)
+    if dec is None:
+        fig, ax = plt.subplots(figsize=FIG_SIZE)
+    else:
+        fig, (ax, b) = plt.subplots(2, 1, figsize=(8.0, 7.0), gridspec_kw={"height_ratios": [3, 2]})
     ax.plot(d["t"], np.degrees(d["roll"]), color="C0", lw=1.2, label="roll (runtime)")
     ax.axhline(math.degrees(d["ref"]), color="0.4", lw=0.8, label="equilibrium heel (kernel)")
-    dec = d.get("decrement")
     if dec is not None:
         tp = np.array([p[0] for p in dec["peaks"]])
         yp = np.array([p[1] for p in dec["peaks"]])
+        n = len(tp)
         # unclipped: the first peak is the release at t = 0, on the axis' edge (it was half cut off); those past
-        # the axis' end (the decay's own length) were never in view
-        v = tp <= decay_extent(d)
-        ax.plot(tp[v], np.degrees(d["ref"] + yp[v]), "o", color="C3", ms=3, label="peaks", clip_on=False, zorder=5)
-        T = d["period"]
-        a0 = abs(d["roll"][0] - d["ref"])
-        env = a0 * np.exp(-dec["delta"] * np.asarray(d["t"]) / T)
-        for sgn in (1, -1):
-            ax.plot(d["t"], np.degrees(d["ref"] + sgn * env), color="C3", ls="--", lw=0.8,
-                    label=f"log decrement δ = {dec['delta']:.3f} per cycle (ζ = {dec['zeta']:.3f})" if sgn > 0
-                    else None)
+        # the axis' end (the decay's own length) are not drawn, but counted in the label and the panel below
+        v = tp <= end
+        ax.plot(tp[v], np.degrees(d["ref"] + yp[v]), "o", color="C3", ms=3, clip_on=False, zorder=5,
+                label=f"peaks ({n} used, down to {100 * dec['floor']:.0f}% of the release"
+                      + (f"; {int((~v).sum())} after {end:.1f} s" if not v.all() else "") + ")")
+        if dec["exponential"]:  # one exponential fits: least squares of ln|peak| on time, every peak
+            k, c = np.polyfit(tp, np.log(np.abs(yp)), 1)
+            env = np.exp(c + k * np.asarray(d["t"]))
+            for sgn in (1, -1):
+                ax.plot(d["t"], np.degrees(d["ref"] + sgn * env), color="C3", ls="--", lw=0.8,
+                        label=f"exponential envelope fitted to the {n} peaks" if sgn > 0 else None)
+        # below: each half cycle's decrement against its mean amplitude (a linearly damped decay: a flat line)
+        per = np.array(dec["per_cycle"])
+        amp = np.degrees(0.5 * (np.abs(yp[:-1]) + np.abs(yp[1:])))
+        b.plot(amp, per, "o-", color="C2", ms=4, lw=1.0, clip_on=False, zorder=5,
+               label=f"each of the {len(per)} half cycles: 2 ln|x_k/x_(k+1)|")
+        b.axhline(dec["delta"], color="C3", ls="--", lw=0.8,
+                  label=f"mean δ = {dec['delta']:.3f} per cycle (ζ = {dec['zeta']:.3f})")
+        from matplotlib import ticker
+
+        b.set_xscale("log")
+        b.set_xlim(amp.min() / 1.25, amp.max() * 1.25)
+        b.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        b.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        b.xaxis.set_minor_formatter(ticker.NullFormatter())
+        b.set_ylim(0.0, 1.3 * max(float(per.max()), dec["delta"]))
+        b.set_xlabel("mean amplitude of the half cycle (deg)")
+        b.set_ylabel("log decrement (per cycle)")
+        verdict = ("one exponential (linear damping)" if dec["exponential"] else
+                   f"{per[0]:.2f} → {per[-1]:.2f} per cycle: not one exponential (damping that changes with "
+                   "amplitude)")
+        b.set_title(verdict, fontsize=9)
+        b.legend(fontsize=8, loc="upper left")
+        b.grid(alpha=0.3, which="both")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("roll (deg)")
-    ax.set_xlim(0.0, decay_extent(d))  # the decay's own length, not the whole run
+    ax.set_xlim(0.0, end)  # the decay's own length, not the whole run
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper right")
     est = rep.roll["estimate"]
-    per = "no period measured" if d["period"] is None else f"measured period {d['period']:.3f} s"
+    per_s = "no period measured" if d["period"] is None else f"measured period {d['period']:.3f} s"
     amp = rep.roll.get("amplitude")
     one = f", 1-DOF at {d['heel0_deg']:.0f}° {amp:.3f} s" if amp is not None else ""
-    _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per} "
+    _finish(fig, ax, rep, f"Roll decay from {d['heel0_deg']:.0f}° heel: {per_s} "
             f"(small-angle {est:.3f} s{one})", path)
 
 

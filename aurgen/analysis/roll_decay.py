@@ -145,7 +145,9 @@ def log_decrement(t, roll, ref: float, floor: float = 0.02) -> dict | None:
     through the sample and its neighbours.  Returns δ, ζ, the peaks (t s,
     deviation rad) and the half-cycle decrements; None with fewer than two
     peaks.  With nonlinear (quadratic) damping δ falls with amplitude: the
-    half-cycle values show it.
+    half-cycle values show it; ``per_cycle`` holds them as per-cycle figures
+    (2 ln|x_k/x_(k+1)|) and ``exponential`` says whether they agree within
+    :data:`EXPONENTIAL_RATIO` (only then is the decay one exponential).
     """
     t = np.asarray(t, float)
     y = np.asarray(roll, float) - ref
@@ -162,7 +164,16 @@ def log_decrement(t, roll, ref: float, floor: float = 0.02) -> dict | None:
         return None
     halves = [math.log(abs(a) / abs(b)) for (_, a), (_, b) in zip(peaks[:-1], peaks[1:])]
     d = 2 * float(np.mean(halves))
-    return {"delta": d, "zeta": d / math.sqrt(4 * math.pi ** 2 + d * d), "peaks": peaks, "deltas": halves}
+    per = [2 * h for h in halves]
+    return {"delta": d, "zeta": d / math.sqrt(4 * math.pi ** 2 + d * d), "peaks": peaks, "deltas": halves,
+            "per_cycle": per, "floor": floor,
+            "exponential": len(per) >= 2 and min(per) > 0 and max(per) / min(per) <= EXPONENTIAL_RATIO}
+
+
+# A decay is called exponential (one δ describes it: linear damping) when its per-cycle decrements, each half
+# cycle's 2 ln|x_k/x_(k+1)|, lie within this ratio of each other (a linearly damped sine's are equal); otherwise
+# δ and ζ are averages over the swings measured, not constants of the motion.
+EXPONENTIAL_RATIO = 1.2
 
 
 def roll_decay(vehicle, body, Simulation, eq=None, heel_deg: float = 10.0, duration: float = 20.0,

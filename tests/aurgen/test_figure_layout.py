@@ -173,6 +173,75 @@ def test_roll_decay_peaks_whole(who, request, rendered):
     assert legend_over_data(fig.axes[0]) == []
 
 
+def _extrema(t, y, floor):
+    """Alternating-sign extrema of the samples ``y`` (the release at t[0] first) above ``floor`` × |y[0]|,
+    found here from the raw samples (no refinement): the test's own peaks."""
+    out = [(t[0], y[0])]
+    for k in range(1, len(y) - 1):
+        if abs(y[k]) >= abs(y[k - 1]) and abs(y[k]) > abs(y[k + 1]) and abs(y[k]) > floor * abs(y[0]):
+            if np.sign(y[k]) != np.sign(out[-1][1]):
+                out.append((t[k], y[k]))
+    return out
+
+
+@pytest.mark.parametrize("who", ["boat", "rov"])
+def test_roll_decay_shows_each_half_cycle_decrement(who, request, rendered):
+    """The lower panel: one point per half cycle at (mean amplitude, 2 ln|x_k/x_(k+1)|) from the test's
+    own extrema of the run; the ROV's fall 4.3 -> 0.25 and get no exponential envelope (it missed the
+    peaks); the peak count is said (the boat's decrement rests on 3 peaks)."""
+    rep = request.getfixturevalue(who)
+    report_figures.fig_decay(rep, None)
+    fig = rendered.pop()
+    assert layout_problems(fig) == []
+    top, low = fig.axes
+    d = rep.roll["decay"]
+    t, y = np.asarray(d["t"]), np.asarray(d["roll"]) - d["ref"]
+    pk = _extrema(t, y, 0.02)
+    a = np.array([abs(v) for _, v in pk])
+    want_per = 2 * np.log(a[:-1] / a[1:])
+    want_amp = np.degrees(0.5 * (a[:-1] + a[1:]))
+    line = next(ln for ln in low.get_lines() if "half cycles" in str(ln.get_label()))
+    got_amp, got_per = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+    assert got_per.size == want_per.size
+    # sampled at 100 Hz against parabola-refined peaks: within 3% (the boat's 0.3 s half cycles)
+    np.testing.assert_allclose(got_per, want_per, rtol=0.03)
+    np.testing.assert_allclose(got_amp, want_amp, rtol=0.03)
+    keys = " ".join(tx.get_text() for tx in top.get_legend().get_texts())
+    assert f"{len(pk)} used" in keys
+    envelope = [ln for ln in top.get_lines() if "envelope" in str(ln.get_label())]
+    exponential = want_per.max() / want_per.min() <= 1.2
+    assert bool(envelope) == exponential
+    if who == "rov":
+        assert not exponential and want_per[0] > 4.0 and want_per[-1] < 0.3
+        assert "not one exponential" in low.get_title()
+
+
+def test_roll_decay_envelope_of_an_exponential_decay_fits_every_peak(rendered):
+    """A linearly damped sine (an exponential decay): called one, its envelope drawn through the peaks."""
+    import math
+    from types import SimpleNamespace
+
+    from aurgen.analysis import roll_decay as rd
+
+    t = np.linspace(0.0, 8.0, 801)
+    zeta, wn = 0.08, 2 * math.pi / 0.8
+    wd = wn * math.sqrt(1 - zeta ** 2)
+    phi = math.atan2(zeta, math.sqrt(1 - zeta ** 2))
+    x = 0.1745 * np.exp(-zeta * wn * t) * np.cos(wd * t - phi) / math.cos(phi)
+    dec = rd.log_decrement(t, x, 0.0)
+    assert dec["exponential"]
+    d = {"t": t, "roll": x, "ref": 0.0, "heel0_deg": 10.0, "period": 2 * math.pi / wd, "decrement": dec}
+    rep = SimpleNamespace(roll={"decay": d, "estimate": 0.8, "amplitude": None}, tag="test (config 0)")
+    report_figures.fig_decay(rep, None)
+    fig = rendered.pop()
+    assert layout_problems(fig) == []
+    top = fig.axes[0]
+    env = next(ln for ln in top.get_lines() if "envelope" in str(ln.get_label()))
+    te, ye = np.asarray(env.get_xdata()), np.radians(np.asarray(env.get_ydata()))
+    for tp, yp in _extrema(t, x, 0.02):  # the closed form's own peaks, sampled
+        assert abs(np.interp(tp, te, ye) - abs(yp)) <= 0.01 * abs(x[0])
+
+
 def test_criteria_reads_clean(boat, monkeypatch):
     import matplotlib.pyplot as plt
     from types import SimpleNamespace

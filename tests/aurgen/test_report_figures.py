@@ -73,7 +73,7 @@ def test_load_line_axis_ends_where_the_curves_do(boat, captured):
 
 
 def test_roll_decay_axis_fits_the_decay(boat, captured):
-    (ax,), _ = captured(report.fig_decay, boat)
+    (ax, _decrements), _ = captured(report.fig_decay, boat)  # the roll against time, the decrements below
     d = boat.roll["decay"]
     t, r = np.asarray(d["t"]), np.asarray(d["roll"]) - d["ref"]
     xmax = ax.get_xlim()[1]
