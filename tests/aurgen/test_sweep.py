@@ -92,7 +92,7 @@ def test_default_loadout_equals_aurgen_specs(payload_sweep):
     assert float(r["trim_deg"]) == math.degrees(s["trim"])
     assert float(r["gm_t_m"]) == s["gm_t"]
     assert float(r["gm_l_m"]) == s["gm_l"]
-    assert float(r["added_mass_kg"]) == 0.0
+    assert float(r["payload_total_kg"]) == 0.0
 
 
 RANDOM = """vehicle: blueboat.yaml

@@ -1,6 +1,6 @@
 """The sweep's figures (PNG, matplotlib's Agg backend): the distributions of the figure
 columns (:func:`fig_distributions`), GM_T (m) against the payload (:func:`fig_gm`: the first
-numeric swept catalog mass, kg, else ``added_mass_kg``) and the capsize / zero-freeboard
+numeric swept catalog mass, kg, else ``payload_total_kg``) and the capsize / zero-freeboard
 boundary in the payload plane (:func:`fig_capsize`, :func:`boundary_1d`).
 """
 
@@ -68,13 +68,13 @@ def fig_distributions(sweep: Sweep, rows, tmp):
 
 
 def _payload_column(sweep: Sweep) -> str:
-    """The payload axis of the figures: the first numeric swept catalog mass, else ``added_mass_kg``."""
+    """The payload axis of the figures: the first numeric swept catalog mass, else ``payload_total_kg``."""
     for a in sweep.axes:
         names = [t for t in a.key.tokens if isinstance(t, str)]
         numeric = a.dist in ("uniform", "normal") or (a.values is not None and all(is_number(v) for v in a.values))
         if a.key.kind == "catalog" and names and names[-1] == "mass" and numeric:
             return a.column
-    return "added_mass_kg"
+    return "payload_total_kg"
 
 
 def fig_gm(sweep: Sweep, rows, tmp):

@@ -29,7 +29,7 @@ def figures_of(sweep: Sweep, vehicle) -> dict:
     s = vehicle.specs
     out = {k: None for k in FIGURES}
     out.update(composed=True, reason="", total_mass_kg=float(s.total_mass),
-               added_mass_kg=float(s.total_mass) - sweep.base_mass, com_x_m=float(s.com[0]),
+               payload_total_kg=float(s.total_mass) - sweep.base_mass, com_x_m=float(s.com[0]),
                com_y_m=float(s.com[1]), com_z_m=float(s.com[2]), displaced_volume_m3=float(s.volume),
                reserve_buoyancy_kg=float(s.buoyancy_margin))
     eq = equilibrium_of(vehicle)

@@ -6,7 +6,8 @@ units of the key (:func:`aurgen.analysis.sweep.keys.unit_of`). The keys are chec
 vehicle later, by composing it (:func:`aurgen.analysis.sweep.variants.prepare`).
 
 :data:`FIGURES`: the table's figure columns, each name ending in its unit (``_kg``, ``_m``,
-``_m3``, ``_deg``).
+``_m3``, ``_deg``); :data:`RENAMED`: the columns that were once named otherwise (an old name a
+sweep file gives is refused, naming the new one).
 """
 
 from __future__ import annotations
@@ -28,12 +29,17 @@ SWEEP_KEYS = {"vehicle", "seed", "samples", "parts", "add", "grid", "random", "f
 DISTRIBUTIONS = ("uniform", "normal", "choice")
 
 #: the figure columns, in table order (after ``variant`` and the swept keys)
-FIGURES = ("composed", "reason", "equilibrium_status", "capsized", "safe", "total_mass_kg", "added_mass_kg",
+FIGURES = ("composed", "reason", "equilibrium_status", "capsized", "safe", "total_mass_kg", "payload_total_kg",
            "com_x_m", "com_y_m", "com_z_m", "displaced_volume_m3", "reserve_buoyancy_kg", "draft_m", "heel_deg",
            "trim_deg", "gm_t_m", "gm_l_m", "freeboard_m", "max_gz_m", "angle_max_gz_deg", "avs_deg",
            "gz_fold_deg", "is_area_30_margin_m_rad", "is_area_40_margin_m_rad", "is_area_30_40_margin_m_rad",
            "is_gz_30_margin_m", "is_angle_max_gz_margin_deg", "is_gm0_margin_m", "is_wind_heel_margin_deg",
            "is_weather_area_margin_m_rad", "is_pass")
+
+#: figure columns renamed: the old name (refused where a sweep file names a column) -> the new. The payload
+#: column was ``added_mass_kg``, read as a vessel's hydrodynamic added mass; it is the mass above the base
+#: config's (``payload_total_kg``: not ``payload_kg``, the column of a swept key named ``payload``)
+RENAMED = {"added_mass_kg": "payload_total_kg"}
 
 
 class SweepError(AurgenError):
@@ -194,6 +200,12 @@ def load_sweep(path) -> Sweep:
             raise r.error("grid", f"two columns would be named {c!r}", "give one of the keys a name:", node=data)
     if "plane" in plots:
         plane = plots["plane"]
+        old = [p for p in (plane if isinstance(plane, list) else []) if isinstance(p, str) and p in RENAMED
+               and p not in cols]
+        if old:
+            raise r.error("plots.plane", f"{old[0]!r} is now {RENAMED[old[0]]!r} (the payload: the total mass above "
+                          "the base config's; renamed so it is not read as hydrodynamic added mass)",
+                          node=plots, field="plane")
         if not (isinstance(plane, list) and len(plane) == 2 and all(p in cols or p in FIGURES for p in plane)):
             raise r.error("plots.plane", f"expected two column names (swept: {', '.join(cols) or 'none'})",
                           node=plots, field="plane")

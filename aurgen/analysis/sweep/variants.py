@@ -217,7 +217,7 @@ def prepare(path, time_domain: bool = False) -> Sweep:
     h.update(Path(sweep.path).read_bytes())
     h.update(Path(sweep.base_path).read_bytes())
     sweep = dataclasses.replace(sweep, sha256=h.hexdigest())
-    try:  # the base config as its file says (added_mass_kg is measured from it)
+    try:  # the base config as its file says (payload_total_kg is measured from it)
         base_vehicle = resolve(sweep.base_path)
     except AurgenError as exc:
         raise SweepError(f"{sweep.path}: the base vehicle does not compose: {exc}") from None
