@@ -28,7 +28,7 @@ def _cmd_specs(args) -> int:
         print(json.dumps(specs.as_dict(vehicle, eq), indent=2, sort_keys=True))
     else:
         print(f"{vehicle.name} ({vehicle.source})")
-        print(specs.table(specs.rows(vehicle, eq)))
+        print(specs.table(specs.rows_with_trim(vehicle, eq)))
     return 0
 
 

@@ -134,7 +134,7 @@ def markdown(rep: Report, figures: dict) -> str:
            f"({v.displacement.kind} boxes, ρ = {v.displacement.fluid_density:g} kg/m³).", "",
            "## Headline", "", "| figure | value |", "|---|---|"]
     out += [f"| {k} | {val} |" for k, val in headline(rep)]
-    out += ["", "## Specs", "", "```", specs_mod.table(specs_mod.rows(v, rep.eq)), "```", "",
+    out += ["", "## Specs", "", "```", specs_mod.table(specs_mod.rows_with_trim(v, rep.eq)), "```", "",
             "## Mass by part", "", "Each fitted part's catalog mass and its share of the total: "
             "weigh the parts and compare.", "", "| link | part | mass (kg) | share |", "|---|---|---:|---:|"]
     for n, t, m, share in pl.part_masses(v):

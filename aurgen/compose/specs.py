@@ -85,6 +85,9 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
         out["declared_net_buoyancy"] = d.declared_net_buoyancy
         out["declared_cob_offset"] = list(d.declared_cob_offset)
         out["cob_frame"] = d.cob_frame
+        u = uuv_trim(vehicle)
+        if u is not None:
+            out["trim_held"], out["as_built_base_link"] = u["held"], u["as_built"]
     else:
         out["reserve_buoyancy"] = s.buoyancy_margin
     if equilibrium is not None:
@@ -93,6 +96,71 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
         if e.converged:
             out.update(draft=e.draft, heel=e.heel, trim=e.trim, gm_t=e.gm_t, gm_l=e.gm_l)
     return out
+
+
+PROBE_KG = 1.0  # the payload the as-built trim row adds at the payload slot (kg)
+
+
+def _payload_point(vehicle: Vehicle):
+    """The base link's ``payload`` slot origin (m, base_link); the CoM if it has none."""
+    for fr in vehicle.frames:
+        if fr.name == f"{vehicle.base}_payload_slot" and fr.link == vehicle.base:
+            return [float(c) for c in fr.xyz]
+    return [float(c) for c in vehicle.specs.com]
+
+
+def uuv_trim(vehicle: Vehicle, probe: float = PROBE_KG) -> dict | None:
+    """For a UUV whose config declares ``cob_frame: com`` (None otherwise): what the declared trim holds
+    fixed, and the trim the same vehicle would take as built, its CoB fixed in the hull.
+
+    ``cob_frame: com`` re-solves the displacement box for every load: volume (m + net)/ρ, centred at
+    CoM + ``cob_offset``; so payload never changes net buoyancy or attitude (``held``: the net buoyancy,
+    the offset, the attitude it gives). As built (``cob_frame: base_link``, ``cob_offset`` the CoB this
+    load gives, fixed in base_link, the volume too), ``probe`` kg more at the payload slot moves the CoM
+    to (m G + probe p)/(m + probe): ``as_built`` gives that CoB point, the payload point, heel and trim
+    (rad, trim bow down positive: runtime.equilibrium.hanging_attitude of CoB − CoM) and the net buoyancy
+    (kg, net − probe)."""
+    from aurgen.runtime.equilibrium import hanging_attitude
+
+    d = vehicle.displacement
+    if d.kind != "buoyancy" or d.cob_frame != "com":
+        return None
+    s = vehicle.specs
+    G = [float(c) for c in s.com]
+    off = [float(c) for c in d.declared_cob_offset]
+    B = [g + o for g, o in zip(G, off)]
+    p = _payload_point(vehicle)
+    m = float(s.total_mass)
+    G2 = [(m * g + probe * q) / (m + probe) for g, q in zip(G, p)]
+    h0, t0 = hanging_attitude(off)
+    h1, t1 = hanging_attitude([b - g for b, g in zip(B, G2)])
+    return {"held": {"net_buoyancy": float(d.declared_net_buoyancy), "cob_offset": off, "heel": h0, "trim": t0},
+            "as_built": {"center_of_buoyancy": B, "payload": probe, "payload_at": p, "heel": h1, "trim": t1,
+                         "net_buoyancy": float(d.declared_net_buoyancy) - probe}}
+
+
+def rows_with_trim(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
+    """:func:`rows` with, before ``parts``, the rows of :func:`uuv_trim` (a UUV with ``cob_frame: com``):
+    ``aurgen specs`` and the report; the stamped specs block keeps :func:`rows`."""
+    out = rows(vehicle, equilibrium)
+    extra = trim_rows(vehicle)
+    k = next(i for i, (label, _) in enumerate(out) if label == "parts")
+    return out[:k] + extra + out[k:]
+
+
+def trim_rows(vehicle: Vehicle) -> list[tuple[str, str]]:
+    """The rows of :func:`uuv_trim` (none unless a UUV with ``cob_frame: com``)."""
+    u = uuv_trim(vehicle)
+    if u is None:
+        return []
+    h, a = u["held"], u["as_built"]
+    return [("trim held", f"by cob_frame: com: net buoyancy {h['net_buoyancy']:+.4f} kg and the CoB "
+             f"{_vec(h['cob_offset'])} m from the CoM for any load (the displacement box re-solved to each CoM): heel "
+             f"{math.degrees(h['heel']):+.4f} deg, trim {math.degrees(h['trim']):+.4f} deg whatever the payload"),
+            ("as built", f"with cob_frame: base_link (the CoB fixed in the hull at {_vec(a['center_of_buoyancy'])} m, "
+             f"where this load puts it): {a['payload']:g} kg more at the payload point {_vec(a['payload_at'], 3)} m "
+             f"gives heel {math.degrees(a['heel']):+.4f} deg, trim {math.degrees(a['trim']):+.4f} deg, "
+             f"net buoyancy {a['net_buoyancy']:+.4f} kg")]
 
 
 def table(rows_: list[tuple[str, str]], indent: str = "  ") -> str:
