@@ -12,16 +12,20 @@ failed report never leaves half a directory behind.
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from aurgen import __version__
 from aurgen.analysis import payload as pl
 from aurgen.analysis.report_compute import Progress, Report, compute
 from aurgen.analysis.report_figures import fig_criteria, fig_decay, fig_gz, fig_load, fig_mass
 from aurgen.compose import specs as specs_mod
 from aurgen.compose.resolve import resolve
+from aurgen.core import seal
 from aurgen.core.files import check_dir, write_set
+from aurgen.core.outdir import preflight
 
 
 # --------------------------------------------------------------------------- text
@@ -324,29 +328,39 @@ def report_json(rep: Report) -> dict:
 # --------------------------------------------------------------------------- writing
 
 
-def write(rep: Report, target: Path, progress: Progress | None = None) -> Path:
+def write(rep: Report, target: Path, progress: Progress | None = None, root: Path | None = None) -> Path:
     """Write report.md and the PNGs into the folder ``target`` as one set (aurgen.core.files.write_set):
-    only those files are replaced; a folder holding files aurgen did not write is refused."""
+    only those files are replaced; a folder holding files aurgen did not write is refused. report.md
+    ends in a seal line (aurgen.core.seal: the config, each PNG's sha256 and its own text's), which
+    ``aurgen audit`` checks. ``root``: the output root the folders from it to ``target`` are opened from
+    (default ``target``)."""
     progress = progress or Progress(quiet=True)
     target = Path(target)
     progress.stage("figures")
     figures = {"heel": "gz_heel.png", "mass": "mass.png"}
-    fills = {target / figures["heel"]: lambda tmp: fig_gz(rep, rep.heel, tmp)}
+    fills = {figures["heel"]: lambda tmp: fig_gz(rep, rep.heel, tmp)}
     if rep.criteria is not None:
         figures["criteria"] = "criteria.png"
-        fills[target / figures["criteria"]] = lambda tmp: fig_criteria(rep, tmp)
+        fills[figures["criteria"]] = lambda tmp: fig_criteria(rep, tmp)
     if rep.trim is not None:
         figures["trim"] = "gz_trim.png"
-        fills[target / figures["trim"]] = lambda tmp: fig_gz(rep, rep.trim, tmp)
+        fills[figures["trim"]] = lambda tmp: fig_gz(rep, rep.trim, tmp)
     if rep.load.payload.size:
         figures["load"] = "load_line.png"
-        fills[target / figures["load"]] = lambda tmp: fig_load(rep, tmp)
-    fills[target / figures["mass"]] = lambda tmp: fig_mass(rep, tmp)
+        fills[figures["load"]] = lambda tmp: fig_load(rep, tmp)
+    fills[figures["mass"]] = lambda tmp: fig_mass(rep, tmp)
     if rep.roll.get("decay") is not None:
         figures["decay"] = "roll_decay.png"
-        fills[target / figures["decay"]] = lambda tmp: fig_decay(rep, tmp)
-    fills[target / "report.md"] = markdown(rep, figures)
-    write_set(fills, root=target)
+        fills[figures["decay"]] = lambda tmp: fig_decay(rep, tmp)
+    blobs = {}  # the figures rendered first: report.md's seal line names each one's sha256 (aurgen audit)
+    with tempfile.TemporaryDirectory(prefix="aurgen-report-") as d:
+        for name, fill in fills.items():
+            fill(Path(d) / name)
+            blobs[name] = (Path(d) / name).read_bytes()
+    v = rep.vehicle
+    md = seal.seal(markdown(rep, figures), __version__, Path(v.source).name, v.sha256, blobs)
+    files = {target / n: (lambda tmp, b=b: Path(tmp).write_bytes(b)) for n, b in blobs.items()}
+    write_set(files | {target / "report.md": md}, root=root if root is not None else target)
     return target
 
 
@@ -376,12 +390,15 @@ def parse_point(text) -> np.ndarray | None:
 def cli_report(args) -> int:
     vehicle = resolve(args.config)
     target = Path(args.output) if getattr(args, "output", None) else Path("build") / vehicle.name / "report"
+    # the default path lies in aurgen's tree: each of its folders from build/ opened without following a link
+    root = target if getattr(args, "output", None) else Path("build")
     payload_at = parse_point(getattr(args, "payload_at", None))
     check_dir(target)  # refuse a foreign folder before the work, not after
+    preflight((), root, folders=[target])
     progress = Progress(quiet=getattr(args, "quiet", False))
     rep = compute(vehicle, payload_at=payload_at, progress=progress,
                   roll_decay=not getattr(args, "no_roll_decay", False))
-    write(rep, target, progress)
+    write(rep, target, progress, root=root)
     if getattr(args, "json", False):
         import json
 

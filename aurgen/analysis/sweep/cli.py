@@ -18,7 +18,7 @@ from aurgen.analysis.sweep.table import jsonable, csv_text, parquet_filler
 from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of, variant_mapping, variant_name
 
 
-def emit_variants(sweep: Sweep, rows, out: Path) -> int:
+def emit_variants(sweep: Sweep, rows, out: Path, root: Path | None = None) -> int:
     """Write each composed variant's files (aurgen build's set) under ``out/variants/v<index>/``,
     and its config with, in ``parts/`` beside it, the catalog entries the sweep declares or changes,
     under ``out/variants/v<index>/config/``: ``aurgen specs`` (``build``, ``audit --config``) of that
@@ -52,13 +52,14 @@ def emit_variants(sweep: Sweep, rows, out: Path) -> int:
         rendered = outputs(vehicle, stamp.equilibrium_of(vehicle))
         selfcheck.check_outputs(rendered, vehicle.source)
         # the model folder first: it is claimed (marked) before its config/ subfolder is made
-        write_set({**{folder / f: t for f, t in rendered.items()}, **files}, root=out)
+        write_set({**{folder / f: t for f, t in rendered.items()}, **files}, root=root or out)
         n += 1
     return n
 
 
 def cli_sweep(args) -> int:
     from aurgen.core.files import append_text, check_dir, write_set
+    from aurgen.core.outdir import preflight
 
     if getattr(args, "jobs", None) is not None and not 1 <= args.jobs <= 1024:
         raise SweepError(f"--jobs wants 1 to 1024 processes, got {args.jobs}")
@@ -73,7 +74,10 @@ def cli_sweep(args) -> int:
         print(f"{sweep.path}: {sweep.n} variants over {len(sweep.axes)} keys; every key checked")
         return 0
     out = Path(args.output) if args.output else Path("build") / "sweeps" / Path(sweep.path).stem
+    # the default path lies in aurgen's tree: each of its folders from build/ opened without following a link
+    root = out if args.output else Path("build")
     check_dir(out)
+    preflight((), root, folders=[out])
     journal = out / JOURNAL
     notes: list = []
     rows, torn = ({}, True) if args.fresh else read_journal(journal, sweep, notes)
@@ -85,14 +89,14 @@ def cli_sweep(args) -> int:
         # a new journal, or one whose last line was cut short: rewrite it with its complete rows
         text = json.dumps(header_of(sweep)) + "\n" + "".join(
             json.dumps(jsonable(rows[i])) + "\n" for i in sorted(rows))
-        write_set({journal: text}, root=out)
+        write_set({journal: text}, root=root)
     pending = [i for i in range(sweep.n) if i not in rows]
     progress = Progress(sweep.n, done=sweep.n - len(pending), quiet=args.quiet)
     if rows and pending and not args.quiet:
         print(f"sweep: resuming: {len(rows)} of {sweep.n} variants already in {journal}", file=sys.stderr)
 
     def sink(new):
-        append_text(journal, "".join(json.dumps(jsonable(r)) + "\n" for r in new), root=out)
+        append_text(journal, "".join(json.dumps(jsonable(r)) + "\n" for r in new), root=root)
         for r in new:
             rows[r["variant"]] = r
         progress(new)
@@ -115,8 +119,8 @@ def cli_sweep(args) -> int:
         files[out / "distributions.png"] = lambda tmp: fig_distributions(sweep, table, tmp)
         files[out / "gm_t_payload.png"] = lambda tmp: fig_gm(sweep, table, tmp)
         files[out / "capsize_boundary.png"] = lambda tmp: fig_capsize(sweep, table, tmp)
-    write_set(files, root=out)
-    emitted = emit_variants(sweep, table, out) if args.emit else 0
+    write_set(files, root=root)
+    emitted = emit_variants(sweep, table, out, root) if args.emit else 0
     failed = sum(1 for r in table if r.get("reason"))
     print(f"sweep: {sweep.n} variants ({failed} with a reason), table {out / 'sweep.csv'}"
           + ("" if pq_fill else " (no Parquet: pip install pyarrow)")

@@ -1,0 +1,123 @@
+"""``aurgen audit`` of a report folder (``aurgen report``: report.md and its PNGs, by default
+``build/<vehicle>/report/``) and of a sweep's outputs (:mod:`aurgen.check.audit_sweep`).
+
+A report is sealed (:mod:`aurgen.core.seal`): report.md's last line names the config it was made
+from (file name, the composed vehicle's sha256), each PNG's sha256 and that of its own text. The
+audit reads the seal and reports: report.md's text edited; a PNG edited, missing, or one the seal
+does not list; another aurgen's report; and, composing the config the seal names now (found as a
+vehicle file's header names it: ``--config``, ./, ./vehicles, the bundled ones), a report made from
+a config (or a part it uses) that has changed since: stale, rerun ``aurgen report``. Comparing a
+re-render would take the report's runs again (about 10 s, a roll-decay run in the runtime); the
+seal's hashes are exact and cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aurgen import __version__
+from aurgen.check.audit_files import Difference
+from aurgen.core import seal as seal_mod
+from aurgen.core.errors import AurgenError
+
+REPORT = "report.md"
+TITLE = "# Stability and trim report: "
+
+
+def is_report(folder: Path) -> bool:
+    """Whether ``folder`` holds a report aurgen wrote (report.md, starting with its title)."""
+    try:
+        with open(Path(folder) / REPORT, "rb") as fh:
+            return fh.read(len(TITLE)) == TITLE.encode()
+    except OSError:
+        return False
+
+
+def reports_in(path: Path) -> list[Path]:
+    """The report folders named by ``path`` (a report folder or its report.md, or a folder searched)."""
+    p = Path(path)
+    if p.is_file():
+        return [p.parent] if p.name == REPORT and is_report(p.parent) else []
+    if not p.is_dir():
+        return []
+    return sorted({f.parent for f in p.rglob(REPORT) if is_report(f.parent)})
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise AurgenError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def check_report(folder: Path, cache: dict, given=()) -> list[Difference]:
+    """The differences of one report folder (AurgenError: report.md unreadable)."""
+    from aurgen.check.audit_fresh import _locate
+    from aurgen.compose.resolve import resolve
+
+    md = Path(folder) / REPORT
+    try:
+        text = _read(md).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AurgenError(f"{md}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    got = seal_mod.unseal(text)
+    f = str(md)
+    if got is None:
+        return [Difference(f, "content", "seal", "no seal line", "aurgen's seal as its last line",
+                           note="edited, or written by an older aurgen: rerun aurgen report")]
+    _, s = got
+    out = []
+    if s["version"] != __version__:
+        out.append(Difference(f, "config", "aurgen version", s["version"], __version__,
+                              note="made by another aurgen: rerun aurgen report"))
+    if not s["text_ok"]:
+        out.append(Difference(f, "content", "text", "edited", "the text its seal hashes",
+                              note="report.md changed since aurgen wrote it: rerun aurgen report"))
+    on_disk = sorted(p.name for p in Path(folder).iterdir() if not p.name.startswith(".") and p.name != REPORT)
+    for name in sorted(set(on_disk) | set(s["files"])):
+        p = Path(folder) / name
+        if name not in s["files"]:
+            out.append(Difference(str(p), "set", "file", "not in the report", "only the files report.md's seal lists",
+                                  note="garbage, hand-written, or from another report"))
+        elif name not in on_disk:
+            out.append(Difference(str(p), "set", "file", "missing", "the file report.md's seal lists",
+                                  note="removed since: rerun aurgen report"))
+        elif not p.is_file() or p.is_symlink() or seal_mod.sha(_read(p)) != s["files"][name]:
+            out.append(Difference(str(p), "content", "file sha256", "edited", s["files"][name][:16] + "...",
+                                  note="changed since aurgen wrote it: rerun aurgen report"))
+    path, label = _locate(s["config"], "vehicles", given)
+    if path is None:
+        return out + [Difference(f, "config", "config", f"{s['config']} not found", "the config the seal names",
+                                 note="looked in ./, ./vehicles and the bundled vehicles: pass --config PATH")]
+    if path not in cache:
+        try:
+            cache[path] = resolve(path)
+        except AurgenError as exc:
+            cache[path] = exc
+    vehicle = cache[path]
+    if isinstance(vehicle, AurgenError):
+        return out + [Difference(f, "config", "config", label, "a config that composes",
+                                 note=f"cannot compose it now: {vehicle}")]
+    if s["sha"] != vehicle.sha256:
+        out.append(Difference(f, "config", "config sha256", s["sha"][:16] + "...", vehicle.sha256[:16] + "...",
+                              note=f"stale: {label} (or a part it uses) changed since: rerun aurgen report"))
+    return out
+
+
+def _seal_of(folder: Path):
+    try:
+        got = seal_mod.unseal(_read(Path(folder) / REPORT).decode("utf-8"))
+    except (AurgenError, UnicodeDecodeError):
+        return None
+    return None if got is None else got[1]
+
+
+def configs_of(folders) -> list[str]:
+    """The config file names the reports' seals name (``--config`` is used for them)."""
+    return [s["config"] for s in map(_seal_of, folders) if s is not None]
+
+
+def files_in(folder: Path) -> list[Path]:
+    """report.md and the files its seal lists (those audited)."""
+    s = _seal_of(folder)
+    return [Path(folder) / REPORT] + [Path(folder) / n for n in sorted(s["files"]) if s] if s else [Path(folder) / REPORT]
