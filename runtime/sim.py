@@ -17,7 +17,7 @@ as it is; otherwise the instance is attached through MjSpec (with the
 environment text, the options it takes over, and ``simple="false"`` on bodies
 that carry added mass; aurgen.runtime.attach) and the model recompiled, and
 ``to_xml()`` writes the same edits into the source's text. Mesh displacement geoms are
-served too (the plugin takes their convex hulls from MuJoCo's, mesh_graph).
+served too (the plugin builds their convex hulls from the mesh vertices).
 The plugin also keeps the health ledger in its state (aurgen.runtime.health),
 so ``step(n)`` is one ``mj_step(m, d, nstep=n)``: no Python runs per step.
 

@@ -188,7 +188,7 @@ def roll_decay(vehicle, body, Simulation, eq=None, heel_deg: float = 10.0, durat
     from aurgen.emit import build
     from aurgen.core import spatial
 
-    xml = build.outputs(vehicle)[f"{vehicle.name}.xml"]
+    xml = build.model_mjcf(vehicle)
     sim = Simulation(xml, water=body.rho)
     try:
         d = sim.data

@@ -187,6 +187,34 @@ def render_differences(path: Path, body: str, fresh: str, label: str) -> list[Di
     return rows
 
 
+def check_copies(folder: Path, want: dict, label: str) -> list[Difference]:
+    """The mesh copies of a set (aurgen.emit.meshes): ``want`` {``meshes/<name>``: bytes} each
+    present in ``folder`` with those bytes (by content: the name is the content's hash, but a file
+    can be edited under it), and no other file in ``folder/meshes``. Read without following a link."""
+    from aurgen.core.outdir import read_file_nofollow
+    from aurgen.emit import meshes
+
+    out = []
+    for rel, data in want.items():
+        target = folder / rel
+        got = read_file_nofollow(target)
+        if got is None:
+            out.append(Difference(str(target), "set", "file", "missing", f"a mesh a build of {label} copies",
+                                  note="the set is incomplete: rebuild"))
+        elif got != data:
+            out.append(Difference(str(target), "set", "content", f"sha256 {meshes.digest(got)}",
+                                  f"sha256 {meshes.digest(data)} (the catalog's mesh)",
+                                  note="a mesh edited in the set, or the catalog's changed: rebuild"))
+    sub = folder / meshes.FOLDER
+    if sub.is_dir() and not sub.is_symlink():
+        for p in sorted(sub.iterdir()):
+            rel = f"{meshes.FOLDER}/{p.name}"
+            if not p.name.startswith(".") and rel not in want:
+                out.append(Difference(str(p), "set", "file", "present", f"not a mesh {label} uses",
+                                      note="hand-written, or left by another build"))
+    return out
+
+
 def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
     """One folder's files against a fresh render of the config their headers name.
 
@@ -216,7 +244,10 @@ def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
         return out  # stale: check_config reports it, row by row
     folder = group[0].path.parent
     have = {a.path.name: a for a in group}
+    out.extend(check_copies(folder, {f: b for f, b in fresh.items() if isinstance(b, bytes)}, label))
     for fname, text in fresh.items():
+        if isinstance(text, bytes):
+            continue
         if fname not in have and folder in SCANNED:
             out.append(Difference(str(folder / fname), "set", "file", "missing", f"written by a build of {label}",
                                   note="the set is incomplete: rebuild"))

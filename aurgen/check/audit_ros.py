@@ -23,7 +23,7 @@ def files_in(folder: Path) -> list[str]:
 
 def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference], list[str], str | None]:
     """(differences, unreadable messages, the config file name its header names or None) of one package."""
-    from aurgen.check.audit_fresh import _fresh, _locate, render_differences
+    from aurgen.check.audit_fresh import _fresh, _locate, check_copies, render_differences
     from aurgen.compose import stamp
     from aurgen.emit import ros, ros_package
 
@@ -48,12 +48,13 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
         return [Difference(str(xml), "config", "config sha256", sha[:16] + "...", vehicle.config_sha256[:16] + "...",
                            note=f"stale: {label} changed since: rebuild")], [], name
     bridge = ros.bridge_yaml(vehicle)
-    want = {folder / rel: text for rel, text in
-            ros_package.files(vehicle, fresh[f"{vehicle.name}.urdf"], bridge).items()}
+    want_rel = ros_package.files(vehicle, fresh[f"{vehicle.name}.urdf"], bridge)
+    want = {folder / rel: text for rel, text in want_rel.items()}
     beside = folder.parent / f"{vehicle.name}_bridge.yaml"  # the build writes it beside the package
     if beside.is_file():
         want[beside] = bridge
-    out = []
+    out = check_copies(folder, {rel: b for rel, b in want_rel.items() if isinstance(b, bytes)}, label)
+    want = {t: text for t, text in want.items() if not isinstance(text, bytes)}
     for target, text in want.items():
         if not target.is_file():
             out.append(Difference(str(target), "set", "file", "missing", f"written by a build of {label}",
@@ -66,7 +67,10 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
             continue
         if body != text:
             out.extend(render_differences(target, body, text, label))
-    for rel in sorted(set(files_in(folder)) - {str(t.relative_to(folder)) for t in want if t.parent != folder.parent}):
+    listed = {str(t.relative_to(folder)) for t in want if t.parent != folder.parent} | set(want_rel)
+    for rel in sorted(set(files_in(folder)) - listed):
+        if rel.startswith("meshes/"):
+            continue  # check_copies
         out.append(Difference(str(folder / rel), "set", "file", "present", f"not a file {label}'s package holds",
                               note="hand-written, or left by another build: colcon would install it"))
     return out, [], name

@@ -69,6 +69,18 @@ def _text_filler(text: str) -> Callable[[Path], None]:
     return fill
 
 
+def _filler(content) -> Callable[[Path], None]:
+    """How a set's entry fills its temp file: text (UTF-8, LF), bytes as they are, or a callable."""
+    if isinstance(content, str):
+        return _text_filler(content)
+    if isinstance(content, bytes):
+        def fill(tmp: Path) -> None:
+            with open(tmp, "wb") as fh:
+                fh.write(content)
+        return fill
+    return content
+
+
 def _os_refusal(fn):
     """``fn`` (a public writer here) with the operating system's refusals (OSError) raised as an
     OutputError naming the path and the reason, so the CLI reports it as bad input (exit 2)
@@ -162,15 +174,17 @@ def _check_targets(targets) -> None:
 
 
 @_os_refusal
-def write_set(files: dict, root: Path | None = None) -> list[Path]:
-    """Write ``{target: text or fill(tmp_path)}`` as a set: all staged first, then all moved into place.
+def write_set(files: dict, root: Path | None = None, prune=()) -> list[Path]:
+    """Write ``{target: text, bytes or fill(tmp_path)}`` as a set: all staged first, then all moved into place.
 
     With ``root``: every target must lie inside it; every check (:func:`preflight`) is made before
     the first write; each folder is opened name by name from the root without following a link,
     created and marked, and locked while the set is written; its marker lists the temp files
     staged and then the files written (a name is aurgen's only if a marker lists it, or it starts
     with aurgen's header). If staging any file fails, the temp files are removed and no target is
-    touched. Returns the targets in the given order.
+    touched. ``prune`` (with ``root``): folders of the set whose other files aurgen wrote (those
+    their marker lists, regular files) are removed once the set is in place: folders that hold
+    exactly what this set writes (a vehicle's meshes). Returns the targets in the given order.
     """
     targets = [Path(t) for t in files]
     if root is None:
@@ -178,7 +192,7 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
         staged = []
         try:
             for target, text in zip(targets, files.values()):
-                staged.append((_stage(target, _text_filler(text) if isinstance(text, str) else text), target))
+                staged.append((_stage(target, _filler(text)), target))
         except BaseException:
             for tmp, _ in staged:
                 _unlink(tmp)
@@ -196,7 +210,7 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
             for target, text in zip(targets, files.values()):
                 folder = Path(os.path.abspath(target.parent))
                 fd, m = fds[folder]
-                filler = _text_filler(text) if isinstance(text, str) else text
+                filler = _filler(text)
                 staged.append((fd, _stage_at(fd, folder, filler, m), target.name, m))
         except BaseException:
             for fd, tmp, _, m in staged:
@@ -210,10 +224,35 @@ def write_set(files: dict, root: Path | None = None) -> list[Path]:
             os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
             m.tmps.discard(tmp)
             m.files.add(name)
+        pruned = {Path(os.path.abspath(p)) for p in prune}
+        for folder, (fd, m) in fds.items():
+            if folder in pruned:
+                _prune(fd, m, set(groups[folder]))
         for fd, m in {id(m): (fd, m) for fd, _, _, m in staged}.values():
             m.legacy = False
             _write_marker(fd, m)
     return targets
+
+
+def _prune(fd: int, m, keep: set) -> None:
+    """Remove the files of folder ``fd`` that its marker ``m`` lists and ``keep`` does not (regular
+    files only, never through a link); they leave the marker."""
+    import stat
+
+    for name in sorted(m.files - keep):
+        st = os.lstat(name, dir_fd=fd) if _exists_at(fd, name) else None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=fd)
+        m.files.discard(name)
+
+
+def _exists_at(fd: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=fd)
+        return True
+    except OSError:
+        return False
 
 
 def check_replaceable(target: Path, ours: Callable[[bytes], bool]) -> None:

@@ -126,6 +126,21 @@ def _open_folder(root: Path, folder: Path, create: bool) -> int | None:
     return fd
 
 
+def read_file_nofollow(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``, opened with ``O_NOFOLLOW`` (a link in its last
+    component is refused); None when it is absent, a link or unreadable."""
+    try:
+        f = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(f, "rb") as fh:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read()
+
+
 def _read_at(fd: int, name: str, n: int = -1) -> bytes:
     f = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=fd)
     with os.fdopen(f, "rb") as fh:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from aurgen.emit import render as emit, ros, ros_package, selfcheck
+from aurgen.emit import meshes, render as emit, ros, ros_package, selfcheck
 from aurgen.compose import fit, stamp
 from aurgen.compose.resolve import check_build, resolve
 from aurgen.core.errors import BuildError
@@ -26,7 +26,7 @@ from aurgen.core.files import TMP_PREFIX, write_set
 from aurgen.compose.model import Vehicle
 from aurgen.core.resources import data_dir
 
-__all__ = ["TMP_PREFIX", "all_configs", "bundled_vehicles", "outputs", "build"]
+__all__ = ["TMP_PREFIX", "all_configs", "bundled_vehicles", "outputs", "model_mjcf", "build"]
 
 
 def bundled_vehicles() -> list[Path]:
@@ -46,15 +46,27 @@ def all_configs(kind: str = "vehicles") -> list[Path]:
     return [found[k] for k in sorted(found)]
 
 
-def outputs(vehicle: Vehicle, eq=None) -> dict[str, str]:
-    """File name → stamped text for one vehicle (nothing written)."""
+def outputs(vehicle: Vehicle, eq=None) -> dict[str, str | bytes]:
+    """File name → stamped text for one vehicle, and ``meshes/<name>`` → the bytes of each mesh it
+    uses (aurgen.emit.meshes; nothing written)."""
     check_build(vehicle)
     ctx = emit.context(vehicle)
     head = stamp.header(vehicle)
     comment = stamp.specs_comment(vehicle, eq)
     files = {"model.sdf": "sdf", "model.config": "config", f"{vehicle.name}.urdf": "urdf",
              f"{vehicle.name}.xml": "mjcf"}
-    return {fname: stamp.stamp(emit.render(kind, vehicle, ctx), head, comment) for fname, kind in files.items()}
+    out: dict = {fname: stamp.stamp(emit.render(kind, vehicle, ctx), head, comment) for fname, kind in files.items()}
+    out.update(meshes.set_files(vehicle))
+    return out
+
+
+def model_mjcf(vehicle: Vehicle) -> str:
+    """The vehicle's MJCF for a model compiled in memory (analysis, gym, a world's self-check): as
+    built, but its meshes read from the catalog's files (absolute paths), since no set is beside it.
+    Never written."""
+    check_build(vehicle)
+    ctx = dict(emit.context(vehicle), mesh_sources=True)
+    return stamp.stamp(emit.render("mjcf", vehicle, ctx), stamp.header(vehicle), stamp.specs_comment(vehicle))
 
 
 def build(configs, output="build", *, warn=None) -> list[Path]:
@@ -64,7 +76,8 @@ def build(configs, output="build", *, warn=None) -> list[Path]:
     part; never fatal), default a line ``aurgen: warning: ...`` on stderr."""
     warn = warn or (lambda msg: print(f"aurgen: warning: {msg}", file=sys.stderr))
     out_root = Path(output)
-    files: dict[Path, str] = {}
+    files: dict = {}
+    prune: set = set()
     for config in configs:
         vehicle = resolve(config)
         eq = stamp.equilibrium_of(vehicle)
@@ -77,6 +90,7 @@ def build(configs, output="build", *, warn=None) -> list[Path]:
             if target in files:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
             files[target] = text
+        prune.add(out_root / vehicle.name / meshes.FOLDER)
         # the ROS side (aurgen.emit.ros): outside the vehicle's folder, which holds the model files only
         bridge = ros.bridge_yaml(vehicle)
         files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = bridge
@@ -85,5 +99,9 @@ def build(configs, output="build", *, warn=None) -> list[Path]:
             if pkg / rel in files:
                 raise BuildError(f"{config}: two configs write {pkg / rel} (package {pkg.name!r} twice)")
             files[pkg / rel] = text
-    return write_set(files, root=out_root)  # the system's refusals: OutputError (aurgen.core.files)
+        prune.add(pkg / meshes.FOLDER)
+    # the meshes folders hold what this build copied: an earlier build's meshes (listed in the
+    # folder's marker) that this one no longer uses are removed
+    return write_set(files, root=out_root, prune=prune)  # the system's refusals: OutputError (aurgen.core.files)
+
 

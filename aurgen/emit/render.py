@@ -22,6 +22,7 @@ from aurgen.config import sensors
 from aurgen.core import spatial
 from aurgen.core.errors import BuildError
 from aurgen.compose.model import Geom, Vehicle
+from aurgen.emit import meshes as mesh_files
 
 # gz-sim-thruster-system's thrust coefficient magnitude; the sign follows the
 # propeller's rotation (ccw +, cw −), as the reference models write it.
@@ -104,10 +105,6 @@ def fullinertia(I) -> tuple:
 
 # ---------------------------------------------------------------- geometry
 
-def _mesh_uri(path: str) -> str:
-    return Path(path).resolve().as_uri()
-
-
 def geom_ctx(g: Geom) -> dict:
     """A geom for SDF/MJCF: full sizes (SDF) and MuJoCo type/half sizes."""
     s = g.shape
@@ -123,7 +120,8 @@ def geom_ctx(g: Geom) -> dict:
     elif s.kind == "ellipsoid":
         out.update(radii=d, mj_type="ellipsoid", mj_size=d)
     elif s.kind == "mesh":
-        out.update(mj_type="mesh", scale=d, mesh=str(Path(s.mesh).resolve()), uri=_mesh_uri(s.mesh))
+        src = str(Path(s.mesh).resolve())
+        out.update(mj_type="mesh", scale=d, mesh=src, mesh_file=f"{mesh_files.FOLDER}/{mesh_files.name_of(src)}")
     else:
         raise BuildError(f"geom {g.name}: unknown shape {s.kind!r}")
     return out
@@ -333,7 +331,7 @@ def context(vehicle: Vehicle) -> dict:
                         name, k = f"{stem}_{k}", k + 1
                     next_suffix[stem] = k
                     taken.add(name)
-                    meshes[key] = {"name": name, "file": g["mesh"], "scale": g["scale"]}
+                    meshes[key] = {"name": name, "file": g["mesh_file"], "source": g["mesh"], "scale": g["scale"]}
                 g["mesh_name"] = meshes[key]["name"]
     sensors_of: dict = {}  # link name -> its sensors, in placement order (one pass: linear in links)
     for s in vehicle.sensors:
@@ -369,6 +367,8 @@ def context(vehicle: Vehicle) -> dict:
         "marker_mass": MARKER_MASS,
         "marker_inertia": MARKER_INERTIA,
         "meshes": list(meshes.values()),
+        "mesh_sources": False,  # MJCF: the catalog's files (in-memory models only), not the set's copies
+        "urdf_mesh_prefix": "",  # the ROS package's copy: package://<package>/
         "materials": [{"name": n, "rgba": MATERIALS[n[len("aurgen_"):]]} for n in used],
     }
 

@@ -29,8 +29,9 @@ def _mujoco_message(exc: Exception) -> str:
 
 
 def check_mjcf(text: str, where: str, assets: dict | None = None) -> None:
-    """Compile MJCF ``text`` in MuJoCo (``assets``: {file name as the text writes it: text} of the
-    files it includes); a refusal is a BuildError naming ``where`` and MuJoCo's message."""
+    """Compile MJCF ``text`` in MuJoCo (``assets``: {file name as the text writes it: text or bytes}
+    of the files it includes or reads, its meshes); a refusal is a BuildError naming ``where`` and
+    MuJoCo's message."""
     import mujoco
 
     if "<plugin" in text:  # a world declaring the runtime's engine plugin: have it registered
@@ -41,7 +42,8 @@ def check_mjcf(text: str, where: str, assets: dict | None = None) -> None:
         except Exception:
             pass
     try:
-        mujoco.MjModel.from_xml_string(text, {k: v.encode("utf-8") for k, v in (assets or {}).items()})
+        mujoco.MjModel.from_xml_string(text, {k: v if isinstance(v, bytes) else v.encode("utf-8")
+                                              for k, v in (assets or {}).items()})
     except ValueError as exc:
         raise BuildError(f"{where}: MuJoCo refuses the generated MJCF: {_mujoco_message(exc)}; "
                          "nothing was written") from None
@@ -156,10 +158,13 @@ def check_urdf(text: str, where: str) -> None:
 def check_outputs(files: dict, config) -> None:
     """Self-check one vehicle's ``{file name: text}`` (aurgen.emit.build.outputs); a BuildError names
     ``config`` and the file."""
+    copies = {f: b for f, b in files.items() if isinstance(b, bytes)}  # the set's meshes, as the MJCF names them
     for fname, text in files.items():
         where = f"{config}: {fname}"
+        if isinstance(text, bytes):
+            continue  # a mesh: MuJoCo reads it with the MJCF
         if fname.endswith(".xml"):
-            check_mjcf(text, where)
+            check_mjcf(text, where, copies)
         elif fname.endswith(".sdf"):
             check_sdf(text, where)
         elif fname.endswith(".urdf"):

@@ -19,7 +19,7 @@ import numpy as np
 from aurgen.core import spatial
 from aurgen.emit import ros, selfcheck
 from aurgen.config import sensors
-from aurgen.emit.build import all_configs, build, outputs
+from aurgen.emit.build import all_configs, build, model_mjcf
 from aurgen.config.world import (DENSITY_TOL, HORIZONTAL_TOL, Placement, WorldConfig, environment_json, fluid_side,
                                  load_world)
 from aurgen.emit.render import environment as jinja_environment, num, vec
@@ -274,7 +274,7 @@ def _vehicle_mjcf(placed: list[Placed]) -> dict:
     for pl in placed:
         v = pl.vehicle
         if v.name not in out:
-            out[v.name] = outputs(v, equilibrium_of(v))[f"{v.name}.xml"]
+            out[v.name] = model_mjcf(v)  # its meshes from the catalog: the set is not written yet
     return out
 
 

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 
 import mujoco
+
+from aurgen.emit.meshes import set_files
 import pytest
 
 import aurgen.emit.render as render_mod
@@ -60,8 +62,8 @@ def test_a_file_mujoco_refuses_is_a_build_error_and_nothing_is_written(tmp_path,
         if kind == "mjcf":
             assert old in text
             text = text.replace(old, new, 1)
-            with pytest.raises(ValueError) as refused:  # the oracle: MuJoCo on the same text
-                mujoco.MjModel.from_xml_string(text)
+            with pytest.raises(ValueError) as refused:  # the oracle: MuJoCo on the same text (and meshes)
+                mujoco.MjModel.from_xml_string(text, set_files(vehicle))
             render.expected = str(refused.value).splitlines()[0].removeprefix("Error: ").strip()
         return text
 

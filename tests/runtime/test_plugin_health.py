@@ -327,8 +327,8 @@ def _box_points():
 
 @pytest.mark.parametrize("pts", [_points(1), _points(2), _box_points()], ids=["random1", "random2", "box"])
 def test_the_plugins_mesh_hull_is_the_python_sides(pts):
-    """The hull the plugin takes from MuJoCo's (mesh_graph) against runtime/geoms.py's (scipy's
-    qhull): the same vertices, as many faces, the same volume and centre, the same clip of the
+    """MuJoCo's hull (mesh_graph, read by AppendHull) and the one the plugin builds (BuildHull)
+    against runtime/geoms.py's (scipy's qhull): the same vertices, as many faces, the same volume and centre, the same clip of the
     mesh by random planes (the triangles' order differs: equal to rounding, not bitwise)."""
     from aurgen.runtime._native import hull_from_graph
     from aurgen.runtime.geoms import hull_of, pack_hulls
@@ -337,13 +337,16 @@ def test_the_plugins_mesh_hull_is_the_python_sides(pts):
     m = mujoco.MjModel.from_xml_string(_mesh_xml(pts))
     va, vn, ga = int(m.mesh_vertadr[0]), int(m.mesh_vertnum[0]), int(m.mesh_graphadr[0])
     V = np.ascontiguousarray(m.mesh_vert[va:va + vn])
-    ours = hull_from_graph(V, np.ascontiguousarray(m.mesh_graph[ga:]))
+    from aurgen.runtime._native import hull_from_points
+
     ref = pack_hulls([hull_of(np.array(V, dtype=float))])
-    assert sorted(map(tuple, ours[0])) == sorted(map(tuple, ref[0]))
-    for i in (1, 3, 4):
-        assert np.array_equal(ours[i], ref[i])
-    np.testing.assert_allclose(ours[5], ref[5], rtol=1e-13)
-    np.testing.assert_allclose(ours[6], ref[6], rtol=0, atol=1e-13 * np.abs(V).max())
+    for ours in (hull_from_graph(V, np.ascontiguousarray(m.mesh_graph[ga:])), hull_from_points(V)):
+        assert sorted(map(tuple, ours[0])) == sorted(map(tuple, ref[0]))
+        for i in (1, 3, 4):
+            assert np.array_equal(ours[i], ref[i])
+        np.testing.assert_allclose(ours[5], ref[5], rtol=1e-13)
+        np.testing.assert_allclose(ours[6], ref[6], rtol=0, atol=1e-13 * np.abs(V).max())
+    ours = hull_from_points(V)
     rng = np.random.default_rng(7)
     n = 200
     types = np.full(n, 7, dtype=np.int64)
@@ -391,10 +394,31 @@ def test_a_mesh_box_floats_at_its_closed_form_draft():
         assert sim.data.qpos[2] == pytest.approx(0.0, abs=1e-4)  # centre at the surface: draft 0.08 m
 
 
-def test_a_reduced_mesh_hull_fails_compilation_with_the_reason():
-    """maxhullvert makes MuJoCo's hull a subset of the convex hull: the plugin refuses it (the
-    displaced volume would be too small) instead of simulating it."""
-    xml = _declared(_mesh_xml(_points(4))).replace('<mesh name="hull"', '<mesh name="hull" maxhullvert="6"')
-    with pytest.raises(Exception, match="outside its convex hull"):
-        mujoco.MjModel.from_xml_string(xml)
-    mujoco.MjModel.from_xml_string(_declared(_mesh_xml(_points(4))))  # the full hull is accepted
+def test_a_reduced_collision_hull_does_not_reduce_the_displacement():
+    """maxhullvert makes MuJoCo's hull (mesh_graph) a subset of the convex hull; the plugin builds
+    its own from the mesh's vertices (core/hull.h BuildHull), so the displaced volume is the full
+    hull's (scipy's qhull), not the reduced one's."""
+    pts = _points(4)
+    full = _declared(_mesh_xml(pts))
+    reduced = full.replace('<mesh name="hull"', '<mesh name="hull" maxhullvert="6"')
+    m = mujoco.MjModel.from_xml_string(reduced)
+    assert m.mesh_graph[0] == 6  # MuJoCo's hull has 6 vertices
+    va, vn = int(m.mesh_vertadr[0]), int(m.mesh_vertnum[0])
+    V = np.array(m.mesh_vert[va:va + vn], dtype=float)
+    with Simulation(reduced) as a, Simulation(full) as b:
+        # at rest (no drag: its area comes from the mesh frame's bounding box, which MuJoCo
+        # orients by the hull it computed) the same buoyancy: the same hull in the world
+        a.forward()
+        b.forward()
+        # (mesh_vert is float32, stored in frames MuJoCo orients by its own hull: 1e-7 apart)
+        np.testing.assert_allclose(a.data.qfrc_passive, b.data.qfrc_passive, rtol=1e-6, atol=1e-9)
+        assert abs(b.data.qfrc_passive[2]) > 1.0
+    from aurgen.runtime._native import hull_from_graph
+
+    V32 = np.ascontiguousarray(m.mesh_vert[va:va + vn])
+    with pytest.raises(ValueError, match="outside its convex hull"):  # MuJoCo's is reduced
+        hull_from_graph(V32, np.ascontiguousarray(m.mesh_graph))
+    from aurgen.runtime._native import hull_from_points
+
+    assert hull_from_points(np.ascontiguousarray(m.mesh_vert[va:va + vn]))[5][0] == pytest.approx(
+        _hull_volume(V), rel=1e-13)

@@ -567,6 +567,25 @@ class PyLedger {
 
 }  // namespace
 
+// A HullPack as runtime/geoms.py pack_hulls's tuple (verts, vert_range, edges, face_start,
+// face_range, volume, centre), numpy arrays owning copies.
+static nb::tuple PackTuple(const core::HullPack& pack) {
+  auto D = [](const std::vector<double>& v, int64_t cols) {
+    auto* p = new std::vector<double>(v);
+    nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<double>*>(q); });
+    size_t rows = cols > 0 ? v.size() / cols : v.size();
+    if (cols > 0) return nb::ndarray<nb::numpy, double>(p->data(), {rows, static_cast<size_t>(cols)}, owner);
+    return nb::ndarray<nb::numpy, double>(p->data(), {rows}, owner);
+  };
+  auto I = [](const std::vector<int64_t>& v) {
+    auto* p = new std::vector<int64_t>(v);
+    nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<int64_t>*>(q); });
+    return nb::ndarray<nb::numpy, int64_t>(p->data(), {p->size()}, owner);
+  };
+  return nb::make_tuple(D(pack.verts, 3), I(pack.vert_range), D(pack.edges, 6), I(pack.face_start),
+                        I(pack.face_range), D(pack.volume, 0), D(pack.centre, 3));
+}
+
 NB_MODULE(_native, m) {
   m.doc() =
       "aurgen's compiled hydrostatics kernel (C++17).  See aurgen.runtime.hydrostatics for the "
@@ -629,26 +648,24 @@ NB_MODULE(_native, m) {
         std::string why = core::AppendHull(vert.data(), static_cast<int64_t>(vert.shape(0)), graph.data(),
                                            static_cast<int64_t>(graph.shape(0)), &pack);
         if (!why.empty()) Fail("hull_from_graph: " + why);
-        auto D = [](const std::vector<double>& v, int64_t cols) {
-          auto* p = new std::vector<double>(v);
-          nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<double>*>(q); });
-          size_t rows = cols > 0 ? v.size() / cols : v.size();
-          if (cols > 0)
-            return nb::ndarray<nb::numpy, double>(p->data(), {rows, static_cast<size_t>(cols)}, owner);
-          return nb::ndarray<nb::numpy, double>(p->data(), {rows}, owner);
-        };
-        auto I = [](const std::vector<int64_t>& v) {
-          auto* p = new std::vector<int64_t>(v);
-          nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<int64_t>*>(q); });
-          return nb::ndarray<nb::numpy, int64_t>(p->data(), {p->size()}, owner);
-        };
-        return nb::make_tuple(D(pack.verts, 3), I(pack.vert_range), D(pack.edges, 6), I(pack.face_start),
-                              I(pack.face_range), D(pack.volume, 0), D(pack.centre, 3));
+        return PackTuple(pack);
       },
       "vert"_a, "graph"_a,
-      "The convex hull the plugin builds for a mesh displacement geom, packed as\n"
-      "runtime/geoms.py pack_hulls packs one: vert = mjModel.mesh_vert rows of the mesh (float32,\n"
-      "geom frame), graph = mjModel.mesh_graph from the mesh's mesh_graphadr (MuJoCo's hull).");
+      "MuJoCo's convex hull of a mesh, packed as runtime/geoms.py pack_hulls packs one: vert =\n"
+      "mjModel.mesh_vert rows of the mesh (float32, geom frame), graph = mjModel.mesh_graph from\n"
+      "the mesh's mesh_graphadr.");
+  m.def(
+      "hull_from_points",
+      [](In<float, nb::shape<-1, 3>> vert) {
+        core::HullPack pack;
+        std::string why = core::BuildHull(vert.data(), static_cast<int64_t>(vert.shape(0)), &pack);
+        if (!why.empty()) Fail("hull_from_points: " + why);
+        return PackTuple(pack);
+      },
+      "vert"_a,
+      "The convex hull the plugin builds for a mesh displacement geom (core::BuildHull, a\n"
+      "quickhull of its vertices), packed as runtime/geoms.py pack_hulls packs one: vert =\n"
+      "mjModel.mesh_vert rows of the mesh (float32, geom frame).");
   m.def(
       "plugin_state_layout",
       [](int64_t nv, int64_t nz) {

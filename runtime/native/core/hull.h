@@ -1,7 +1,9 @@
-// Convex hulls of mesh geoms as the kernel reads them (HullSet), built from
-// MuJoCo's own convex hull of each mesh (mjModel mesh_graph, computed by the
-// compiler with qhull), so the plugin serves mesh displacement geoms without
-// trimesh or scipy.  MuJoCo-free: it takes the arrays, not the model.
+// Convex hulls of mesh geoms as the kernel reads them (HullSet): built here from
+// the mesh's vertices (BuildHull, a quickhull), since MuJoCo computes its own hull
+// (mjModel mesh_graph) only for meshes some geom collides with, and a displacement
+// geom never needs to; or taken from a mesh_graph (AppendHull).  The plugin serves
+// mesh displacement geoms without trimesh or scipy.  MuJoCo-free: it takes the
+// arrays, not the model.
 #ifndef AURGEN_CORE_HULL_H_
 #define AURGEN_CORE_HULL_H_
 
@@ -31,6 +33,15 @@ struct HullPack {
 // SoupIntegrate.  Returns "" or what is wrong (indices out of range, a flat hull).
 std::string AppendHull(const float* vert, int64_t nvert, const int* graph, int64_t ngraph,
                        HullPack* pack);
+
+// Append the convex hull of the points vert (nvert x 3, float as mjModel stores
+// mesh_vert, geom frame), built by quickhull in double precision: the hull's
+// vertices in ascending index order, its triangles outward, coplanar points
+// (within 1e-12 of the points' extent) not made vertices.  Deterministic: the
+// same points give bitwise the same hull, whatever collides in the model.  Then
+// as AppendHull (every point inside every face, volume and centre).  Returns ""
+// or what is wrong (fewer than 4 points, all points on one plane or line).
+std::string BuildHull(const float* vert, int64_t nvert, HullPack* pack);
 
 }  // namespace aurgen::core
 

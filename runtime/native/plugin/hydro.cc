@@ -148,6 +148,17 @@ std::string Repr(const std::string& v) {
 }
 
 // runtime/env.py _fmt: "[x, y, z]" with each entry as format(x, '.6g').
+// How a message names geom g: "geom 'name'", or by index and body when it has no name
+// ("geom 3 (unnamed) of body 'hull'").
+std::string GeomLabel(const mjModel* m, int g) {
+  const char* nm = m->names + m->name_geomadr[g];
+  if (*nm) return std::string("geom '") + nm + "'";
+  const int b = m->geom_bodyid[g];
+  const char* bn = m->names + m->name_bodyadr[b];
+  return "geom " + std::to_string(g) + " (unnamed) of body " +
+         (*bn ? std::string("'") + bn + "'" : std::to_string(b));
+}
+
 std::string Fmt3(const double* v) {
   std::string out = "[";
   for (int a = 0; a < 3; ++a) {
@@ -558,23 +569,21 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     for (int k = 0; k < ng; ++k) {
       core::Geom& G = M.geoms[k];
       const int g = geoms[k].first, typ = m->geom_type[g];
-      const char* nm = m->names + m->name_geomadr[g];
+      const std::string nm = GeomLabel(m, g);
       if (!core::IsKernelType(typ))
-        throw Fail(std::string("geom '") + nm + "': this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, box or mesh)");
+        throw Fail(nm + ": this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, box or mesh)");
       G.id = g;
       G.body = m->geom_bodyid[g];
       G.type = typ;
       G.mark = static_cast<core::Mark>(geoms[k].second);
       std::copy(m->geom_size + 3 * g, m->geom_size + 3 * g + 3, G.size);
-      if (typ == mjGEOM_MESH) {  // its convex hull, from MuJoCo's (as runtime/sim.py _Plan, from trimesh)
+      if (typ == mjGEOM_MESH) {  // its convex hull, built from its vertices (core/hull.h BuildHull):
+        // MuJoCo's (mesh_graph) exists only when some geom collides with the mesh
         int mid = m->geom_dataid[g];
-        if (mid < 0 || mid >= m->nmesh) throw Fail(std::string("geom '") + nm + "': no mesh");
-        int ga = m->mesh_graphadr[mid];
-        std::string why = ga < 0 ? "the mesh has no convex hull in the model (mesh_graph)"
-                                 : core::AppendHull(m->mesh_vert + 3 * static_cast<int64_t>(m->mesh_vertadr[mid]),
-                                                    m->mesh_vertnum[mid], m->mesh_graph + ga, m->nmeshgraph - ga,
-                                                    &hulls_);
-        if (!why.empty()) throw Fail(std::string("geom '") + nm + "' (mesh displacement): " + why);
+        if (mid < 0 || mid >= m->nmesh) throw Fail(nm + ": no mesh");
+        std::string why = core::BuildHull(m->mesh_vert + 3 * static_cast<int64_t>(m->mesh_vertadr[mid]),
+                                          m->mesh_vertnum[mid], &hulls_);
+        if (!why.empty()) throw Fail(nm + " (mesh displacement, mesh '" + (m->names + m->name_meshadr[mid]) + "'): " + why);
         G.mesh = static_cast<int64_t>(hulls_.volume.size()) - 1;
         std::copy(m->geom_aabb + 6 * g + 3, m->geom_aabb + 6 * g + 6, G.size);  // half-extents
       }
