@@ -11,7 +11,7 @@ Needs gymnasium (``pip install '.[scale]'`` from aurgen's clone); the core does 
 Each environment composes its bundled vehicle config (never a local ``./vehicles/`` file of the
 same name; ``config=`` a path or name for another, e.g. ``gym.make(id, config="my_boat.yaml")``)
 in memory (aurgen.compose.resolve,
-aurgen.emit.build.outputs; nothing is written), simulates it in open water at the
+aurgen.emit.build.model_mjcf; nothing is written), simulates it in open water at the
 vehicle's declared fluid density (surface z = 0) through
 :class:`aurgen.runtime.sim.Simulation` (the ``aurgen.hydrostatics`` engine plugin:
 buoyancy, drag, damping, added mass), at MuJoCo's 2 ms step with the action held

@@ -72,13 +72,13 @@ def _vehicle_xml(config: str, given=None):
     path = bundled_config(config) if given is None else resolve_config_path(given)
     key = (str(path), path.stat().st_mtime_ns)
     if key not in _MODELS:
-        from aurgen.emit.build import outputs
+        from aurgen.emit.build import model_mjcf
         from aurgen.compose.resolve import resolve
         from aurgen.analysis.stability import body_of
         from aurgen.compose.stamp import equilibrium_of
 
         v = resolve(path)
-        _MODELS[key] = (outputs(v)[f"{v.name}.xml"], float(body_of(v).rho), equilibrium_of(v))
+        _MODELS[key] = (model_mjcf(v), float(body_of(v).rho), equilibrium_of(v))
     return _MODELS[key]
 
 
