@@ -667,6 +667,7 @@ NB_MODULE(_native, m) {
         out["tally"] = L.tally;
         out["rk"] = L.rk;
         out["rkstage"] = L.rkstage;
+        out["contact"] = L.contact;
         out["zbuf"] = L.zbuf;
         out["nz"] = L.nz;
         out["size"] = L.size;
@@ -675,7 +676,7 @@ NB_MODULE(_native, m) {
       "nv"_a, "nz"_a,
       "Offsets into one aurgen.hydrostatics instance's plugin_state for a model with nv dofs\n"
       "and a settle window of nz steps (runtime/native/plugin/state.h): led, record, mine, q0,\n"
-      "trec, track, ledger, tally, zbuf, and nz, size.");
+      "trec, track, ledger, tally, rk, rkstage, contact, zbuf, and nz, size.");
   m.def(
       "plugin_state_error",
       [](Vec st, int64_t nv, int64_t nz, int64_t nbody) {

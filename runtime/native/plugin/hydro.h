@@ -84,6 +84,13 @@ class alignas(core::kLine) Hydro {
   // invalid state naming the first bad offset (core::MarkInvalidState).  Compute and
   // Advance call it first.
   void Validate(const mjModel* m, const mjData* d, double* st) const;
+  // Contact health after the step's account (Advance): each contact of the step's
+  // evaluation against the penetration thresholds, and (the energy ledger) the work of the
+  // contact rows of its constraint force over the step (core::ContactPenetration,
+  // core::ContactWork; state.h's contact region).
+  void Contacts(const mjModel* m, mjData* d, double* st) const;
+  // The body a contact is reported with: the one not welded to the world, else geom 1's.
+  static int ContactBody(const mjModel* m, const mjContact& c);
   // The mjData arrays of a step's account or an RK4 stage's (core::StepArrays).
   core::StepArrays StageArrays(const mjModel* m, const mjData* d) const;
   static void RegisterPlugin();
@@ -99,6 +106,7 @@ class alignas(core::kLine) Hydro {
   // (core/lines.h), so the instances of two threads share none
   core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_,
       qdrag_, dv_, mdv_;  // qdrag: ForceOut's; dv, mdv: Advance's qvel - q0, M dv
+  mutable core::LineVec<double> vbar_;  // Contacts' (q0 + qvel) / 2
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int track_ = 0;
