@@ -780,10 +780,77 @@ void ForceStage::Damping(const ForceData& d, bool record) {
   }
 }
 
+// The added-mass terms of a geom's submerged fraction s(q) (Lagrange: T = 1/2 qdot' (M + s
+// K(q)) qdot, K = J' A1 J, A1 = Aw1 its unscaled world matrix at p): -sdot A1 V at p and
+// 1/2 (V' A1 V) grad s, added to the wrench (F, T) at p.  Crossing cell c's one face
+// n.x <= d with section area A_c changes s by -rho_c A_c / Vg (n . v(x_c)) per unit time, x_c
+// the section's centroid (a force -rho_c A_c / Vg n at x_c is grad s); for an ellipsoid of
+// semi-axes a (R a2 R'), x_c = p + t Q n / (n' Q n), Q = R diag(a^2) R', t = d - n.p (exact
+// for a sphere or an ellipsoid; other shapes use the ellipsoid of their sizes).  Pieces cut
+// by several planes (area nan) or not cut (area 0) add nothing: a geom wholly in one cell
+// keeps its bits.
+void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
+                              const double Aw1[6][6], const double V[6], double F[3], double T[3]) {
+  (void)d;
+  const Geom& g = m_.geoms[k];
+  bool any = false;
+  for (int c = 0; c < nc_; ++c) {
+    const double A = o_.areas[Piece(static_cast<int>(k), c)];
+    if (A > 0.0 && one_[c] == 1) any = true;
+  }
+  if (!any) return;
+  double P1[6];
+  for (int i = 0; i < 6; ++i) {
+    double acc = 0.0;
+    for (int q = 0; q < 6; ++q) acc += Aw1[i][q] * V[q];
+    P1[i] = acc;
+  }
+  double ke1 = 0.0;  // V' A1 V
+  for (int i = 0; i < 6; ++i) ke1 += V[i] * P1[i];
+  double a2[3];  // the semi-axes squared
+  const double* sz = g.size;
+  switch (g.type) {
+    case kSphere: a2[0] = a2[1] = a2[2] = sz[0] * sz[0]; break;
+    case kCylinder: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = sz[1] * sz[1]; break;
+    case kCapsule: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = (sz[0] + sz[1]) * (sz[0] + sz[1]); break;
+    default: for (int a = 0; a < 3; ++a) a2[a] = sz[a] * sz[a];
+  }
+  double sdot = 0.0;
+  for (int c = 0; c < nc_; ++c) {
+    const double A = o_.areas[Piece(static_cast<int>(k), c)];
+    if (!(A > 0.0) || one_[c] != 1) continue;
+    const double* pl = m_.Planes(c) + 4 * static_cast<int64_t>(onesg_[c]);
+    const double t = pl[3] - (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2]);
+    double u[3], w[3];
+    ToFrame(&Rb[0][0], pl, u);
+    double den = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      w[a] = a2[a] * u[a];
+      den += u[a] * w[a];
+    }
+    double r[3];  // x_c - p, world
+    for (int a = 0; a < 3; ++a) r[a] = t * (Rb[a][0] * w[0] + Rb[a][1] * w[1] + Rb[a][2] * w[2]) / den;
+    const double coef = -m_.cells[c].rho * A / g.volume;
+    const double vx = V[0] + V[4] * r[2] - V[5] * r[1], vy = V[1] + V[5] * r[0] - V[3] * r[2],
+                 vz = V[2] + V[3] * r[1] - V[4] * r[0];
+    sdot += coef * (pl[0] * vx + pl[1] * vy + pl[2] * vz);
+    const double f = 0.5 * ke1 * coef;
+    const double Fc[3] = {f * pl[0], f * pl[1], f * pl[2]};
+    for (int a = 0; a < 3; ++a) F[a] += Fc[a];
+    T[0] += r[1] * Fc[2] - r[2] * Fc[1];
+    T[1] += r[2] * Fc[0] - r[0] * Fc[2];
+    T[2] += r[0] * Fc[1] - r[1] * Fc[0];
+  }
+  for (int a = 0; a < 3; ++a) {
+    F[a] -= sdot * P1[a];
+    T[a] -= sdot * P1[3 + a];
+  }
+}
+
 // Added mass: M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at
 // the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
 void ForceStage::AddedMassTerms(const ForceData& d) {
-  double Aw[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
+  double Aw[6][6], Aw1[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
   for (const AddedMass& item : m_.added) {
     const int64_t b = item.body, oid = item.object;
     double s;
@@ -813,6 +880,7 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
         int bi = 3 * (i / 3), bj = 3 * (j / 3);
         for (int q = 0; q < 3; ++q)
           for (int r = 0; r < 3; ++r) acc += Rb[i - bi][q] * A[6 * (bi + q) + bj + r] * Rb[j - bj][r];
+        Aw1[i][j] = acc;
         Aw[i][j] = s * acc;
       }
     const int64_t nd = m_.bodies[b].ndof;
@@ -876,6 +944,7 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
     T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
     T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
     T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
+    if (item.kind == AddedMass::Kind::kGeom) SurfaceTerms(d, item.geom, Rb, p, Aw1, V, F, T);
     // generalized force J^T (F, T)
     for (int64_t kk = 0; kk < nd; ++kk) {
       int64_t j = ch[kk];

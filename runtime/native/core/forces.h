@@ -206,6 +206,10 @@ class alignas(kLine) ForceStage {
   void BodyGravity(const ForceData& d, bool record);
   void Damping(const ForceData& d, bool record);
   void AddedMassTerms(const ForceData& d);
+  // the terms of a geom item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to
+  // its wrench (F, T) at p; Rb, Aw1 its frame and unscaled world added mass, V its velocity
+  void SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
+                    const double Aw1[6][6], const double V[6], double F[3], double T[3]);
   // qfrc (and qmine) += the wrench (moment m about body b's root subtree com, force F)
   // projected on b's ancestor dofs
   void Project(const ForceData& d, int64_t b, const double m[3], const double F[3]);
