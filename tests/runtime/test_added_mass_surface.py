@@ -78,7 +78,7 @@ def _xml(z0, integrator, dt):
 
 
 def _run(z0, integrator, dt, T):
-    with Simulation(_xml(z0, integrator, dt), drag=False) as sim:
+    with Simulation(_xml(z0, integrator, dt), drag=False, damping=False) as sim:
         d = sim.data
         ts, zs, es = [0.0], [d.qpos[2]], [energy(d.qpos[2], d.qvel[2])]
         for _ in range(int(round(T / dt))):
@@ -116,7 +116,7 @@ def test_a_sphere_heaving_through_the_surface_follows_the_lagrangian_reference(i
 def test_a_sphere_wholly_under_water_keeps_its_whole_added_mass():
     """Fully submerged (no section area): the surface terms add nothing; an impulse still gives
     a = F / (m + 1/2 rho V) (MuJoCo's Lamb coefficient for a sphere is 1/2 to 3e-7)."""
-    with Simulation(_xml(-1.0, "Euler", 1e-3), drag=False) as sim:
+    with Simulation(_xml(-1.0, "Euler", 1e-3), drag=False, damping=False) as sim:
         d = sim.data
         d.xfrc_applied[1, 0] = 10.0
         sim.step(1)

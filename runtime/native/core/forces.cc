@@ -348,7 +348,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Store(col(kSU), V * (-rho * phi + Load(cP_.data() + c, z)));
     }
   }
-  if (pf.drag) {
+  if (pf.drag || pf.damp) {
     const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
     const L f = V / Set(m_.geoms[k].volume, z);
     // the piece centroid's velocity (MotionAt), then relative to the cell's flow
@@ -363,6 +363,8 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     const L lx = Set(R[0], z) * v0 + Set(R[3], z) * v1 + Set(R[6], z) * v2;
     const L ly = Set(R[1], z) * v0 + Set(R[4], z) * v1 + Set(R[7], z) * v2;
     const L lz = Set(R[2], z) * v0 + Set(R[5], z) * v1 + Set(R[8], z) * v2;
+    L Fd0 = zero, Fd1 = zero, Fd2 = zero, Td0 = zero, Td1 = zero, Td2 = zero;
+    if (pf.drag) {
     const L dQ = Load(dcoef_.data() + kDQ * S + si, z);
     L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
     if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
@@ -373,12 +375,16 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     }
     const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
     const auto moving = sp2 > zero;  // else no drag force
-    L Fd0 = Sel(moving, ncoef * v0, zero), Fd1 = Sel(moving, ncoef * v1, zero),
-      Fd2 = Sel(moving, ncoef * v2, zero);
+    Fd0 = Sel(moving, ncoef * v0, zero);
+    Fd1 = Sel(moving, ncoef * v1, zero);
+    Fd2 = Sel(moving, ncoef * v2, zero);
     const L nct = -((Load(dcoef_.data() + kDRot * S + si, z) +
                      Load(dcoef_.data() + kDRot2 * S + si, z) * Set(r.wn, z)) *
                     f);
-    L Td0 = nct * w0, Td1 = nct * w1, Td2 = nct * w2;
+    Td0 = nct * w0;
+    Td1 = nct * w1;
+    Td2 = nct * w2;
+    }
     // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
     const L A = Load(o_.areas + si, z);
     const auto surf = pf.uniform ? (pf.surf ? A > zero : zero > zero) : Load(col(kSSurf), z) > zero;
@@ -445,7 +451,7 @@ void ForceStage::Passive(const ForceData& d, bool record) {
       if (m_.weld_volume[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.weld_volume[w];
     }
   if (m_.gravity.Applied()) BodyGravity(d, record);
-  if (m_.drag) Damping(d, record);
+  if (m_.damping) Damping(d, record);
   if (m_.added_mass) AddedMassTerms(d);
   if (record) {
     double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
@@ -585,7 +591,8 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   int64_t sb = -1;  // its body
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
   double dm[3] = {0.0, 0.0, 0.0}, dF[3] = {0.0, 0.0, 0.0};  // of which drag (recorded)
-  const bool keepd = record && drag && o_.qdrag;
+  const bool damping = m_.damping;
+  const bool keepd = record && (drag || damping) && o_.qdrag;
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
   const int nc = nc_;
   const int64_t S = slot_stride_;
@@ -617,7 +624,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
       for (int c = 0; c < nc; ++c) s += m_.cells[c].rho * o_.vols[Piece(k, c)];
       o_.wfrac[geom.weld] += s / rho_max_;
     }
-    const bool surfk = drag && displaces;  // surface damping where the section area A > 0
+    const bool surfk = damping && displaces;  // surface damping where the section area A > 0
     bool any = false, anysurf = false;
     for (int c = 0; c < nc; ++c) {
       const int64_t si = Piece(k, c);
@@ -652,7 +659,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    PieceFlags pf{displaces && buoy, drag, record, uniform, false, G.g, up_.n, 0.0};
+    PieceFlags pf{displaces && buoy, drag, record, anysurf, uniform, false, G.g, up_.n, 0.0};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;
@@ -675,9 +682,9 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
       }
       if (record) {
         if (pf.buoy) l_ubuoy += sl[kSU * S + si];
-        if (drag) l_pdrag += sl[kSP * S + si];
+        if (pf.drag || pf.damp) l_pdrag += sl[kSP * S + si];
       }
-      if (keepd)
+      if (keepd && (pf.drag || pf.damp))
         for (int a = 0; a < 3; ++a) {
           dm[a] += sl[(kSDM + a) * S + si];
           dF[a] += sl[(kSDF + a) * S + si];

@@ -22,9 +22,9 @@ namespace {
 
 constexpr char kEnvText[] = "aurgen:environment";
 constexpr char kPluginName[] = "aurgen.hydrostatics";
-constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy",
+constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy", "damping",
                                        "settle_window", "track",      "ledger"};
-constexpr int kNBoolAttributes = 3;
+constexpr int kNBoolAttributes = 4;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
 // size limits: the schema's (schema.h; runtime/env.py's MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS)
@@ -433,7 +433,7 @@ bool ParseWindow(const char* v, double* w) {
 
 std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance) {
   HydroConfig c;
-  bool* fields[] = {&c.drag, &c.added_mass, &c.buoyancy};
+  bool* fields[] = {&c.drag, &c.added_mass, &c.buoyancy, &c.damping};
   for (int i = 0; i < kNBoolAttributes; ++i) {
     const char* v = mj_getPluginConfig(m, instance, kAttributes[i]);
     if (!v || !*v) continue;
@@ -537,6 +537,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     core::ForceModel M;
     M.drag = cfg.drag;
     M.buoyancy = cfg.buoyancy;
+    M.damping = cfg.damping;
     // ---- geoms: displacement / windage marks (geom_user[0]), ellipsoid added mass
     std::vector<std::pair<int, int>> geoms;  // (geom id, core::Mark)
     std::vector<int> is_ell(m->ngeom, 0);

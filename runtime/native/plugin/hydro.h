@@ -7,7 +7,9 @@
 //     <instance name="hydrostatics"><config key="drag" value="true"/></instance>
 //   </plugin></extension>
 //
-// Config keys: drag, added_mass, buoyancy (true/false, default true);
+// Config keys: drag (the drag model: form, Stokes and rotational drag, wind), damping
+// (surface damping and declared hydrodynamic damping), added_mass, buoyancy (true/false,
+// default true);
 // settle_window (s, default 1) and track (a body name, default the first body
 // with a free joint) for the health ledger's "settled" window; ledger (energy,
 // the default, or plain: a model with no environment, no forces, and the health
@@ -45,7 +47,7 @@ namespace aurgen::hydro {
 int StateSize(const mjModel* m, int instance);
 
 struct HydroConfig {
-  bool drag = true, added_mass = true, buoyancy = true;
+  bool drag = true, added_mass = true, buoyancy = true, damping = true;
   double settle_window = 1.0;  // s, the height window for "settled"
   std::string track;           // body whose height fills it; "": the first free body
   bool plain = false;          // ledger plain: no environment, no forces

@@ -21,7 +21,7 @@ from numba import njit
 from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
 from aurgen.runtime.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
-                                   F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
+                                   F_DAMP, F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
 
 
 @njit(cache=True)
@@ -318,7 +318,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                     else:
                         ph = _phi(gk, gf, x)
                     led[L_UBUOY] += V * (-rho * ph + cf[c, C_P])
-            if fl[F_DRAG] != 0:
+            if fl[F_DRAG] != 0 or fl[F_DAMP] != 0:
                 f = V / Vg
                 _pointvel(b, x, broot, cvel, scom, v)
                 vab0 = v[0]
@@ -331,7 +331,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 for a in range(3):
                     Fd[a] = 0.0
                     Td[a] = 0.0
-                if sp > 0.0:
+                if sp > 0.0 and fl[F_DRAG] != 0:
                     R = mats[k]
                     ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
                     uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
@@ -344,12 +344,13 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 w1 = cvel[b, 1]
                 w2 = cvel[b, 2]
                 wn = sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
-                Td[0] = -ct * w0
-                Td[1] = -ct * w1
-                Td[2] = -ct * w2
+                if fl[F_DRAG] != 0:
+                    ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
+                    Td[0] = -ct * w0
+                    Td[1] = -ct * w1
+                    Td[2] = -ct * w2
                 A = areas[k, c]
-                if mark == 1 and A == A and A > 0.0:
+                if fl[F_DAMP] != 0 and mark == 1 and A == A and A > 0.0:
                     gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
                     if gn > 0.0:
                         n0 = -g[0] / gn
@@ -447,7 +448,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     nu = np.empty(6)
     tau = np.empty(6)
     for it in range(di.shape[0]):
-        if fl[F_DRAG] == 0:
+        if fl[F_DAMP] == 0:
             break
         b = di[it, 0]
         s = wfrac[di[it, 1]] if di[it, 1] >= 0 else 1.0
