@@ -55,7 +55,8 @@ F_ADDED = 1
 F_GRAV = 2  # 0: MuJoCo's uniform gravity; 1 central; 2 linear; 3 per cell
 F_RECORD = 3
 F_BUOY = 4
-NFLAG = 5
+F_DAMP = 5  # surface damping and declared hydrodynamic damping (F_DRAG: the drag model only)
+NFLAG = 6
 
 # ledger slots (led)
 L_UBUOY = 0

@@ -23,6 +23,20 @@ the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
   ``ENERGY_RTOL * scale + dt/2 |f_c . v0| + ENERGY_ATOL (1 + |E0|)``, ``scale``
   being the largest kinetic energy, work or energy drop seen so far and f_c the
   conservative generalized force (the integrator's first-order offset);
+* **contact penetration**: a contact deeper than ``PEN_FAIL`` (50 %) of its geom size, the
+  smaller of its two geoms' smallest half-extent (sphere and capsule radius, cylinder
+  min(radius, half-length), box and ellipsoid smallest semi-axis, mesh smallest bounding
+  half-size; a plane or height field has none), named with the body and the time; from
+  ``PEN_WARN`` (10 %) the health stays ok and carries a ``warning`` saying the same (MuJoCo's
+  soft contacts rest a body at about 0.1 mm for any mass, a 1 cm drop goes 1.5 mm in, 100x
+  its weight pushes it 4.9 mm in);
+* **energy gained at a contact**: the work of the contact rows of the constraint force
+  (``efc_force . J (v0 + v1) / 2 dt``, per step) summed over a contact episode (steps with an
+  active contact; it restarts at 0 when none is) exceeds the energy tolerance above: a soft
+  contact gives back no more than it took, so a positive sum is energy from nothing (a body
+  placed inside another and thrown out), named with the body of the contact that did the
+  most work in the step and the time (the energy ledger only; a contact with a moving mocap
+  body can do positive work and is not told apart);
 * and, read when asked, **MuJoCo warnings** (any ``d.warning[i].number`` above
   its count at reset). A **state reset** (MuJoCo found NaN, inf or a huge value
   in qpos, qvel or qacc and restarted from the initial state) comes first: the
@@ -75,7 +89,16 @@ S_BADTIME = 9
 S_KEMAX = 10
 S_BADSLOT = 11  # with S_BAD 3: where the invalid value was (a plugin state offset, else a slot)
 NSTATE = 12
-BAD_NONFINITE, BAD_ENERGY, BAD_STATE = 1, 2, 3  # S_BAD's verdicts (0 ok)
+BAD_NONFINITE, BAD_ENERGY, BAD_STATE, BAD_PENETRATION, BAD_CONTACT_ENERGY = 1, 2, 3, 4, 5  # S_BAD's (0 ok)
+
+# contact health (core/ledger.h kCRatio .. kCWorkBody; the plugin state's contact region)
+C_RATIO, C_DEPTH, C_SIZE, C_TIME, C_BODY, C_WORK, C_WORKMAX, C_WORKTIME, C_WORKBODY = range(9)
+NCONTACT = 9
+PEN_WARN = 0.1  # core/ledger.h kPenWarn: a warning (health ok)
+PEN_FAIL = 0.5  # kPenFail: invalid
+_CONTACT_NAMES = ("deepest penetration ratio", "deepest penetration depth", "penetration geom size",
+                  "penetration time", "penetration body", "contact episode work",
+                  "largest contact episode work", "contact work time", "contact work body")
 
 # what each slot is, for the reason "invalid plugin state"
 _LEDGER_NAMES = {S_E0: "E0", S_W: "work W", S_SCALE: "energy scale", S_EMIN: "least energy",
@@ -102,6 +125,8 @@ def _slot_name(off: int, layout: dict | None) -> str:
         what = "tracked body"
     elif off == L["rkstage"]:
         what = "RK4 stage index"
+    elif L["contact"] <= off < L["contact"] + NCONTACT:
+        what = f"contact health {_CONTACT_NAMES[off - L['contact']]}"
     elif L["rk"] <= off < L["rkstage"]:
         what = "RK4 booked work" if off == L["rk"] else "RK4 stage velocity"
     else:
@@ -124,6 +149,7 @@ class Health:
     time: float
     energy_residual: float = 0.0
     energy_scale: float = 0.0
+    warning: str | None = None  # a contact deeper than PEN_WARN of its geom size (ok stays True)
 
     @property
     def status(self) -> str:
@@ -131,7 +157,8 @@ class Health:
 
     def __str__(self) -> str:
         s = "ok" if self.ok else f"invalid: {self.reason}"
-        return s + (", settled" if self.settled else "")
+        s += ", settled" if self.settled else ""
+        return s + (f" (warning: {self.warning})" if self.ok and self.warning else "")
 
 
 def _warning_name(i: int) -> str:
@@ -201,7 +228,9 @@ class PluginLedger:
         self.state = ps[a + L["ledger"]:a + L["ledger"] + NSTATE]
         self.tally = ps[a + L["tally"]:a + L["tally"] + NTALLY]
         self.zbuf = ps[a + L["zbuf"]:a + L["zbuf"] + nz]
+        self.contact = ps[a + L["contact"]:a + L["contact"] + NCONTACT]
         self._ps = ps
+        self._m = m
         self._nv, self._nbody = int(m.nv), int(m.nbody)
 
     def restored_health(self, d) -> Health | None:
@@ -248,10 +277,25 @@ _STATE_WHY = ("restored by mj_setState, a rollout's initial_state or a copy of a
               "no step leaves it")
 
 
-def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None) -> Health:
+def _body_name(m, b) -> str:
+    import mujoco
+
+    name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(b)) if m is not None and 0 <= b < m.nbody else None
+    return repr(name) if name else f"#{int(b)}"
+
+
+def _penetration(cs, m) -> str:
+    """The deepest penetration in contact state ``cs``: depth, fraction, size, body, time."""
+    return (f"body {_body_name(m, cs[C_BODY])} {1e3 * cs[C_DEPTH]:.4g} mm into a contact at "
+            f"t = {cs[C_TIME]:.4f} s, {100 * cs[C_RATIO]:.3g} % of its geom size {1e3 * cs[C_SIZE]:.4g} mm "
+            f"(warn from {100 * PEN_WARN:g} %, invalid from {100 * PEN_FAIL:g} %)")
+
+
+def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None, cs=None, m=None) -> Health:
     """The Health of ledger state ``st`` (NSTATE,), window ``zbuf``, resets and MuJoCo's
     warnings in ``d`` above the counts ``warn0`` (None: not read); ``layout`` names the
-    plugin state's offsets (None: ``st`` is a Monitor's own)."""
+    plugin state's offsets (None: ``st`` is a Monitor's own); ``cs`` (NCONTACT,) the plugin's
+    contact health (None: none kept), ``m`` the model (body names)."""
     if st[S_BAD] == BAD_STATE:  # an invalid state comes first: nothing else in it can be trusted
         reason = (f"invalid plugin state at t = {st[S_BADTIME]:.4f} s: the "
                   f"{_slot_name(int(st[S_BADSLOT]), layout)} held a value {_STATE_WHY} "
@@ -266,6 +310,14 @@ def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None) -> Hea
     elif bad == 2:
         reason = (f"energy gained with no work done at t = {st[S_BADTIME]:.4f} s "
                   f"(E - E0 - W = {st[S_RESMAX]:.6g} J, scale {st[S_SCALE]:.6g} J)")
+    elif bad == BAD_PENETRATION and cs is not None:
+        reason = f"contact penetration: {_penetration(cs, m)}"
+    elif bad == BAD_CONTACT_ENERGY and cs is not None:
+        reason = (f"energy gained at a contact at t = {st[S_BADTIME]:.4f} s: body {_body_name(m, cs[C_WORKBODY])}; "
+                  f"the contact forces did {cs[C_WORKMAX]:.6g} J of net positive work over the contact "
+                  f"episode (a contact gives back no more than it took; scale {st[S_SCALE]:.6g} J)")
+    elif bad in (BAD_PENETRATION, BAD_CONTACT_ENERGY):
+        reason = f"contact verdict {bad} at t = {st[S_BADTIME]:.4f} s"
     if reason is None and warn0 is not None:
         for i in range(len(d.warning)):
             n = int(d.warning[i].number)
@@ -278,8 +330,11 @@ def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None) -> Hea
             if not np.all(np.isfinite(a)):
                 reason = "non-finite state (NaN or inf)"
                 break
+    warning = None
+    if reason is None and cs is not None and cs[C_RATIO] >= PEN_WARN:
+        warning = f"contact penetration: {_penetration(cs, m)}"
     return Health(reason is None, reason, _settled(st, zbuf, tol), float(d.time),
-                  float(st[S_RES]), float(st[S_SCALE]))
+                  float(st[S_RES]), float(st[S_SCALE]), warning)
 
 
 def _settled(st, zbuf, tol) -> bool:
@@ -297,7 +352,7 @@ def health_of(m, d, tol: float = 1e-4, instance: int | None = None) -> Health:
     h = led.restored_health(d)
     if h is not None:
         return h
-    return _verdict(led.state, led.zbuf, tol, led.resets(), d, [0] * len(d.warning), led.layout)
+    return _verdict(led.state, led.zbuf, tol, led.resets(), d, [0] * len(d.warning), led.layout, led.contact, m)
 
 
 class Monitor:
@@ -359,5 +414,6 @@ class Monitor:
             h = self.plugin.restored_health(d)
             if h is not None:
                 return h
-            return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0, self.plugin.layout)
+            return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0, self.plugin.layout,
+                            self.plugin.contact, self.plugin._m)
         return _verdict(self.state, self.zbuf, self.tol, self.resets(), d, self.warn0)

@@ -56,8 +56,9 @@ def _mmap(m):
 class Plan:
     """Every array the compiled force stage (:mod:`aurgen.runtime.forces`) needs, built once per model."""
 
-    def __init__(self, m, d, env: envmod.Environment, drag=True, added=True, buoyancy=True):
+    def __init__(self, m, d, env: envmod.Environment, drag=True, added=True, buoyancy=True, damping=True):
         self.m = m
+        self.damping = damping
         self.env = env
         user = m.geom_user[:, 0] if m.nuser_geom > 0 else np.zeros(m.ngeom)
         ell = dict(am.ellipsoid_geoms(m)) if added else {}
@@ -208,6 +209,7 @@ class Plan:
         fl[fz.F_ADDED] = 1 if self.has_added else 0
         fl[fz.F_GRAV] = gk
         fl[fz.F_BUOY] = 1 if buoyancy else 0
+        fl[fz.F_DAMP] = 1 if damping else 0
         self.fl = fl
         self.gk = gk
         self.vols = np.zeros((ng, nc))

@@ -140,21 +140,48 @@ def _recompile_not_simple(src, bodies):
     return attach.not_simple(_spec_of(src), bodies).compile()
 
 
+_NOTED_UNDAMPED: set = set()  # the sources already noted (once per process)
+
+
+def _note_undamped(m, source: str) -> None:
+    """Once per source, one line on stderr: a model with displacement geoms and no declared
+    hydrodynamic damping (no ``aurgen:damping_linear`` / ``aurgen:damping_quadratic`` numeric:
+    a vehicle config without ``hydrodynamics:``) rolls on with only the drag model and surface
+    damping, a damping ratio of about 0.01."""
+    if source in _NOTED_UNDAMPED or m.nuser_geom < 1:
+        return
+    if not np.any(np.rint(m.geom_user[:, 0]) == 1):
+        return
+    for i in range(m.nnumeric):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_NUMERIC, i) or ""
+        if "aurgen:damping_linear:" in name or "aurgen:damping_quadratic:" in name:
+            return
+    _NOTED_UNDAMPED.add(source)
+    import sys
+
+    print(f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
+          "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
+          "model and surface damping act, and a roll decays with a damping ratio of about 0.01",
+          file=sys.stderr)
+
+
 class Simulation:
     """A model stepped with the runtime's environment forces (see module doc).
 
     Parameters: ``model`` a path to an MJCF file, an MJCF string, or an MjModel
     that declares the aurgen.hydrostatics instance;
     ``environment`` overrides the file's; ``water`` (density, kg/m^3) gives open
-    water at z = 0 to a file that declares none; ``drag``, ``added_mass``,
-    ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
+    water at z = 0 to a file that declares none; ``drag`` (the drag model: form,
+    Stokes and rotational drag, wind), ``damping`` (surface damping and the declared
+    hydrodynamic damping), ``added_mass``, ``buoyancy`` switch those terms (for tests); ``settle_window`` (s) and
     ``settle_tol`` (m) define "settled" (the window and ``track``, the body whose
     height fills it, go into the plugin's config); ``engine`` "plugin" (the
     default and the only one aurgen ships) or a name given to :func:`register_engine`.
     """
 
     def __init__(self, model, environment=None, *, water: float | None = None, drag: bool = True,
-                 added_mass: bool = True, buoyancy: bool = True, settle_window: float = 1.0,
+                 added_mass: bool = True, buoyancy: bool = True, damping: bool = True,
+                 settle_window: float = 1.0,
                  settle_tol: float = 1e-4, track: str | None = None, engine: str | None = None):
         engine = DEFAULT_ENGINE if engine is None else engine
         if engine != "plugin" and engine not in _ENGINES:
@@ -184,7 +211,7 @@ class Simulation:
         self._plugin = False
         if env is not None:
             d = mujoco.MjData(m)
-            plan = Plan(m, d, env, drag, added_mass, buoyancy)
+            plan = Plan(m, d, env, drag, added_mass, buoyancy, damping)
             simple = _body_names(m, [b for b in range(m.nbody) if m.body_simple[b]])  # as the source has it
             welds = []
             if plan.missing_offdiag:
@@ -194,7 +221,7 @@ class Simulation:
                 names = welds = sorted(_body_names(m, plan.missing_offdiag))
                 m = _recompile_not_simple(src, names)
                 d = mujoco.MjData(m)
-                plan = Plan(m, d, env, drag, added_mass, buoyancy)
+                plan = Plan(m, d, env, drag, added_mass, buoyancy, damping)
                 if plan.missing_offdiag:
                     raise SimulationError(f"bodies {names}: MuJoCo keeps only the diagonal of their mass "
                                           "matrix rows even with simple=0; added mass cannot be applied")
@@ -206,17 +233,19 @@ class Simulation:
                     names = (_body_names(m, plan.added_bodies) | set(welds)) & simple
                     m = self._attach(src, attach.Attachment(
                         self._plugin_config(settle_window, track, drag=drag, added_mass=added_mass,
-                                            buoyancy=buoyancy),
+                                            buoyancy=buoyancy, damping=damping),
                         environment=env.to_json(),
                         gravity=tuple(env.gravity.g) if plan.gk == 0 else (0.0, 0.0, 0.0),
                         not_simple=tuple(sorted(names))))
                     d = mujoco.MjData(m)
-                    plan = Plan(m, d, env, drag, added_mass, buoyancy)
+                    plan = Plan(m, d, env, drag, added_mass, buoyancy, damping)
                     self._finish(m, env, plan)
             else:
                 m, d, plan = self._ref.prepare(self, m, src, env, plan, drag, added_mass, buoyancy)
             self._plan = plan
             self.model, self.data = m, d
+            if damping:
+                _note_undamped(m, self.source)
         else:  # no environment: the plugin keeps the health ledger (no forces), if it can be attached
             if self._ref is None and (src is not None or self._declares_plugin(m)):
                 self._plugin = self._plugin_mode(m, src)

@@ -84,7 +84,7 @@ class CallbackEngine:
                     b.simple = 0
             m = spec.compile()
             d = mujoco.MjData(m)
-            plan = Plan(m, d, env, drag, added_mass, buoyancy)
+            plan = Plan(m, d, env, drag, added_mass, buoyancy, plan.damping)
             sim._finish(m, env, plan)
         else:
             d = plan.d

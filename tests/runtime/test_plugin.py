@@ -156,6 +156,7 @@ def test_rollout_and_batch_on_two_threads_are_bitwise_serial(world):
 @pytest.mark.parametrize("config,needle", [
     ('<config key="drag" value="maybe"/>', "drag"),
     ('<config key="added_mass" value="2"/>', "added_mass"),
+    ('<config key="damping" value="no"/>', "damping"),
 ])
 def test_bad_config_fails_compilation_naming_the_key(config, needle):
     with pytest.raises(Exception, match=needle):

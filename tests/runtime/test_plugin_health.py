@@ -104,7 +104,7 @@ def test_the_ledger_against_energy_and_work_from_the_trajectory(integrator):
         v3 = v0 + dt * acc(z2, F)
         return (v0 + 2 * v1 + 2 * v2 + v3) / 6
 
-    with Simulation(_cube(integrator, dt, a, z=0.02), drag=False) as sim:
+    with Simulation(_cube(integrator, dt, a, z=0.02), drag=False, damping=False) as sim:
         assert sim._plugin
         E, W = [], [0.0]
         for i in range(300):

@@ -276,7 +276,7 @@ T* Arr(nb::handle h, const char* name, std::initializer_list<int64_t*> dims) {
 // The packed arrays of runtime/sim.py _Plan (runtime/forces.py F_*, C_*), read once, by
 // PyForceStage, into core::ForceModel's named records.
 namespace packed {
-enum Flag { kFDrag = 0, kFAdded = 1, kFGrav = 2, kFRecord = 3, kFBuoy = 4, kNFlag = 5 };
+enum Flag { kFDrag = 0, kFAdded = 1, kFGrav = 2, kFRecord = 3, kFBuoy = 4, kFDamp = 5, kNFlag = 6 };
 // cf (nc x kNCF): density, viscosity, flow (3), own gravity (3, nan: none), pressure
 // constant P, gas (1/0), potential constant K
 enum CellColumn { kCRho = 0, kCMu = 1, kCFlow = 2, kCG = 5, kCP = 8, kCGas = 9, kCK = 10, kNCF = 11 };
@@ -410,6 +410,7 @@ class PyForceStage {
     M.drag = fl_[packed::kFDrag] != 0;
     M.added_mass = fl_[packed::kFAdded] != 0;
     M.buoyancy = fl_[packed::kFBuoy] != 0;
+    M.damping = fl_[packed::kFDamp] != 0;
     M.gravity = packed::Gravity(fl_[packed::kFGrav], gf);
     M.geoms.resize(ng);
     for (int64_t k = 0; k < ng; ++k) {
@@ -684,6 +685,7 @@ NB_MODULE(_native, m) {
         out["tally"] = L.tally;
         out["rk"] = L.rk;
         out["rkstage"] = L.rkstage;
+        out["contact"] = L.contact;
         out["zbuf"] = L.zbuf;
         out["nz"] = L.nz;
         out["size"] = L.size;
@@ -692,7 +694,7 @@ NB_MODULE(_native, m) {
       "nv"_a, "nz"_a,
       "Offsets into one aurgen.hydrostatics instance's plugin_state for a model with nv dofs\n"
       "and a settle window of nz steps (runtime/native/plugin/state.h): led, record, mine, q0,\n"
-      "trec, track, ledger, tally, zbuf, and nz, size.");
+      "trec, track, ledger, tally, rk, rkstage, contact, zbuf, and nz, size.");
   m.def(
       "plugin_state_error",
       [](Vec st, int64_t nv, int64_t nz, int64_t nbody) {

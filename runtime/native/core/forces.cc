@@ -348,7 +348,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Store(col(kSU), V * (-rho * phi + Load(cP_.data() + c, z)));
     }
   }
-  if (pf.drag) {
+  if (pf.drag || pf.damp) {
     const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
     const L f = V / Set(m_.geoms[k].volume, z);
     // the piece centroid's velocity (MotionAt), then relative to the cell's flow
@@ -363,6 +363,8 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     const L lx = Set(R[0], z) * v0 + Set(R[3], z) * v1 + Set(R[6], z) * v2;
     const L ly = Set(R[1], z) * v0 + Set(R[4], z) * v1 + Set(R[7], z) * v2;
     const L lz = Set(R[2], z) * v0 + Set(R[5], z) * v1 + Set(R[8], z) * v2;
+    L Fd0 = zero, Fd1 = zero, Fd2 = zero, Td0 = zero, Td1 = zero, Td2 = zero;
+    if (pf.drag) {
     const L dQ = Load(dcoef_.data() + kDQ * S + si, z);
     L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
     if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
@@ -373,12 +375,16 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     }
     const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
     const auto moving = sp2 > zero;  // else no drag force
-    L Fd0 = Sel(moving, ncoef * v0, zero), Fd1 = Sel(moving, ncoef * v1, zero),
-      Fd2 = Sel(moving, ncoef * v2, zero);
+    Fd0 = Sel(moving, ncoef * v0, zero);
+    Fd1 = Sel(moving, ncoef * v1, zero);
+    Fd2 = Sel(moving, ncoef * v2, zero);
     const L nct = -((Load(dcoef_.data() + kDRot * S + si, z) +
                      Load(dcoef_.data() + kDRot2 * S + si, z) * Set(r.wn, z)) *
                     f);
-    L Td0 = nct * w0, Td1 = nct * w1, Td2 = nct * w2;
+    Td0 = nct * w0;
+    Td1 = nct * w1;
+    Td2 = nct * w2;
+    }
     // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
     const L A = Load(o_.areas + si, z);
     const auto surf = pf.uniform ? (pf.surf ? A > zero : zero > zero) : Load(col(kSSurf), z) > zero;
@@ -445,7 +451,7 @@ void ForceStage::Passive(const ForceData& d, bool record) {
       if (m_.weld_volume[w] > 0.0) o_.wfrac[w] = o_.wfrac[w] / m_.weld_volume[w];
     }
   if (m_.gravity.Applied()) BodyGravity(d, record);
-  if (m_.drag) Damping(d, record);
+  if (m_.damping) Damping(d, record);
   if (m_.added_mass) AddedMassTerms(d);
   if (record) {
     double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
@@ -585,7 +591,8 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   int64_t sb = -1;  // its body
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
   double dm[3] = {0.0, 0.0, 0.0}, dF[3] = {0.0, 0.0, 0.0};  // of which drag (recorded)
-  const bool keepd = record && drag && o_.qdrag;
+  const bool damping = m_.damping;
+  const bool keepd = record && (drag || damping) && o_.qdrag;
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
   const int nc = nc_;
   const int64_t S = slot_stride_;
@@ -617,7 +624,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
       for (int c = 0; c < nc; ++c) s += m_.cells[c].rho * o_.vols[Piece(k, c)];
       o_.wfrac[geom.weld] += s / rho_max_;
     }
-    const bool surfk = drag && displaces;  // surface damping where the section area A > 0
+    const bool surfk = damping && displaces;  // surface damping where the section area A > 0
     bool any = false, anysurf = false;
     for (int c = 0; c < nc; ++c) {
       const int64_t si = Piece(k, c);
@@ -652,7 +659,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    PieceFlags pf{displaces && buoy, drag, record, uniform, false, G.g, up_.n, 0.0};
+    PieceFlags pf{displaces && buoy, drag, record, anysurf, uniform, false, G.g, up_.n, 0.0};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;
@@ -675,9 +682,9 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
       }
       if (record) {
         if (pf.buoy) l_ubuoy += sl[kSU * S + si];
-        if (drag) l_pdrag += sl[kSP * S + si];
+        if (pf.drag || pf.damp) l_pdrag += sl[kSP * S + si];
       }
-      if (keepd)
+      if (keepd && (pf.drag || pf.damp))
         for (int a = 0; a < 3; ++a) {
           dm[a] += sl[(kSDM + a) * S + si];
           dF[a] += sl[(kSDF + a) * S + si];
@@ -780,10 +787,77 @@ void ForceStage::Damping(const ForceData& d, bool record) {
   }
 }
 
+// The added-mass terms of a geom's submerged fraction s(q) (Lagrange: T = 1/2 qdot' (M + s
+// K(q)) qdot, K = J' A1 J, A1 = Aw1 its unscaled world matrix at p): -sdot A1 V at p and
+// 1/2 (V' A1 V) grad s, added to the wrench (F, T) at p.  Crossing cell c's one face
+// n.x <= d with section area A_c changes s by -rho_c A_c / Vg (n . v(x_c)) per unit time, x_c
+// the section's centroid (a force -rho_c A_c / Vg n at x_c is grad s); for an ellipsoid of
+// semi-axes a (R a2 R'), x_c = p + t Q n / (n' Q n), Q = R diag(a^2) R', t = d - n.p (exact
+// for a sphere or an ellipsoid; other shapes use the ellipsoid of their sizes).  Pieces cut
+// by several planes (area nan) or not cut (area 0) add nothing: a geom wholly in one cell
+// keeps its bits.
+void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
+                              const double Aw1[6][6], const double V[6], double F[3], double T[3]) {
+  (void)d;
+  const Geom& g = m_.geoms[k];
+  bool any = false;
+  for (int c = 0; c < nc_; ++c) {
+    const double A = o_.areas[Piece(static_cast<int>(k), c)];
+    if (A > 0.0 && one_[c] == 1) any = true;
+  }
+  if (!any) return;
+  double P1[6];
+  for (int i = 0; i < 6; ++i) {
+    double acc = 0.0;
+    for (int q = 0; q < 6; ++q) acc += Aw1[i][q] * V[q];
+    P1[i] = acc;
+  }
+  double ke1 = 0.0;  // V' A1 V
+  for (int i = 0; i < 6; ++i) ke1 += V[i] * P1[i];
+  double a2[3];  // the semi-axes squared
+  const double* sz = g.size;
+  switch (g.type) {
+    case kSphere: a2[0] = a2[1] = a2[2] = sz[0] * sz[0]; break;
+    case kCylinder: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = sz[1] * sz[1]; break;
+    case kCapsule: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = (sz[0] + sz[1]) * (sz[0] + sz[1]); break;
+    default: for (int a = 0; a < 3; ++a) a2[a] = sz[a] * sz[a];
+  }
+  double sdot = 0.0;
+  for (int c = 0; c < nc_; ++c) {
+    const double A = o_.areas[Piece(static_cast<int>(k), c)];
+    if (!(A > 0.0) || one_[c] != 1) continue;
+    const double* pl = m_.Planes(c) + 4 * static_cast<int64_t>(onesg_[c]);
+    const double t = pl[3] - (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2]);
+    double u[3], w[3];
+    ToFrame(&Rb[0][0], pl, u);
+    double den = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      w[a] = a2[a] * u[a];
+      den += u[a] * w[a];
+    }
+    double r[3];  // x_c - p, world
+    for (int a = 0; a < 3; ++a) r[a] = t * (Rb[a][0] * w[0] + Rb[a][1] * w[1] + Rb[a][2] * w[2]) / den;
+    const double coef = -m_.cells[c].rho * A / g.volume;
+    const double vx = V[0] + V[4] * r[2] - V[5] * r[1], vy = V[1] + V[5] * r[0] - V[3] * r[2],
+                 vz = V[2] + V[3] * r[1] - V[4] * r[0];
+    sdot += coef * (pl[0] * vx + pl[1] * vy + pl[2] * vz);
+    const double f = 0.5 * ke1 * coef;
+    const double Fc[3] = {f * pl[0], f * pl[1], f * pl[2]};
+    for (int a = 0; a < 3; ++a) F[a] += Fc[a];
+    T[0] += r[1] * Fc[2] - r[2] * Fc[1];
+    T[1] += r[2] * Fc[0] - r[0] * Fc[2];
+    T[2] += r[0] * Fc[1] - r[1] * Fc[0];
+  }
+  for (int a = 0; a < 3; ++a) {
+    F[a] -= sdot * P1[a];
+    T[a] -= sdot * P1[3 + a];
+  }
+}
+
 // Added mass: M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at
 // the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
 void ForceStage::AddedMassTerms(const ForceData& d) {
-  double Aw[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
+  double Aw[6][6], Aw1[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
   for (const AddedMass& item : m_.added) {
     const int64_t b = item.body, oid = item.object;
     double s;
@@ -813,6 +887,7 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
         int bi = 3 * (i / 3), bj = 3 * (j / 3);
         for (int q = 0; q < 3; ++q)
           for (int r = 0; r < 3; ++r) acc += Rb[i - bi][q] * A[6 * (bi + q) + bj + r] * Rb[j - bj][r];
+        Aw1[i][j] = acc;
         Aw[i][j] = s * acc;
       }
     const int64_t nd = m_.bodies[b].ndof;
@@ -876,6 +951,7 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
     T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
     T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
     T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
+    if (item.kind == AddedMass::Kind::kGeom) SurfaceTerms(d, item.geom, Rb, p, Aw1, V, F, T);
     // generalized force J^T (F, T)
     for (int64_t kk = 0; kk < nd; ++kk) {
       int64_t j = ch[kk];

@@ -123,7 +123,9 @@ struct AddedMass {
 // Read-only model records, built once.  Sizes: ng geoms, nc cells (kmax
 // half-spaces at most), nb bodies, nv dofs, nw weld groups.
 struct ForceModel {
-  bool drag = true, added_mass = true, buoyancy = true;
+  // drag: the drag model (form, Stokes, rotational; wind); damping: surface damping and the
+  // declared hydrodynamic damping
+  bool drag = true, added_mass = true, buoyancy = true, damping = true;
   GravityField gravity;
   std::vector<Geom> geoms;           // displacement, windage and added-mass geoms, model order
   HullSet hulls;                     // mesh geoms' convex hulls (a view: the caller keeps them)
@@ -206,6 +208,10 @@ class alignas(kLine) ForceStage {
   void BodyGravity(const ForceData& d, bool record);
   void Damping(const ForceData& d, bool record);
   void AddedMassTerms(const ForceData& d);
+  // the terms of a geom item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to
+  // its wrench (F, T) at p; Rb, Aw1 its frame and unscaled world added mass, V its velocity
+  void SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
+                    const double Aw1[6][6], const double V[6], double F[3], double T[3]);
   // qfrc (and qmine) += the wrench (moment m about body b's root subtree com, force F)
   // projected on b's ancestor dofs
   void Project(const ForceData& d, int64_t b, const double m[3], const double F[3]);
@@ -268,6 +274,7 @@ class alignas(kLine) ForceStage {
   };
   struct PieceFlags {
     bool buoy, drag, record;  // buoyancy (a displacement geom), drag, the ledger's terms
+    bool damp;                // some piece of the geom has surface damping (m_.damping)
     // one gravity g (3) for every piece, so the slots hold none; then surface
     // damping (surf: where the section area > 0) with the up direction n (3) and
     // |g| x the geom's height along n, gh

@@ -16,13 +16,62 @@ bool IsCount(double x, double max) { return x >= 0.0 && x <= max && x == std::fl
 int LedgerStateError(const double* st) {
   if (!IsCount(st[kSN], kMaxSteps)) return kSN;
   const double bad = st[kSBad];
-  if (!IsCount(bad, kBadState)) return kSBad;
+  if (!IsCount(bad, kBadLast)) return kSBad;
   if (bad == kBadState && !IsCount(st[kSBadSlot], 2147483647.0)) return kSBadSlot;
   if (bad != kBadNone) return -1;  // an invalid run keeps what it had (NaN energies included)
   for (int s : {kSE0, kSW, kSScale, kSEMin, kSRes, kSE, kSResMax})
     if (!std::isfinite(st[s])) return s;
   if (!(st[kSScale] >= 0.0)) return kSScale;
   return -1;
+}
+
+int ContactStateError(const double* cs, int nbody) {
+  for (int s : {kCRatio, kCDepth, kCSize, kCWorkMax})
+    if (!(std::isfinite(cs[s]) && cs[s] >= 0.0)) return s;
+  for (int s : {kCTime, kCWork, kCWorkTime})
+    if (!std::isfinite(cs[s])) return s;
+  for (int s : {kCBody, kCWorkBody})
+    if (!IsCount(cs[s], nbody - 1.0)) return s;
+  return -1;
+}
+
+void ContactPenetration(double* cs, double* st, double depth, double size, int body, double t) {
+  if (st[kSBad] != kBadNone || !(depth > 0.0 && size > 0.0)) return;
+  const double ratio = depth / size;
+  if (!(ratio > cs[kCRatio])) return;
+  cs[kCRatio] = ratio;
+  cs[kCDepth] = depth;
+  cs[kCSize] = size;
+  cs[kCTime] = t;
+  cs[kCBody] = body;
+  if (ratio >= kPenFail) {
+    st[kSBad] = kBadPenetration;
+    st[kSBadTime] = t;
+  }
+}
+
+void ContactWork(double* cs, double* st, double W, int body, bool any, double t) {
+  if (st[kSBad] != kBadNone) return;
+  if (!any) {
+    cs[kCWork] = 0.0;
+    return;
+  }
+  cs[kCWork] += W;
+  if (!std::isfinite(cs[kCWork])) {
+    st[kSBad] = kBadNonFinite;
+    st[kSBadTime] = t;
+    return;
+  }
+  if (cs[kCWork] > cs[kCWorkMax]) {
+    cs[kCWorkMax] = cs[kCWork];
+    cs[kCWorkTime] = t;
+    cs[kCWorkBody] = body;
+  }
+  const double tol = kEnergyRtol * st[kSScale] + kEnergyAtol * (1.0 + std::fabs(st[kSE0]));
+  if (cs[kCWork] > tol) {
+    st[kSBad] = kBadContactEnergy;
+    st[kSBadTime] = t;
+  }
 }
 
 void MarkInvalidState(double* st, int where, double t) {

@@ -14,7 +14,12 @@ enum {
   kSResMax = 8, kSBadTime = 9, kSKEMax = 10, kSBadSlot = 11, kNState = 12
 };
 // st[kSBad]: the verdict
-enum { kBadNone = 0, kBadNonFinite = 1, kBadEnergy = 2, kBadState = 3 };
+enum {
+  kBadNone = 0, kBadNonFinite = 1, kBadEnergy = 2, kBadState = 3,
+  kBadPenetration = 4,    // a contact deeper than kPenFail x its geom size (ContactPenetration)
+  kBadContactEnergy = 5,  // contacts did net positive work over one contact episode (ContactWork)
+  kBadLast = 5
+};
 // The largest step count the ledger keeps (exact in a double).
 inline constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
 
@@ -31,6 +36,44 @@ void MarkInvalidState(double* st, int where, double t);
 // first-order energy offset at this step (StepWork)
 inline constexpr double kEnergyRtol = 0.01;
 inline constexpr double kEnergyAtol = 1e-9;
+
+// ---- contact health: the slots of its state cs (kNContact doubles; plugin/state.h's
+// contact region)
+enum {
+  kCRatio = 0,     // the deepest penetration seen, as a fraction of its geom size (>= 0)
+  kCDepth = 1,     // its depth (m, -mjContact.dist)
+  kCSize = 2,      // the geom size it is measured against (m, ContactSize)
+  kCTime = 3,      // when (s)
+  kCBody = 4,      // the body in that contact (the one not welded to the world, else geom 1's)
+  kCWork = 5,      // J: the contact forces' work over the current contact episode
+  kCWorkMax = 6,   // J: the largest kCWork seen (>= 0)
+  kCWorkTime = 7,  // when (s)
+  kCWorkBody = 8,  // the body of the contact that did the most work in that step
+  kNContact = 9
+};
+// Penetration thresholds, relative to the contact's geom size (ContactSize: the smaller of
+// its two geoms' smallest half-extent): a warning from kPenWarn (health stays ok), the
+// verdict kBadPenetration from kPenFail (half-way through the geom's thinnest half).  MuJoCo's
+// soft contacts (default solref, solimp) rest a body on the floor at 0.07-0.1 mm for any
+// mass; a 1 cm drop goes 1.5 mm in (26 % of a 4 g cube's 5.8 mm half-side: a warning);
+// 100 times its weight pushes it 4.9 mm in, 1000 times 49 mm.
+inline constexpr double kPenWarn = 0.1;
+inline constexpr double kPenFail = 0.5;
+// The first slot of a restored contact state cs that no step can have left (a non-finite
+// or negative ratio, depth, size or largest work; a non-finite time or work; a body not an
+// integer in [0, nbody)), or -1.
+int ContactStateError(const double* cs, int nbody);
+// One contact of a step: depth (m, > 0: penetrating), size (m, > 0), body, at time t (s).
+// The deepest (by depth / size) is kept in cs; from kPenFail the ledger st (ok so far)
+// takes the verdict kBadPenetration at t.  Nothing changes once st holds a verdict.
+void ContactPenetration(double* cs, double* st, double depth, double size, int body, double t);
+// The step's contacts: W (J) the work of their constraint forces over the step (force times
+// the step's mean velocity), body the contact that did the most, any: a contact was active
+// (none: the episode ends, cs[kCWork] = 0).  A soft contact stores and returns energy but
+// gives back no more than it took, so over an episode the work is <= 0; above
+// kEnergyRtol st[kSScale] + kEnergyAtol (1 + |st[kSE0]|) (the energy ledger's tolerance, st
+// after its step) the ledger (ok so far) takes the verdict kBadContactEnergy at t.
+void ContactWork(double* cs, double* st, double W, int body, bool any, double t);
 
 // Account one step: E (J, energy at the step's start), ke (J, kinetic then), W (J,
 // the non-conservative work of the step that starts), dt (s), t (s, time after the step); the state

@@ -22,9 +22,9 @@ namespace {
 
 constexpr char kEnvText[] = "aurgen:environment";
 constexpr char kPluginName[] = "aurgen.hydrostatics";
-constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy",
+constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy", "damping",
                                        "settle_window", "track",      "ledger"};
-constexpr int kNBoolAttributes = 3;
+constexpr int kNBoolAttributes = 4;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
 // size limits: the schema's (schema.h; runtime/env.py's MAX_PLANES, MAX_CELL_PLANES, MAX_CELLS)
@@ -444,7 +444,7 @@ bool ParseWindow(const char* v, double* w) {
 
 std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance) {
   HydroConfig c;
-  bool* fields[] = {&c.drag, &c.added_mass, &c.buoyancy};
+  bool* fields[] = {&c.drag, &c.added_mass, &c.buoyancy, &c.damping};
   for (int i = 0; i < kNBoolAttributes; ++i) {
     const char* v = mj_getPluginConfig(m, instance, kAttributes[i]);
     if (!v || !*v) continue;
@@ -548,6 +548,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     core::ForceModel M;
     M.drag = cfg.drag;
     M.buoyancy = cfg.buoyancy;
+    M.damping = cfg.damping;
     // ---- geoms: displacement / windage marks (geom_user[0]), ellipsoid added mass
     std::vector<std::pair<int, int>> geoms;  // (geom id, core::Mark)
     std::vector<int> is_ell(m->ngeom, 0);
@@ -801,6 +802,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     qmine_.assign(nv, 0.0);
     qdrag_.assign(nv, 0.0);
     dv_.assign(nv, 0.0);
+    vbar_.assign(nv, 0.0);
     mdv_.assign(nv, 0.0);
     core::ForceOut O{pos_.data(), mats_.data(), planes_.data(), out_.data(), vols_.data(),
                      cents_.data(), areas_.data(), wfrac_.data(), led_.data(), qmine_.data(),
@@ -841,6 +843,8 @@ void Hydro::Validate(const mjModel* m, const mjData* d, double* st) const {
     else if (e == L_.rkstage) st[L_.rkstage] = 0;
     else if (e == L_.trec) st[L_.trec] = d->time;
     else if (e == L_.track) st[L_.track] = track_;
+    else if (e >= L_.contact && e < L_.contact + core::kNContact)
+      std::fill(st + L_.contact, st + L_.contact + core::kNContact, 0.0);
     else if (e >= L_.tally) std::fill(st + L_.tally, st + L_.tally + kNTally, 0.0);
     else core::MarkInvalidState(st + L_.ledger, e, d->time);
   }
@@ -944,7 +948,86 @@ void Hydro::Advance(const mjModel* m, mjData* d, int instance) {
     core::AccountPlain(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
   else
     core::Account(st + L_.ledger, a, m->opt.timestep, d->time, tb, st + L_.zbuf, L_.nz);
+  Contacts(m, d, st);
   st[L_.record] = 1;
+}
+
+namespace {
+// A geom's size for the penetration check (m): its smallest half-extent (sphere and capsule
+// radius; cylinder min(radius, half-length); box and ellipsoid the smallest semi-axis; mesh
+// and SDF the smallest half-size of their bounding box); 0 for a plane or height field.
+double GeomSize(const mjModel* m, int g) {
+  if (g < 0 || g >= m->ngeom) return 0.0;
+  const double* s = m->geom_size + 3 * g;
+  switch (m->geom_type[g]) {
+    case mjGEOM_SPHERE:
+    case mjGEOM_CAPSULE: return s[0];
+    case mjGEOM_CYLINDER: return std::min(s[0], s[1]);
+    case mjGEOM_BOX:
+    case mjGEOM_ELLIPSOID: return std::min({s[0], s[1], s[2]});
+    case mjGEOM_MESH:
+    case mjGEOM_SDF: {
+      const double* h = m->geom_aabb + 6 * g + 3;
+      return std::min({h[0], h[1], h[2]});
+    }
+    default: return 0.0;
+  }
+}
+}  // namespace
+
+void Hydro::Contacts(const mjModel* m, mjData* d, double* st) const {
+  double* cs = st + L_.contact;
+  double* led = st + L_.ledger;
+  const double t = d->time;
+  bool any = false;
+  for (int i = 0; i < d->ncon; ++i) {  // the contacts of the step's evaluation
+    const mjContact& c = d->contact[i];
+    if (c.exclude != 0 && c.exclude != 4) continue;
+    any |= c.exclude == 0 && c.efc_address >= 0;
+    if (!(c.dist < 0.0)) continue;
+    double size = 0.0;
+    for (int k = 0; k < 2; ++k) {
+      const double sz = GeomSize(m, c.geom[k]);
+      if (sz > 0.0 && (size == 0.0 || sz < size)) size = sz;
+    }
+    core::ContactPenetration(cs, led, -c.dist, size, ContactBody(m, c), t);
+  }
+  if (plain_) return;  // no energy ledger: no contact work
+  if (!any) {
+    core::ContactWork(cs, led, 0.0, 0, false, t);
+    return;
+  }
+  // the contact rows' work over the step: efc_force . J (q0 + qvel) / 2 dt, per contact
+  const double* q0 = st + L_.q0;
+  for (int i = 0; i < m->nv; ++i) vbar_[i] = 0.5 * (q0[i] + d->qvel[i]);
+  mj_markStack(d);
+  mjtNum* jv = mj_stackAllocNum(d, std::max(d->nefc, 1));
+  mj_mulJacVec(m, d, jv, vbar_.data());
+  double W = 0.0, best = -std::numeric_limits<double>::infinity();
+  int body = 0;
+  const bool pyramidal = m->opt.cone == mjCONE_PYRAMIDAL;
+  for (int i = 0; i < d->ncon; ++i) {
+    const mjContact& c = d->contact[i];
+    if (c.exclude != 0 || c.efc_address < 0) continue;
+    const int rows = c.dim == 1 ? 1 : (pyramidal ? 2 * (c.dim - 1) : c.dim);
+    double w = 0.0;
+    for (int r = c.efc_address; r < c.efc_address + rows && r < d->nefc; ++r) w += d->efc_force[r] * jv[r];
+    w *= m->opt.timestep;
+    W += w;
+    if (w > best) {
+      best = w;
+      body = ContactBody(m, c);
+    }
+  }
+  mj_freeStack(d);
+  core::ContactWork(cs, led, W, body, true, t);
+}
+
+int Hydro::ContactBody(const mjModel* m, const mjContact& c) {
+  int b[2] = {0, 0};
+  for (int k = 0; k < 2; ++k)
+    if (c.geom[k] >= 0 && c.geom[k] < m->ngeom) b[k] = m->geom_bodyid[c.geom[k]];
+  return m->body_weldid[b[0]] == 0 ? b[1] : b[0];
 }
 
 void Hydro::Reset(const mjModel* m, mjtNum* state) const {

@@ -7,7 +7,9 @@
 //     <instance name="hydrostatics"><config key="drag" value="true"/></instance>
 //   </plugin></extension>
 //
-// Config keys: drag, added_mass, buoyancy (true/false, default true);
+// Config keys: drag (the drag model: form, Stokes and rotational drag, wind), damping
+// (surface damping and declared hydrodynamic damping), added_mass, buoyancy (true/false,
+// default true);
 // settle_window (s, default 1) and track (a body name, default the first body
 // with a free joint) for the health ledger's "settled" window; ledger (energy,
 // the default, or plain: a model with no environment, no forces, and the health
@@ -45,7 +47,7 @@ namespace aurgen::hydro {
 int StateSize(const mjModel* m, int instance);
 
 struct HydroConfig {
-  bool drag = true, added_mass = true, buoyancy = true;
+  bool drag = true, added_mass = true, buoyancy = true, damping = true;
   double settle_window = 1.0;  // s, the height window for "settled"
   std::string track;           // body whose height fills it; "": the first free body
   bool plain = false;          // ledger plain: no environment, no forces
@@ -84,6 +86,13 @@ class alignas(core::kLine) Hydro {
   // invalid state naming the first bad offset (core::MarkInvalidState).  Compute and
   // Advance call it first.
   void Validate(const mjModel* m, const mjData* d, double* st) const;
+  // Contact health after the step's account (Advance): each contact of the step's
+  // evaluation against the penetration thresholds, and (the energy ledger) the work of the
+  // contact rows of its constraint force over the step (core::ContactPenetration,
+  // core::ContactWork; state.h's contact region).
+  void Contacts(const mjModel* m, mjData* d, double* st) const;
+  // The body a contact is reported with: the one not welded to the world, else geom 1's.
+  static int ContactBody(const mjModel* m, const mjContact& c);
   // The mjData arrays of a step's account or an RK4 stage's (core::StepArrays).
   core::StepArrays StageArrays(const mjModel* m, const mjData* d) const;
   static void RegisterPlugin();
@@ -99,6 +108,7 @@ class alignas(core::kLine) Hydro {
   // (core/lines.h), so the instances of two threads share none
   core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_,
       qdrag_, dv_, mdv_;  // qdrag: ForceOut's; dv, mdv: Advance's qvel - q0, M dv
+  mutable core::LineVec<double> vbar_;  // Contacts' (q0 + qvel) / 2
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int track_ = 0;

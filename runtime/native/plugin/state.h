@@ -19,6 +19,8 @@
 //   [rk       , +1 + nv) RK4: the step's work booked by its stages so far (J), and the
 //                        latest stage's velocity (core::RK4Stage)
 //   [rkstage]            RK4: the latest evaluation's stage (0..3)
+//   [contact  , +kNContact) contact health: the deepest penetration and the contact
+//                        episode's work (core/ledger.h kCRatio .. kCWorkBody)
 //   [zbuf     , +nz)     ring buffer of the tracked body's height (m), one per step
 #ifndef AURGEN_PLUGIN_STATE_H_
 #define AURGEN_PLUGIN_STATE_H_
@@ -51,7 +53,7 @@ enum TallySlot {
 };
 
 struct StateLayout {
-  int led, record, mine, q0, qdrag, trec, track, ledger, tally, rk, rkstage, zbuf, nz, size;
+  int led, record, mine, q0, qdrag, trec, track, ledger, tally, rk, rkstage, contact, zbuf, nz, size;
 };
 
 // nv: the model's dofs; nz (>= 2): the settle window in steps.
@@ -68,7 +70,8 @@ inline StateLayout Layout(int nv, int nz) {
   L.tally = L.ledger + core::kNState;
   L.rk = L.tally + kNTally;
   L.rkstage = L.rk + 1 + nv;
-  L.zbuf = L.rkstage + 1;
+  L.contact = L.rkstage + 1;
+  L.zbuf = L.contact + core::kNContact;
   L.nz = nz;
   L.size = L.zbuf + nz;
   return L;
@@ -80,7 +83,8 @@ inline StateLayout Layout(int nv, int nz) {
 // recorded time, a tracked body not an integer in [0, nbody), a ledger slot failing
 // core::LedgerStateError, a reset tally whose counts are not integers in [0, 2^53] that
 // add up, whose first kind is not 0..3 (0 exactly when no reset, else a kind counted)
-// or whose times are not finite, a pending flag not 0 or 1, an RK4 stage not 0..3; -1 if none.  The force
+// or whose times are not finite, a pending flag not 0 or 1, an RK4 stage not 0..3, a contact
+// slot failing core::ContactStateError; -1 if none.  The force
 // stage's arrays (led, mine, q0, qdrag) and the heights (zbuf) are values only, never
 // indices: non-finite ones show as a non-finite energy (the verdict non-finite state)
 // or an unsettled window.
@@ -103,6 +107,7 @@ inline int StateError(const double* st, const StateLayout& L, int nbody) {
     if (!std::isfinite(ty[k])) return L.tally + k;
   if (ty[kTPending] != 0.0 && ty[kTPending] != 1.0) return L.tally + kTPending;
   if (!count(st[L.rkstage], 3.0)) return L.rkstage;
+  if (int e = core::ContactStateError(st + L.contact, nbody); e >= 0) return L.contact + e;
   return -1;
 }
 

@@ -21,7 +21,7 @@ from numba import njit
 from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
 from aurgen.runtime.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
-                                   F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
+                                   F_DAMP, F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
 
 
 @njit(cache=True)
@@ -318,7 +318,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                     else:
                         ph = _phi(gk, gf, x)
                     led[L_UBUOY] += V * (-rho * ph + cf[c, C_P])
-            if fl[F_DRAG] != 0:
+            if fl[F_DRAG] != 0 or fl[F_DAMP] != 0:
                 f = V / Vg
                 _pointvel(b, x, broot, cvel, scom, v)
                 vab0 = v[0]
@@ -331,7 +331,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 for a in range(3):
                     Fd[a] = 0.0
                     Td[a] = 0.0
-                if sp > 0.0:
+                if sp > 0.0 and fl[F_DRAG] != 0:
                     R = mats[k]
                     ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
                     uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
@@ -344,12 +344,13 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 w1 = cvel[b, 1]
                 w2 = cvel[b, 2]
                 wn = sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
-                Td[0] = -ct * w0
-                Td[1] = -ct * w1
-                Td[2] = -ct * w2
+                if fl[F_DRAG] != 0:
+                    ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
+                    Td[0] = -ct * w0
+                    Td[1] = -ct * w1
+                    Td[2] = -ct * w2
                 A = areas[k, c]
-                if mark == 1 and A == A and A > 0.0:
+                if fl[F_DAMP] != 0 and mark == 1 and A == A and A > 0.0:
                     gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
                     if gn > 0.0:
                         n0 = -g[0] / gn
@@ -447,7 +448,7 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     nu = np.empty(6)
     tau = np.empty(6)
     for it in range(di.shape[0]):
-        if fl[F_DRAG] == 0:
+        if fl[F_DAMP] == 0:
             break
         b = di[it, 0]
         s = wfrac[di[it, 1]] if di[it, 1] >= 0 else 1.0
@@ -483,6 +484,8 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     if fl[F_ADDED] != 0:
         _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, gxpos, gxmat,
                     cdof, cdof_dot, scom, cvel, qvel, Mmap, M, qfrc, qmine)
+        _added_mass_surface(ai, af, gi, gsz, gvol, areas, cf, cpl, one, onesg, bch, bnd, broot, gxpos,
+                            gxmat, cdof, scom, qvel, qfrc, qmine)
 
     if record:
         ke = 0.0
@@ -501,6 +504,101 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             for b in range(1, bmass.shape[0]):
                 ug -= bmass[b] * (gf[0] * xipos[b, 0] + gf[1] * xipos[b, 1] + gf[2] * xipos[b, 2])
             led[L_UGRAV] = ug
+
+
+@njit(cache=True)
+def _added_mass_surface(ai, af, gi, gsz, gvol, areas, cf, cpl, one, onesg, bch, bnd, broot, gxpos, gxmat,
+                        cdof, scom, qvel, qfrc, qmine):
+    """The terms of a geom item's submerged fraction s(q), in generalized coordinates:
+    T = 1/2 qdot' s K qdot, K = J' A1 J (A1 the item's world added mass, unscaled), so
+    Euler-Lagrange adds  -sdot K qdot + 1/2 (qdot' K qdot) ds/dq  to the generalized force, with
+    ds/dq = sum_c -rho_c A_c / V  J_c' n_c  (J_c the linear Jacobian of the section centroid x_c
+    on cell c's one face n.x <= d, section area A_c); x_c the section centre of the geom's
+    ellipsoid (semi-axes from its sizes): p + t Q n / (n' Q n), Q = R diag(a^2) R'."""
+    nc = areas.shape[1]
+    for it in range(ai.shape[0]):
+        if ai[it, 0] != 1:
+            continue
+        b = ai[it, 1]
+        oid = ai[it, 2]
+        k = ai[it, 3]
+        anyc = False
+        for c in range(nc):
+            if areas[k, c] > 0.0 and one[c] == 1:
+                anyc = True
+        if not anyc:
+            continue
+        nd = bnd[b]
+        rr = broot[b]
+        R = np.empty((3, 3))
+        for a in range(3):
+            for c2 in range(3):
+                R[a, c2] = gxmat[oid, 3 * a + c2]
+        p = np.empty(3)
+        for a in range(3):
+            p[a] = gxpos[oid, a]
+        # Jacobian of the point p (lin, ang) per chain dof
+        def_jac = np.zeros((6, nd))
+        for kk in range(nd):
+            j = bch[b, kk]
+            r0 = p[0] - scom[rr, 0]
+            r1 = p[1] - scom[rr, 1]
+            r2 = p[2] - scom[rr, 2]
+            def_jac[0, kk] = cdof[j, 3] + cdof[j, 1] * r2 - cdof[j, 2] * r1
+            def_jac[1, kk] = cdof[j, 4] + cdof[j, 2] * r0 - cdof[j, 0] * r2
+            def_jac[2, kk] = cdof[j, 5] + cdof[j, 0] * r1 - cdof[j, 1] * r0
+            def_jac[3, kk] = cdof[j, 0]
+            def_jac[4, kk] = cdof[j, 1]
+            def_jac[5, kk] = cdof[j, 2]
+        A1 = np.zeros((6, 6))
+        Rr = np.zeros((6, 6))
+        Rr[:3, :3] = R
+        Rr[3:, 3:] = R
+        Al = np.empty((6, 6))
+        for i in range(6):
+            for j in range(6):
+                Al[i, j] = af[it, 6 * i + j]
+        A1 = Rr @ Al @ Rr.T
+        K = def_jac.T @ A1 @ def_jac  # (nd, nd)
+        qd = np.empty(nd)
+        for kk in range(nd):
+            qd[kk] = qvel[bch[b, kk]]
+        Kq = K @ qd
+        kin = qd @ Kq
+        typ = gi[k, 2]
+        a2 = np.empty(3)
+        if typ == T_SPHERE:
+            a2[:] = gsz[k, 0] ** 2
+        elif typ == T_CYLINDER:
+            a2[0] = a2[1] = gsz[k, 0] ** 2
+            a2[2] = gsz[k, 1] ** 2
+        elif typ == T_CAPSULE:
+            a2[0] = a2[1] = gsz[k, 0] ** 2
+            a2[2] = (gsz[k, 0] + gsz[k, 1]) ** 2
+        else:
+            for a in range(3):
+                a2[a] = gsz[k, a] ** 2
+        Q = R @ np.diag(a2) @ R.T
+        grad = np.zeros(nd)
+        for c in range(nc):
+            A = areas[k, c]
+            if not (A > 0.0) or one[c] != 1:
+                continue
+            n = cpl[c, int(onesg[c]), :3]
+            t = cpl[c, int(onesg[c]), 3] - n @ p
+            Qn = Q @ n
+            xc = t * Qn / (n @ Qn)  # x_c - p
+            # linear Jacobian of x_c: J_lin + [w] x (x_c - p) -> lin - (x_c - p) x ang
+            for kk in range(nd):
+                w = def_jac[3:, kk].copy()
+                vlin = def_jac[:3, kk] + np.cross(w, xc)
+                grad[kk] += -cf[c, C_RHO] * A / gvol[k] * (n @ vlin)
+        sdot = grad @ qd
+        f = -sdot * Kq + 0.5 * kin * grad
+        for kk in range(nd):
+            j = bch[b, kk]
+            qfrc[j] += f[kk]
+            qmine[j] += f[kk]
 
 
 @njit(cache=True)
