@@ -135,7 +135,8 @@ def markdown(rep: Report, figures: dict) -> str:
     out = [f"# Stability and trim report: {v.name}", "",
            f"Config `{Path(v.source).name}`, sha256 `{v.sha256}`. Frame: base_link (x forward, y port, z up). "
            "Figures from the aurgen hydrostatics kernel on the declared displacement "
-           f"({v.displacement.kind} boxes, ρ = {v.displacement.fluid_density:g} kg/m³).", "",
+           f"({'a hull mesh' if v.displacement.kind == 'mesh' else f'{v.displacement.kind} boxes'}, "
+           f"ρ = {v.displacement.fluid_density:g} kg/m³).", "",
            "## Headline", "", "| figure | value |", "|---|---|"]
     out += [f"| {k} | {val} |" for k, val in headline(rep)]
     out += ["", "## Specs", "", "```", specs_mod.table(specs_mod.rows_with_trim(v, rep.eq)), "```", "",

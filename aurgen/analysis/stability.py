@@ -75,12 +75,10 @@ class Body:
 
 
 def body_of(vehicle) -> Body:
-    """The Body of a resolved Vehicle: its displacement boxes as kernel geoms (half sizes)."""
-    from aurgen.core import spatial
+    """The Body of a resolved Vehicle: what displaces as kernel geoms (aurgen.compose.resolve.kernel_geoms)."""
+    from aurgen.compose.resolve import kernel_geoms
 
-    hs = hydrostatics_module()
-    geoms = tuple(hs.Geom("box", np.asarray(b.shape.dims, float) / 2, np.asarray(b.xyz, float),
-                          spatial.rot_rpy(b.rpy)) for b in vehicle.displacement.boxes)
+    geoms = tuple(kernel_geoms(vehicle.displacement))
     s = vehicle.specs
     return Body(geoms, float(s.total_mass), np.asarray(s.com, float), float(vehicle.displacement.fluid_density))
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aurgen.check.audit_files import (EQ_FIGURES, REL_TOL, SCANNED, SPEC_FIGURES, Audited, Difference, WorldFile,
+from aurgen.check.audit_files import (EQ_FIGURES, NUM_RE, REL_TOL, SCANNED, SPEC_FIGURES, Audited, Difference, WorldFile,
                                       fmt_value, row_values, equilibrium_status, find_files, fluid_density, numbers,
                                       printed_tol, read_file)
 from aurgen.check import audit_report, audit_ros
@@ -90,11 +90,53 @@ def check_equilibrium(a: Audited) -> list[Difference]:
                           "equilibrium recomputed from the file's content vs its specs comment")
 
 
+def check_gazebo_boxes(a: Audited) -> list[Difference]:
+    """An SDF of a hull mesh: its buoyant boxes' part below the design waterline (the kernel's
+    clip of each box read back) against the ``gazebo boxes`` row: count, volume and centroid."""
+    row = a.rows.get("gazebo boxes")
+    if row is None or a.read is None or a.read.format != "sdf":
+        return []
+    from aurgen.runtime import hydrostatics as hs
+
+    f = str(a.path)
+    num = NUM_RE.pattern.replace("(?:\\.([0-9]*))", "(?:\\.[0-9]*)")  # no inner group
+    m = re.match(rf"({num}) boxes .*? at z = ({num}) m in the root link: below it ({num}) m\^3 at "
+                 rf"\[({num}), ({num}), ({num})\] m", row, re.ASCII)
+    if m is None:
+        return [Difference(f, "content", "gazebo boxes", "(unreadable row)", "count, z, volume and CoB")]
+    nums = [(float(g), len(g.split(".")[1]) if "." in g else 0) for g in m.groups()]
+    n, z = int(nums[0][0]), nums[1][0]
+    nums = [nums[0], None, nums[1], *nums[2:]]  # as numbers() would give: count, (per hull), z, V, CoB
+    boxes = a.read.boxes_in_root(a.read.displacement)
+    if len(boxes) != n:
+        return [Difference(f, "content", "gazebo boxes", f"{len(boxes)} boxes", f"{n} boxes",
+                           note="the SDF's buoyant boxes vs the specs comment")]
+    V, first, area = 0.0, np.zeros(3), 0.0
+    for size, T in boxes:
+        c = hs.clip(hs.Geom("box", np.asarray(size, float) / 2, T[:3, 3].copy(), T[:3, :3].copy()),
+                    (0.0, 0.0, 1.0), z)
+        V += c.volume
+        first += c.volume * np.asarray(c.centroid, float)
+        area += c.area if np.isfinite(c.area) else 0.0
+    cob = first / V if V > 0 else first
+    dz = printed_tol(nums[2][1], z)  # the waterline is printed rounded: the boxes' part moves with it
+    out = []
+    for k, (label, found, (want, dec)) in enumerate((("gazebo boxes volume", V, nums[3]),
+                                                     *((f"gazebo boxes CoB {'xyz'[i]}", cob[i], nums[4 + i])
+                                                       for i in range(3)))):
+        tol = printed_tol(dec, want) + (area * dz if k == 0 else dz)
+        if not abs(found - want) <= tol:
+            out.append(Difference(f, "content", label, fmt_value(found), fmt_value(want), abs(found - want), tol,
+                                  "the SDF's boxes below the design waterline vs the specs comment"))
+    return out
+
+
 def check_content(a: Audited) -> list[Difference]:
     """The file's own content against its specs comment."""
     f = str(a.path)
     out = _check_figures(a, SPEC_FIGURES)
     out.extend(check_equilibrium(a))
+    out.extend(check_gazebo_boxes(a))
     if "displaced volume" in a.figures:
         rho = fluid_density(a.rows)
         V, m = float(a.figures["displaced volume"][0]), float(a.figures["total mass"][0])

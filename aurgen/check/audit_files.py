@@ -168,7 +168,11 @@ def read_file(path: Path):
         mass, com, inertia = rb.mass_properties()
         figures = {"total mass": np.array([mass]), "center of mass": com, "inertia": inertia,
                    "principal inertia": spatial.principal_moments(inertia)}
-        if rb.format != "urdf":
+        if rb.format == "sdf" and "gazebo boxes" in rows:
+            # a hull mesh: the SDF carries boxes fitted to it, not the mesh: their part below the
+            # design waterline against the row that states it (aurgen.check.audit.check_gazebo_boxes)
+            eq = None
+        elif rb.format != "urdf":
             V, cob = rb.displaced()
             figures["displaced volume"] = np.array([V])
             figures["center of buoyancy"] = cob
@@ -192,12 +196,15 @@ def file_equilibrium(rb, mass: float, com, rho: float | None):
     file's total mass and CoM, and ``rho`` (the specs comment's density),
     as ``aurgen.compose.stamp.equilibrium_of`` gives them from the composed vehicle.
     """
-    if rho is None or not rb.displacement:
+    if rho is None or not (rb.displacement or rb.meshes):
         return None
     from aurgen.runtime import hydrostatics as hs
 
     geoms = [hs.Geom("box", np.asarray(size, dtype=float) / 2, T[:3, 3].copy(), T[:3, :3].copy())
              for size, T in rb.boxes_in_root(rb.displacement)]
+    for pts in rb.meshes_in_root():
+        half = np.maximum((pts.max(axis=0) - pts.min(axis=0)) / 2, 1e-9)
+        geoms.append(hs.Geom("mesh", half, np.zeros(3), np.eye(3), vertices=pts))
     return hs.equilibrium(geoms, float(mass), np.asarray(com, dtype=float), float(rho))
 
 

@@ -51,6 +51,17 @@ class BoxRecord:
 
 
 @dataclass
+class MeshRecord:
+    """A marked mesh displacement geom (MJCF, a hull mesh's convex piece): its asset's vertices
+    (m, the geom frame), pose ``T`` in link ``link``."""
+
+    name: str
+    link: str
+    vertices: np.ndarray
+    T: np.ndarray
+
+
+@dataclass
 class Readback:
     """What one generated file says."""
 
@@ -60,6 +71,7 @@ class Readback:
     links: dict
     displacement: list = field(default_factory=list)
     windage: list = field(default_factory=list)
+    meshes: list = field(default_factory=list)  # MeshRecord: a hull mesh's pieces (MJCF)
 
     def pose(self, name: str) -> np.ndarray:
         """Transform of link ``name`` into the root link's frame."""
@@ -85,14 +97,41 @@ class Readback:
         """(full size, 4×4 pose in the root frame) of each box."""
         return [(b.size, self.pose(b.link) @ b.T) for b in boxes]
 
+    def meshes_in_root(self) -> list[np.ndarray]:
+        """The mesh pieces' vertices in the root frame."""
+        out = []
+        for m in self.meshes:
+            T = self.pose(m.link) @ m.T
+            out.append(m.vertices @ T[:3, :3].T + T[:3, 3])
+        return out
+
     def displaced(self) -> tuple[float, np.ndarray]:
-        """Volume (m³) and centroid (root frame) of the displacement boxes."""
+        """Volume (m³) and centroid (root frame) of the displacement boxes and mesh pieces (each its
+        convex hull, as MuJoCo and the plugin take it: scipy's qhull and the divergence theorem)."""
         V, first = 0.0, np.zeros(3)
         for size, T in self.boxes_in_root(self.displacement):
             v = float(np.prod(size))
             V += v
             first = first + v * T[:3, 3]
+        for pts in self.meshes_in_root():
+            v, c = _hull_volume_centroid(pts)
+            V += v
+            first = first + v * c
         return V, (first / V if V > 0 else first)
+
+
+def _hull_volume_centroid(pts: np.ndarray) -> tuple[float, np.ndarray]:
+    """Volume and centroid of the convex hull of ``pts``: tetrahedra from an interior point to
+    each of qhull's facets."""
+    from scipy.spatial import ConvexHull
+
+    h = ConvexHull(pts)
+    o = pts[h.vertices].mean(axis=0)
+    a, b, c = (pts[h.simplices[:, k]] - o for k in range(3))
+    vol = np.abs(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0
+    cent = o + (a + b + c) / 4.0
+    V = float(vol.sum())
+    return V, (vol[:, None] * cent).sum(axis=0) / V
 
 
 # ---------------------------------------------------------------- helpers
@@ -289,7 +328,14 @@ def read_mjcf(path) -> Readback:
     if world is None:
         raise AurgenError(f"{path}: no <worldbody>")
     records: dict[str, LinkRecord] = {}
-    disp, wind = [], []
+    disp, wind, meshes = [], [], []
+    vertex_meshes = {}  # a hull mesh's pieces: <mesh name vertex> assets
+    for a in mj.findall("asset/mesh"):
+        if a.get("vertex") is not None:
+            v = np.array([_num(w, f"{path}: mesh {a.get('name')} vertex") for w in a.get("vertex").split()])
+            if v.size < 12 or v.size % 3:
+                raise AurgenError(f"{path}: mesh {a.get('name')}: vertex holds {v.size} numbers (3 per vertex, >= 4)")
+            vertex_meshes[a.get("name")] = v.reshape(-1, 3)
 
     def walk(body, parent):
         name = body.get("name")
@@ -313,6 +359,12 @@ def read_mjcf(path) -> Readback:
             if user and user[0] in ("1", "2") and g.get("type") == "box":
                 box = BoxRecord(g.get("name"), name, 2.0 * _floats(g.get("size"), 3), _mj_pose(g))
                 (disp if user[0] == "1" else wind).append(box)
+            elif user and user[0] == "1" and g.get("type") == "mesh":
+                asset = vertex_meshes.get(g.get("mesh"))
+                if asset is None:
+                    raise AurgenError(f"{path}: geom {g.get('name')}: mesh {g.get('mesh')!r} is not a vertex mesh "
+                                      "asset of the file")
+                meshes.append(MeshRecord(g.get("name"), name, asset, _mj_pose(g)))
         records[name] = rec
         for child in body.findall("body"):
             walk(child, name)
@@ -321,7 +373,7 @@ def read_mjcf(path) -> Readback:
     if len(bodies) != 1:
         raise AurgenError(f"{path}: expected one root body in <worldbody>, found {len(bodies)}")
     walk(bodies[0], None)
-    return Readback(str(path), "mjcf", bodies[0].get("name"), records, disp, wind)
+    return Readback(str(path), "mjcf", bodies[0].get("name"), records, disp, wind, meshes)
 
 
 def read(path) -> Readback:

@@ -9,6 +9,8 @@ propeller, else fixed.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,6 +70,12 @@ def entry_topics(e) -> TopicBase | None:
     return TopicBase(e.topic or e.gz_topic, e.topic or e.ros_topic, f"parts[{e.index}].{field}", e.line)
 
 
+# names of numbered forms aurgen's own elements take (a hull mesh's: as many as the mesh holds)
+RESERVED_FORMS = ((re.compile(r"hull_piece_\d+"), "a hull mesh's convex piece"),
+                  (re.compile(r"hull_box_\d+_\d+"), "a box fitted to a hull mesh (SDF)"),
+                  (re.compile(r"windage_\d+"), "a windage box of a hull mesh"))
+
+
 def reserved_names(cfg: VehicleConfig) -> dict[str, str]:
     """Names aurgen's own elements take in the generated files (name -> what it is)."""
     out = {"root": "the MJCF free joint", "windage": "the windage link",
@@ -75,7 +83,9 @@ def reserved_names(cfg: VehicleConfig) -> dict[str, str]:
     for link in ("hull_displacement", "buoyancy_displacement"):
         out[link] = "a displacement link"
         out[f"{link}_joint"] = "a displacement link's joint"
-    if cfg.hull_displacement is not None:
+    if cfg.hull_displacement is not None and hasattr(cfg.hull_displacement, "mesh"):
+        pass  # a hull mesh's names are numbered by what the mesh holds: RESERVED_FORMS
+    elif cfg.hull_displacement is not None:
         for side in ("port", "stbd"):
             out[f"windage_{side}"] = "a windage box"
             for i in range(cfg.hull_displacement.segments):
@@ -113,6 +123,9 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         return f"{wpath}{f':{wline}' if wline else ''}{f': {wkey}' if wkey else ''}"
 
     def claim(name, what, where):
+        for form, taken in RESERVED_FORMS:
+            if form.fullmatch(name):
+                names.setdefault(name, (taken, "aurgen"))
         if name in names:
             first, first_src = names[name]
             raise err(where[2] if where[0] == cfg.path else None, where[1] if where[0] == cfg.path else None,

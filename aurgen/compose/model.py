@@ -82,7 +82,9 @@ class Thruster:
 class Displacement:
     """What displaces: boxes (``Geom`` with box shapes) on link ``link``, posed in base_link.
 
-    kind 'hull' (USV pontoon segments) or 'buoyancy' (UUV solved box).
+    kind 'hull' (USV pontoon segments), 'buoyancy' (UUV solved box) or 'mesh' (a USV hull mesh:
+    ``hull`` its convex pieces, aurgen.compose.hull_mesh.HullMesh, which the specs, the kernel and
+    the MJCF displace; ``boxes`` then Gazebo's boxes fitted to it, ``fit`` their BoxFit).
     """
 
     kind: str
@@ -92,6 +94,9 @@ class Displacement:
     declared_net_buoyancy: float | None = None
     declared_cob_offset: tuple | None = None
     cob_frame: str | None = None
+    hull: object = None
+    fit: object = None
+    segments: int = 0
 
 
 @record

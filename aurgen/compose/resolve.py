@@ -13,9 +13,10 @@ import numpy as np
 
 from aurgen.core import limits, spatial
 from aurgen.config import sensors
+from aurgen.compose import hull_mesh
 from aurgen.compose.assemble import Assembly, assemble, part_links
 from aurgen.config.catalog import Catalog, catalog_for
-from aurgen.config.vehicle import Buoyancy, HullDisplacement, VehicleConfig, load_vehicle
+from aurgen.config.vehicle import Buoyancy, HullDisplacement, MeshHullDisplacement, VehicleConfig, load_vehicle
 from aurgen.core.errors import BuildError, ConfigError, did_you_mean
 from aurgen.compose.model import Displacement, Geom, Specs, Vehicle
 from aurgen.config.shapes import Shape
@@ -115,6 +116,12 @@ def solve_buoyancy_box(b: Buoyancy, mass: float, com: np.ndarray, path: str | No
 
 def displacement(cfg: VehicleConfig, mass: float, com: np.ndarray) -> Displacement:
     """The declared displacement of ``cfg``, posed in base_link."""
+    if isinstance(cfg.hull_displacement, MeshHullDisplacement):
+        h = cfg.hull_displacement
+        hull = hull_mesh.load_hull(h, cfg.path)
+        boxes, fit = hull_mesh.fit_boxes(hull, mass, h.fluid_density, h.segments)
+        return Displacement("mesh", "hull_displacement", boxes, h.fluid_density, hull=hull, fit=fit,
+                            segments=h.segments)
     if cfg.hull_displacement is not None:
         h = cfg.hull_displacement
         return Displacement("hull", "hull_displacement", hull_boxes(h), h.fluid_density)
@@ -122,6 +129,31 @@ def displacement(cfg: VehicleConfig, mass: float, com: np.ndarray) -> Displaceme
     box = solve_buoyancy_box(b, mass, com, cfg.path)
     return Displacement("buoyancy", "buoyancy_displacement", (box,), b.fluid_density, b.net_buoyancy,
                         tuple(b.cob_offset), b.cob_frame)
+
+
+def displaced_volume_centroid(disp: Displacement) -> tuple[float, np.ndarray]:
+    """Total volume (m³) and centroid (m, base_link) of what displaces: whole boxes, or a mesh
+    hull's convex pieces (the kernel's full volumes)."""
+    if disp.kind != "mesh":
+        return box_volume_centroid(disp.boxes)
+    from aurgen.runtime import hydrostatics as hs
+
+    V, first = 0.0, np.zeros(3)
+    for g in hull_mesh.kernel_geoms(disp.hull.pieces):
+        c = hs.clip(g, (0.0, 0.0, 1.0), hs.support(g, (0.0, 0.0, 1.0)) + 1.0)
+        V += c.volume
+        first = first + c.volume * np.asarray(c.centroid, float)
+    return V, first / V
+
+
+def kernel_geoms(disp: Displacement) -> list:
+    """What displaces as the hydrostatics kernel's geoms (base_link poses; boxes by half sizes)."""
+    if disp.kind == "mesh":
+        return hull_mesh.kernel_geoms(disp.hull.pieces)
+    from aurgen.runtime import hydrostatics as hs
+
+    return [hs.Geom("box", np.asarray(b.shape.dims, dtype=float) / 2, np.asarray(b.xyz, dtype=float),
+                    spatial.rot_rpy(b.rpy)) for b in disp.boxes]
 
 
 def box_volume_centroid(boxes) -> tuple[float, np.ndarray]:
@@ -137,7 +169,7 @@ def box_volume_centroid(boxes) -> tuple[float, np.ndarray]:
 
 def specs(asm: Assembly, disp: Displacement, mass: float, com, inertia) -> Specs:
     """The composed figures (all in base_link)."""
-    V, cob = box_volume_centroid(disp.boxes)
+    V, cob = displaced_volume_centroid(disp)
     rho = disp.fluid_density
     return Specs(
         total_mass=mass, com=tuple(float(c) for c in com),
@@ -155,7 +187,8 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
     asm = assemble(cfg, catalog)
     mass, com, inertia = mass_properties(asm)
     disp = displacement(cfg, mass, com)
-    windage = windage_boxes(cfg.hull_displacement) if cfg.hull_displacement else ()
+    windage = (hull_mesh.windage_boxes(disp.hull) if disp.kind == "mesh" else
+               windage_boxes(cfg.hull_displacement) if cfg.hull_displacement else ())
     sp = specs(asm, disp, mass, com, inertia)
     check_figures(sp, cfg)
     return Vehicle(
@@ -188,7 +221,7 @@ def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:
 
 
 def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:
-    """sha256 over the config file and the catalog entries it uses (sorted by type).
+    """sha256 over the config file, the catalog entries it uses (sorted by type) and a hull mesh.
 
     A change to the config or to any fitted part's catalog entry changes it,
     so the audit can call generated files stale.
@@ -202,6 +235,9 @@ def content_hash(cfg: VehicleConfig, asm: Assembly) -> str:
         parts.setdefault(inst.part.type, inst.part)
     for t in sorted(parts):
         h.update(f"\n{t}:{parts[t].sha256}".encode())
+    if isinstance(cfg.hull_displacement, MeshHullDisplacement):  # the hull mesh's bytes
+        with open(cfg.hull_displacement.mesh, "rb") as fh:
+            h.update(b"\nhull mesh:" + hashlib.sha256(fh.read()).hexdigest().encode())
     return h.hexdigest()
 
 

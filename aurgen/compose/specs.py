@@ -39,6 +39,8 @@ def rows(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
                     f"{'center of mass' if d.cob_frame == 'com' else 'root link origin'}"))
     else:
         out.append(("reserve buoyancy", f"{s.buoyancy_margin:+.3f} kg at full submersion"))
+    if d.kind == "mesh":
+        out.extend(mesh_rows(d))
     if equilibrium is not None:
         e = equilibrium
         if e.converged:
@@ -57,6 +59,21 @@ def rows(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
     out.append(("config sha256", vehicle.sha256))
     out.append(("aurgen version", __version__))
     return out
+
+
+def mesh_rows(d) -> list[tuple[str, str]]:
+    """A hull mesh's rows: its convex pieces against the mesh, and Gazebo's fitted boxes against it
+    at the design waterline (aurgen.compose.hull_mesh)."""
+    h, f = d.hull, d.fit
+    dec = f", {h.decomposed} decomposed by CoACD" if h.decomposed else ""
+    pieces = (f"{h.source}: {len(h.pieces)} convex pieces in {len(h.bounds)} hulls{dec}; "
+              f"{h.pieces_volume:.6f} m^3 against the mesh's {h.volume:.6f} m^3 ({h.volume_error:+.4%})")
+    e = f.rows()
+    boxes = (f"{len(d.boxes)} boxes ({d.segments} per hull) fitted at z = {f.z:.6f} m in the root link: below it "
+             f"{f.boxes_volume:.6f} m^3 at {_vec(f.boxes_cob)} m (mesh {f.mesh_volume:.6f} m^3 at "
+             f"{_vec(f.mesh_cob)} m); waterplane area {e['area']:+.2%}, I_T {e['it']:+.2%}, "
+             f"I_L {e['il']:+.2%} against the mesh's")
+    return [("hull mesh", pieces), ("gazebo boxes", boxes)]
 
 
 def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
@@ -90,6 +107,16 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
             out["trim_held"], out["as_built_base_link"] = u["held"], u["as_built"]
     else:
         out["reserve_buoyancy"] = s.buoyancy_margin
+    if d.kind == "mesh":
+        h, f = d.hull, d.fit
+        out["hull_mesh"] = {"file": h.source, "pieces": len(h.pieces), "hulls": len(h.bounds),
+                            "decomposed": h.decomposed, "mesh_volume": h.volume, "pieces_volume": h.pieces_volume,
+                            "volume_error": h.volume_error}
+        out["gazebo_boxes"] = {"boxes": len(d.boxes), "per_hull": d.segments, "waterline_z": f.z,
+                               "mesh_volume": f.mesh_volume, "boxes_volume": f.boxes_volume,
+                               "mesh_cob": list(f.mesh_cob), "boxes_cob": list(f.boxes_cob),
+                               "mesh_area": f.mesh_area, "boxes_area": f.boxes_area, "mesh_it": f.mesh_it,
+                               "boxes_it": f.boxes_it, "mesh_il": f.mesh_il, "boxes_il": f.boxes_il}
     if equilibrium is not None:
         e = equilibrium
         out["equilibrium_status"] = e.status

@@ -37,14 +37,14 @@ ROW_RE = re.compile(r"^  (?P<label>[^:]+): +(?P<value>.+)$")
 def equilibrium_of(vehicle: Vehicle):
     """The floating equilibrium of ``vehicle`` from the hydrostatics kernel.
 
-    The displacement boxes go to the kernel as MuJoCo geoms (half sizes, base_link
-    pose); mass, CoM (base_link) and the declared fluid density as composed.
+    What displaces goes to the kernel as MuJoCo geoms (boxes by half sizes, a hull mesh's
+    convex pieces; base_link poses); mass, CoM (base_link) and the declared fluid density as composed.
     """
-    from aurgen.core import spatial
     from aurgen.runtime import hydrostatics as hs
 
-    geoms = [hs.Geom("box", np.asarray(b.shape.dims, dtype=float) / 2, np.asarray(b.xyz, dtype=float),
-                     spatial.rot_rpy(b.rpy)) for b in vehicle.displacement.boxes]
+    from aurgen.compose.resolve import kernel_geoms
+
+    geoms = kernel_geoms(vehicle.displacement)
     s = vehicle.specs
     return hs.equilibrium(geoms, s.total_mass, np.asarray(s.com, dtype=float), vehicle.displacement.fluid_density)
 

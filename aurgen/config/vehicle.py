@@ -76,6 +76,25 @@ class HullDisplacement:
 
 
 @record
+class MeshHullDisplacement:
+    """A USV hull declared as a mesh (docs/config.md ``hull_displacement: {mesh: ...}``).
+
+    ``mesh``: the absolute path of a watertight .stl/.obj file inside the config's folder; placed
+    in base_link by ``xyz`` (m), ``rpy`` (rad) after ``scale``; ``segments``: Gazebo's boxes per
+    hull (stations along x); ``max_volume_error``: the bound on the convex pieces' volume against
+    the mesh's (a concave hull is decomposed), a fraction.
+    """
+
+    mesh: str
+    xyz: tuple
+    rpy: tuple
+    scale: tuple
+    segments: int
+    fluid_density: float = 1025.0
+    max_volume_error: float = 0.005
+
+
+@record
 class Buoyancy:
     """UUV declared trim: net buoyancy kg (+ floats), CoB offset m, density kg/m³, footprint m."""
 
@@ -98,7 +117,7 @@ class VehicleConfig:
     base_line: int | None
     entries: tuple
     adhoc_slots: tuple
-    hull_displacement: HullDisplacement | None
+    hull_displacement: HullDisplacement | MeshHullDisplacement | None
     buoyancy: Buoyancy | None
     hydrodynamics: tuple  # ((name, value), ...) sorted by name
     sha256: str
@@ -363,11 +382,7 @@ def _adhoc(r: Reader, i: int, s) -> AdHocSlot:
     return AdHocSlot(index=i, line=s.line, of=r.name(s, "of", key, required=True), slot=slot)
 
 
-def _hull(r: Reader, h, data) -> HullDisplacement:
-    key = "hull_displacement"
-    h = r.mapping(h, key, node=data, field=key)
-    r.check_keys(h, {"length", "width", "height", "x", "y", "z", "segments", "fluid_density"}, key,
-                 required=("length", "width", "height", "y", "z", "segments"))
+def _segments(r: Reader, h, key: str) -> int:
     seg = h["segments"]
     if isinstance(seg, bool) or not isinstance(seg, int):
         raise r.error(f"{key}.segments", f"expected a whole number of boxes per pontoon, got {seg!r}",
@@ -375,6 +390,36 @@ def _hull(r: Reader, h, data) -> HullDisplacement:
     if not 1 <= seg <= lim.MAX_SEGMENTS:
         raise r.error(f"{key}.segments", f"must be at least 1 and at most {lim.MAX_SEGMENTS}, got {seg}",
                       node=h, field="segments")
+    return seg
+
+
+MESH_HULL_KEYS = {"mesh", "xyz", "rpy", "scale", "segments", "fluid_density", "max_volume_error"}
+
+
+def _mesh_hull(r: Reader, h, path) -> MeshHullDisplacement:
+    from aurgen.config.meshfile import mesh_file
+
+    key = "hull_displacement"
+    r.check_keys(h, MESH_HULL_KEYS, key, required=("mesh", "segments"))
+    return MeshHullDisplacement(
+        mesh=str(mesh_file(r, h, key, path, field="mesh", what="vehicle config")),
+        xyz=r.vector(h, "xyz", key, default=(0.0, 0.0, 0.0), magnitude=lim.LENGTH_MAX),
+        rpy=r.vector(h, "rpy", key, default=(0.0, 0.0, 0.0), magnitude=lim.ANGLE_MAX),
+        scale=r.vector(h, "scale", key, default=(1.0, 1.0, 1.0), positive=True, magnitude=lim.LENGTH_MAX),
+        segments=_segments(r, h, key),
+        fluid_density=r.number(h, "fluid_density", key, default=1025.0, positive=True,
+                               at_least=lim.DENSITY_MIN, at_most=lim.DENSITY_MAX),
+        max_volume_error=r.number(h, "max_volume_error", key, default=0.005, positive=True, at_most=0.05))
+
+
+def _hull(r: Reader, h, data) -> HullDisplacement | MeshHullDisplacement:
+    key = "hull_displacement"
+    h = r.mapping(h, key, node=data, field=key)
+    if "mesh" in h:
+        return _mesh_hull(r, h, r.path)
+    r.check_keys(h, {"length", "width", "height", "x", "y", "z", "segments", "fluid_density"}, key,
+                 required=("length", "width", "height", "y", "z", "segments"))
+    seg = _segments(r, h, key)
     size = dict(positive=True, required=True, at_least=lim.SIZE_MIN, magnitude=lim.LENGTH_MAX)
     out = HullDisplacement(
         length=r.number(h, "length", key, **size), width=r.number(h, "width", key, **size),

@@ -286,6 +286,15 @@ def water_drag(vehicle: Vehicle) -> dict | None:
             "rpy": (0.0, 0.0, 0.0), "cd": cd}
 
 
+def hull_pieces(disp) -> list:
+    """A mesh hull's convex pieces for the MJCF (aurgen.compose.hull_mesh): each a vertex-only mesh
+    asset (MuJoCo takes its convex hull, as the plugin does) and a displacement geom; [] otherwise."""
+    if disp.kind != "mesh":
+        return []
+    return [{"name": f"hull_piece_{i}", "vertex": tuple(float(c) for v in p for c in v)}
+            for i, p in enumerate(disp.hull.pieces)]
+
+
 def context(vehicle: Vehicle) -> dict:
     """Everything the templates read, for one vehicle.
 
@@ -359,7 +368,7 @@ def context(vehicle: Vehicle) -> dict:
         "hydro_matrices": mats,
         "hydro_skipped": skipped,
         "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
-                         "fluid_density": float(disp.fluid_density)},
+                         "fluid_density": float(disp.fluid_density), "pieces": hull_pieces(disp)},
         "windage": [geom_ctx(g) for g in vehicle.windage],
         "ocean_current_cd": OCEAN_CURRENT_CD,
         "controllers": controllers_ctx(vehicle),

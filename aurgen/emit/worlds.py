@@ -68,7 +68,7 @@ def place_vehicles(world: WorldConfig, resolve=None) -> list[Placed]:
                               "geometry (a plane's model)", "rename the vehicle placement", line=p.line)
         rho = vehicle.displacement.fluid_density
         if abs(rho - water.density) > DENSITY_TOL:
-            dkey = "hull_displacement.fluid_density" if vehicle.displacement.kind == "hull" \
+            dkey = "hull_displacement.fluid_density" if vehicle.displacement.kind in ("hull", "mesh") \
                 else "buoyancy.fluid_density"
             raise ConfigError(world.path, key,
                               f"vehicle {name!r} declares fluid_density {rho:g} kg/m^3 ({vehicle.source}: {dkey}) "

@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from aurgen.check import audit
-from aurgen.emit.build import build
+from aurgen.emit.build import build, bundled_vehicles
 from aurgen.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,8 @@ def _rows(out: str, path) -> list[str]:
 def test_clean_build_audits_clean(clean_build, capsys):
     code, out, err = _run(capsys, clean_build)
     assert code == 0, out + err
-    assert "clean (35 files" in out and err == ""  # 3 vehicles x 4 files, 5 world files, 3 ROS packages x 6
+    n = len(bundled_vehicles())  # each: 4 files and a ROS package of 6; and 5 world files
+    assert f"clean ({4 * n + 5 + 6 * n} files" in out and err == ""
 
 
 def test_clean_single_files_and_directory(boat, capsys):

@@ -37,7 +37,8 @@ def test_mujoco_compiles_with_the_composed_mass_and_com(out, config):
     assert m.nu == len(v.thrusters)
     # the marks the runtime reads
     disp = [i for i in range(m.ngeom) if m.geom_user[i, 0] == 1]
-    assert len(disp) == len(v.displacement.boxes)
+    # a hull mesh's convex pieces, else the boxes
+    assert len(disp) == (len(v.displacement.hull.pieces) if v.displacement.kind == "mesh" else len(v.displacement.boxes))
     wind = [i for i in range(m.ngeom) if m.geom_user[i, 0] == 2]
     assert len(wind) == len(v.windage)
     for i in disp + wind:
