@@ -477,6 +477,10 @@ def _derived_inertia(collision, mass: float, com):
         total_v += v
     rho = mass / total_v
     M, C, I = spatial.combine((v * rho, c, Ic * rho) for v, c, Ic in items)
+    if len(items) == 1:
+        C = items[0][1]  # one shape: its own centroid (combine's m c / m rounds it)
+    # entries at round-off of the largest (a diagonal tensor turned by right angles) are zero
+    I = np.where(np.abs(I) < 1e-14 * np.abs(I).max(), 0.0, I)
     if com is not None:
         # the declared CoM: shift the tensor there (parallel axis from the centroid)
         I = spatial.shift_inertia(I, M, C - np.asarray(com))
