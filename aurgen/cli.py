@@ -44,16 +44,17 @@ def _cmd_catalog(args) -> int:
         for n in names:
             p = cat.get(n)
             out.append({"type": n, "mass": p.mass, "slots": [s.name for s in p.slots],
-                        "placeholder": p.placeholder})
+                        "placeholder": p.placeholder, "inertia_from": p.inertia_from or None})
         print(json.dumps(out, indent=2))
         return 0
     width = max(len(n) for n in names)
-    print(f"{'type'.ljust(width)}  {'mass kg':>10}  slots")
+    print(f"{'type'.ljust(width)}  {'mass kg':>10}  {'inertia':9}  slots")
     for n in names:
         p = cat.get(n)
         slots = ", ".join(s.name for s in p.slots) or "-"
         mark = " *" if p.placeholder else ""
-        print(f"{n.ljust(width)}  {p.mass:10.6f}  {slots}{mark}")
+        print(f"{n.ljust(width)}  {p.mass:10.6f}  {p.inertia_from or 'given':9}  {slots}{mark}")
+    print("(inertia: given in the entry, or derived at uniform density from its collision or visual shapes)")
     print("(* placeholder figures: see the part's 'placeholder' note)")
     return 0
 
@@ -118,7 +119,7 @@ def _add_specs(sub):
 def _add_catalog(sub):
     s = sub.add_parser("catalog", help="list part types with mass and slots")
     s.add_argument("--json", action="store_true",
-                   help="machine-readable output: type, mass, slots and placeholder note of each part")
+                   help="machine-readable output: type, mass, slots, placeholder note and inertia_from of each part")
     return s
 
 

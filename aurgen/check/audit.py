@@ -41,7 +41,7 @@ import numpy as np
 from aurgen.check.audit_files import (EQ_FIGURES, NUM_RE, REL_TOL, SCANNED, SPEC_FIGURES, Audited, Difference, WorldFile,
                                       fmt_value, row_values, equilibrium_status, find_files, fluid_density, numbers,
                                       printed_tol, read_file)
-from aurgen.check import audit_report, audit_ros
+from aurgen.check import audit_report, audit_ros, audit_sweep
 from aurgen.check.audit_fresh import check_config, check_set, check_world
 from aurgen.core.errors import AurgenError
 
@@ -233,12 +233,15 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
     files were built from, where the header's file name alone does not find them.
 
     A world's audit follows the vehicles it attaches: their folders are audited too."""
-    files, unreadable, targets, foreign, packages, reports = [], [], [], [], [], []
+    files, unreadable, targets, foreign, packages, reports, sweeps = [], [], [], [], [], [], []
     SCANNED.clear()
     for path in paths:
         here = audit_report.reports_in(path)  # report folders (aurgen report), sealed
         reports.extend(r for r in here if r not in reports)
-        if here and (Path(path).is_file() or Path(path) in here):
+        swept = audit_sweep.sweeps_in(path)  # sweep folders (aurgen sweep), sealed
+        sweeps.extend(s for s in swept if s not in sweeps)
+        here = here + swept
+        if here and (Path(path).is_file() or (Path(path) in here and not (Path(path) / audit_sweep.VARIANTS).is_dir())):
             continue
         try:
             targets.extend(t for t in find_files([path], foreign, packages) if t not in targets)
@@ -296,13 +299,20 @@ def audit(paths, configs=()) -> tuple[list[Difference], list[str], list[Path]]:
             diffs.extend(audit_report.check_report(r, cache, configs))
         except AurgenError as exc:
             unreadable.append(str(exc))
+    for s in sweeps:
+        try:
+            diffs.extend(audit_sweep.check_sweep(s, configs))
+        except AurgenError as exc:
+            unreadable.append(str(exc))
     files = files + world_files
-    unreadable.extend(_unused_configs(configs, files, pkg_configs + audit_report.configs_of(reports)))
+    unreadable.extend(_unused_configs(configs, files, pkg_configs + audit_report.configs_of(reports)
+                                      + audit_sweep.configs_of(sweeps)))
     order = {a.path: i for i, a in enumerate(files)}
     checks = {"content": 0, "config": 1, "formats": 2, "set": 3, "render": 4}
     diffs.sort(key=lambda d: (order.get(Path(d.file.split(":")[0]), len(order)), checks[d.check]))
     return diffs, unreadable, ([a.path for a in files] + [pkg / rel for pkg in packages for rel in audit_ros.files_in(pkg)]
-                               + [f for r in reports for f in audit_report.files_in(r)])
+                               + [f for r in reports for f in audit_report.files_in(r)]
+                               + [f for s in sweeps for f in audit_sweep.files_in(s)])
 
 
 def _unused_configs(configs, files, also=()) -> list[str]:

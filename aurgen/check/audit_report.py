@@ -1,5 +1,6 @@
 """``aurgen audit`` of a report folder (``aurgen report``: report.md and its PNGs, by default
-``build/<vehicle>/report/``) and of a sweep's outputs (:mod:`aurgen.check.audit_sweep`).
+``build/<vehicle>/report/``); the file-set check (:func:`sealed_files`) serves a sweep's outputs too
+(:mod:`aurgen.check.audit_sweep`).
 
 A report is sealed (:mod:`aurgen.core.seal`): report.md's last line names the config it was made
 from (file name, the composed vehicle's sha256), each PNG's sha256 and that of its own text. The
@@ -50,6 +51,27 @@ def _read(path: Path) -> bytes:
         raise AurgenError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
+def sealed_files(folder: Path, listed: dict, own: set, what: str) -> list[Difference]:
+    """The files of a sealed ``folder`` against its seal's ``listed`` ({name: sha256}): one edited, one
+    missing, or one it does not list (dot files and the ``own`` names, the sealed text's and folders
+    audited otherwise, aside); ``what``: 'report' or 'sweep' (the command to rerun)."""
+    sealed = {"report": REPORT}.get(what, f"{what}.md")
+    on_disk = sorted(p.name for p in Path(folder).iterdir() if not p.name.startswith(".") and p.name not in own)
+    out = []
+    for name in sorted(set(on_disk) | set(listed)):
+        p = Path(folder) / name
+        if name not in listed:
+            out.append(Difference(str(p), "set", "file", f"not in the {what}", f"only the files {sealed}'s seal lists",
+                                  note=f"garbage, hand-written, or from another {what}"))
+        elif name not in on_disk:
+            out.append(Difference(str(p), "set", "file", "missing", f"the file {sealed}'s seal lists",
+                                  note=f"removed since: rerun aurgen {what}"))
+        elif not p.is_file() or p.is_symlink() or seal_mod.sha(_read(p)) != listed[name]:
+            out.append(Difference(str(p), "content", "file sha256", "edited", listed[name][:16] + "...",
+                                  note=f"changed since aurgen wrote it: rerun aurgen {what}"))
+    return out
+
+
 def check_report(folder: Path, cache: dict, given=()) -> list[Difference]:
     """The differences of one report folder (AurgenError: report.md unreadable)."""
     from aurgen.check.audit_fresh import _locate
@@ -73,18 +95,7 @@ def check_report(folder: Path, cache: dict, given=()) -> list[Difference]:
     if not s["text_ok"]:
         out.append(Difference(f, "content", "text", "edited", "the text its seal hashes",
                               note="report.md changed since aurgen wrote it: rerun aurgen report"))
-    on_disk = sorted(p.name for p in Path(folder).iterdir() if not p.name.startswith(".") and p.name != REPORT)
-    for name in sorted(set(on_disk) | set(s["files"])):
-        p = Path(folder) / name
-        if name not in s["files"]:
-            out.append(Difference(str(p), "set", "file", "not in the report", "only the files report.md's seal lists",
-                                  note="garbage, hand-written, or from another report"))
-        elif name not in on_disk:
-            out.append(Difference(str(p), "set", "file", "missing", "the file report.md's seal lists",
-                                  note="removed since: rerun aurgen report"))
-        elif not p.is_file() or p.is_symlink() or seal_mod.sha(_read(p)) != s["files"][name]:
-            out.append(Difference(str(p), "content", "file sha256", "edited", s["files"][name][:16] + "...",
-                                  note="changed since aurgen wrote it: rerun aurgen report"))
+    out += sealed_files(folder, s["files"], {REPORT}, "report")
     path, label = _locate(s["config"], "vehicles", given)
     if path is None:
         return out + [Difference(f, "config", "config", f"{s['config']} not found", "the config the seal names",

@@ -134,6 +134,26 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         names[name] = (what, source(where))
 
     placed_by: dict[str, str] = {}  # instance -> where the config placed it (or placed what carries it)
+    filled: dict[str, tuple] = {}  # instance -> (slot, carrier) for a slot's occupant
+    config_at: dict[str, tuple] = {}  # instance -> (key, line) of the config entry that placed it or its carrier
+
+    def _long_name(name, slot, inst, entry, where):
+        """The error for an occupant whose composed name (carrier_slot) is longer than a name may be."""
+        chain, anc = [slot.name], inst.name
+        while anc in filled:
+            chain.append(filled[anc][0])
+            anc = filled[anc][1]
+        chain = " -> ".join([f"'{anc}'"] + [f"slot '{s}'" for s in reversed(chain)])
+        key, line = ((f"parts[{entry.index}]", entry.line) if entry is not None
+                     else config_at.get(inst.name, (None, None)))
+        text = (f"the part filling slot '{slot.name}' of '{inst.name}' (slot chain {chain}) would be named "
+                f"'{name[:40]}...', {len(name)} characters: a name has at most {lim.NAME_MAX}")
+        if entry is not None:
+            hint = f"give the entry a name: of at most {lim.NAME_MAX} characters"
+        else:
+            hint = (f"fill the slot in the config with a named entry, {{slot: {slot.name}, of: {inst.name}, "
+                    f"name: <shorter>}} under parts:, or give slot '{slot.name}' in {where[0]} a shorter name")
+        return ConfigError(cfg.path, key, text, hint, line=line)
     depth: dict[str, int] = {}  # instance -> parts below the base (a chain of catalog defaults included)
 
     def place(name, type_name, parent, T, collision, joint_type, axis, limits, topics, where, limits_where,
@@ -154,6 +174,10 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
             raise err(where[2], where[1], f"more than {lim.MAX_PARTS} parts in one vehicle",
                       "check for slots that fill themselves with defaults")
         what = f"an instance of {type_name}"
+        if filling is not None:
+            filled[name] = filling
+        config_at[name] = ((where[1], where[2]) if where[0] == cfg.path or parent is None
+                           else config_at.get(parent, (None, None)))
         if where[0] == cfg.path:
             placed_by[name] = source(where)
         elif filling is not None:
@@ -259,6 +283,8 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         # (gripper_jaw_left, gripper2_jaw_left), so two of one part compose
         name = ((entry.name if entry else None) or
                 (slot.name if inst.parent is None else f"{inst.name}_{slot.name}"))
+        if len(name) > lim.NAME_MAX:
+            raise _long_name(name, slot, inst, entry, where)
         limits_where = ((cfg.path, f"parts[{entry.index}].limits", entry.line) if entry is not None and
                         (entry.joint or entry.limits) else (slot_where[0], f"{slot_where[1]}.limits", slot_where[2]))
         place(name, type_name, inst.name, T, collision, joint, axis, limits, entry_topics(entry), where,
@@ -329,6 +355,6 @@ def part_links(asm: Assembly) -> list[Link]:
         p = inst.part
         cols = tuple(Geom(f"{inst.name}_collision_{i}", g.shape, g.xyz, g.rpy)
                      for i, g in enumerate(p.collision)) if inst.collision else ()
-        vis = tuple(Geom(f"{inst.name}_visual_{i}", g.shape, g.xyz, g.rpy) for i, g in enumerate(p.visual))
-        links.append(Link(inst.name, p.type, "part", p.mass, p.com, p.inertia, cols, vis))
+        vis = tuple(Geom(f"{inst.name}_visual_{i}", g.shape, g.xyz, g.rpy, g.rgba) for i, g in enumerate(p.visual))
+        links.append(Link(inst.name, p.type, "part", p.mass, p.com, p.inertia, cols, vis, p.inertia_from))
     return links

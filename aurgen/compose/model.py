@@ -21,6 +21,7 @@ class Geom:
     shape: Shape
     xyz: tuple
     rpy: tuple
+    rgba: tuple | None = None  # a visual's own colour (catalog ``rgba:``); None: its link's role colour
 
 
 @record
@@ -39,6 +40,7 @@ class Link:
     inertia: tuple
     collisions: tuple = ()
     visuals: tuple = ()
+    inertia_from: str = ""  # the part's inertia derived from its 'collision' or 'visual' shapes ('' : given)
 
 
 @record

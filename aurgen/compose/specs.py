@@ -56,6 +56,10 @@ def rows(vehicle: Vehicle, equilibrium=None) -> list[tuple[str, str]]:
         else:
             out.append(("draft", f"none: {e.status}" + (f" ({'; '.join(e.notes)})" if e.notes else "")))
     out.append(("parts", "; ".join(f"{t} ({n})" for t, n in s.parts)))
+    derived = derived_inertia(vehicle)
+    out.append(("derived inertia", "none: every part states its inertia" if not derived else
+                "at uniform density from the part's shapes (catalog: no inertia): "
+                + "; ".join(f"{d['name']} ({d['from']})" for d in derived)))
     out.append(("config sha256", vehicle.sha256))
     out.append(("aurgen version", __version__))
     return out
@@ -74,6 +78,13 @@ def mesh_rows(d) -> list[tuple[str, str]]:
              f"{_vec(f.mesh_cob)} m); waterplane area {e['area']:+.2%}, I_T {e['it']:+.2%}, "
              f"I_L {e['il']:+.2%} against the mesh's")
     return [("hull mesh", pieces), ("gazebo boxes", boxes)]
+
+
+def derived_inertia(vehicle: Vehicle) -> list[dict]:
+    """The parts whose catalog entry gives no inertia, so theirs is derived from their collision or
+    visual shapes at uniform density (aurgen.config.catalog): [{name, type, from}], link order."""
+    return [{"name": link.name, "type": link.part_type, "from": link.inertia_from}
+            for link in vehicle.links if link.role == "part" and link.inertia_from]
 
 
 def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
@@ -96,6 +107,7 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
         "cob_offset": list(s.bg),
         "displacement": d.kind,
         "parts": [{"type": t, "name": n} for t, n in s.parts],
+        "inertia_derived": derived_inertia(vehicle),
     }
     if d.kind == "buoyancy":
         out["net_buoyancy"] = s.buoyancy_margin

@@ -32,6 +32,7 @@ class Geometry:
     shape: shapes.Shape
     xyz: tuple = ZERO3
     rpy: tuple = ZERO3
+    rgba: tuple | None = None  # a visual's colour (red, green, blue, alpha in 0..1); None: its link's role colour
 
 
 @record
@@ -102,6 +103,7 @@ class Part:
     description: str = ""
     placeholder: str = ""
     inertia_derived: bool = False
+    inertia_from: str = ""  # 'collision' or 'visual': the shapes the inertia is derived from ('' : given)
     discontinued: str | None = None  # the part's discontinued: note ('' when just true); None: in production
     sha256: str = field(default="", compare=False)
 
@@ -114,8 +116,9 @@ class Part:
 
 PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
              "axis", "slots", "frames", "drive", "battery", "density", "sensors",
-             "payload_capacity", "discontinued"}
-GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name"}
+             "payload_capacity", "discontinued", "inertia_from"}
+GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name", "rgba"}
+INERTIA_FROM = ("collision", "visual")
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits", "tube"}
 
 
@@ -220,12 +223,17 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
     collision = tuple(_geometry(r, g, f"collision[{i}]", path) for i, g in
                       enumerate(r.sequence(data, "collision", "")))
     if "visual" in data:
-        visual = tuple(_geometry(r, g, f"visual[{i}]", path) for i, g in enumerate(r.sequence(data, "visual", "")))
+        visual = tuple(_geometry(r, g, f"visual[{i}]", path, visual=True)
+                       for i, g in enumerate(r.sequence(data, "visual", "")))
     else:
         visual = collision
     com = r.vector(data, "com", "", magnitude=limits.LENGTH_MAX)
-    derived = False
+    source = r.string(data, "inertia_from", "", choices=INERTIA_FROM)
     if "inertia" in data:
+        if source is not None:
+            raise r.error("inertia_from", "the inertia is given: inertia_from applies only to a derived inertia",
+                          "drop inertia: to derive it from the shapes, or drop inertia_from", node=data,
+                          field="inertia_from")
         node = r.mapping(data["inertia"], "inertia", node=data, field="inertia")
         r.check_keys(node, {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}, "inertia", required=("ixx", "iyy", "izz"))
         vals = {k: r.number(node, k, "inertia", default=0.0, magnitude=limits.NUMBER_MAX)
@@ -237,18 +245,22 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
                           node=data, field="inertia")
         if com is None:
             com = ZERO3
+        source = ""
     else:
-        if not collision:
-            raise r.error("inertia", "no inertia and no collision geometry to derive it from",
-                          "give inertia: {ixx, iyy, izz} about the CoM, or collision shapes", node=data)
-        _check_solid(r, data, collision)
-        geo_com, inertia = _derived_inertia(collision, mass, com)
+        source = source or "collision"
+        geoms = collision if source == "collision" else visual
+        if not geoms:
+            raise r.error("inertia", f"no inertia and no {source} geometry to derive it from",
+                          f"give inertia: {{ixx, iyy, izz}} about the CoM, or {source} shapes"
+                          + ("" if source == "visual" else " (or inertia_from: visual)"), node=data)
+        key = source if source in data else "collision"  # no visual: list: the visuals are the collision list
+        _check_solid(r, data, geoms, key)
+        geo_com, inertia = _derived_inertia(geoms, mass, com)
         com = com if com is not None else tuple(geo_com)
-        derived = True
         why = inertia_problem(inertia)
         if why:
-            raise r.error("collision", f"the inertia derived from the collision geometry {why}",
-                          "give inertia: {ixx, iyy, izz} about the CoM", node=data, field="collision")
+            raise r.error(key, f"the inertia derived from the {source} geometry {why}",
+                          "give inertia: {ixx, iyy, izz} about the CoM", node=data, field=key)
     slots = []
     slots_node = data.get("slots") or {}
     r.mapping(slots_node, "slots", node=data, field="slots")
@@ -300,7 +312,7 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         sensors=sensors.parse(r, data, frames),
         payload_capacity=r.number(data, "payload_capacity", "", positive=True, at_most=limits.MASS_MAX),
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
-        inertia_derived=derived, discontinued=None if discontinued is None else
+        inertia_derived=bool(source), inertia_from=source, discontinued=None if discontinued is None else
         ("" if discontinued is True else discontinued), sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
     )
 
@@ -374,11 +386,16 @@ def inertia_problem(I) -> str | None:
     return None
 
 
-def _geometry(r: Reader, g, key: str, path: Path) -> Geometry:
+def _geometry(r: Reader, g, key: str, path: Path, visual: bool = False) -> Geometry:
     g = r.mapping(g, key)
     r.check_keys(g, GEOM_KEYS, key, required=("shape",))
+    if "rgba" in g and not visual:
+        raise r.error(f"{key}.rgba", "a colour is a visual's: contact geometry is not drawn",
+                      "give the colour on a visual: entry", node=g, field="rgba")
+    rgba = r.vector(g, "rgba", key, n=4, at_least=0.0, magnitude=1.0)  # each channel in [0, 1]
     kind = r.string(g, "shape", key, choices=shapes.SHAPES)
     size = dict(positive=True, required=True, at_least=limits.SIZE_MIN, magnitude=limits.LENGTH_MAX)
+    shape = None
     if kind == "box":
         dims = r.vector(g, "size", key, **size)
     elif kind in ("cylinder", "capsule"):
@@ -391,11 +408,10 @@ def _geometry(r: Reader, g, key: str, path: Path) -> Geometry:
         mesh_path = _mesh_file(r, g, key, path)
         dims, mesh = r.vector(g, "scale", key, default=(1.0, 1.0, 1.0), positive=True,
                               magnitude=limits.LENGTH_MAX), str(mesh_path)
-        return Geometry(shapes.Shape("mesh", dims, mesh), r.vector(g, "xyz", key, default=ZERO3,
-                                                                   magnitude=limits.LENGTH_MAX),
-                        r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
-    return Geometry(shapes.Shape(kind, tuple(dims)), r.vector(g, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
-                    r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX))
+        shape = shapes.Shape("mesh", dims, mesh)
+    shape = shape or shapes.Shape(kind, tuple(dims))
+    return Geometry(shape, r.vector(g, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
+                    r.vector(g, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX), rgba)
 
 
 def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
@@ -427,9 +443,11 @@ def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
     return mesh_path
 
 
-def _check_solid(r: Reader, data, collision) -> None:
-    """Each mesh an inertia is derived from encloses a volume: closed (watertight), not flat."""
-    for i, g in enumerate(collision):
+def _check_solid(r: Reader, data, geoms, source: str = "collision") -> None:
+    """Each mesh an inertia is derived from encloses a volume: closed (watertight), not flat.
+
+    ``source``: the key of the list ``geoms`` came from (collision or visual), for the error."""
+    for i, g in enumerate(geoms):
         if g.shape.kind != "mesh":
             continue
         mesh = shapes._load_mesh(g.shape)
@@ -438,8 +456,8 @@ def _check_solid(r: Reader, data, collision) -> None:
         why = ("is open (not watertight): it encloses no volume" if not mesh.is_watertight else
                "is flat: it encloses no volume" if flat else None)
         if why:
-            node = data["collision"][i] if isinstance(data.get("collision"), list) else data
-            raise r.error(f"collision[{i}].file", f"{Path(g.shape.mesh).name!r} {why}, so no inertia can be derived "
+            node = data[source][i] if isinstance(data.get(source), list) else data
+            raise r.error(f"{source}[{i}].file", f"{Path(g.shape.mesh).name!r} {why}, so no inertia can be derived "
                           "from it", "give inertia: {ixx, iyy, izz} about the CoM, or a closed mesh",
                           node=node, field="file")
 
@@ -459,6 +477,10 @@ def _derived_inertia(collision, mass: float, com):
         total_v += v
     rho = mass / total_v
     M, C, I = spatial.combine((v * rho, c, Ic * rho) for v, c, Ic in items)
+    if len(items) == 1:
+        C = items[0][1]  # one shape: its own centroid (combine's m c / m rounds it)
+    # entries at round-off of the largest (a diagonal tensor turned by right angles) are zero
+    I = np.where(np.abs(I) < 1e-14 * np.abs(I).max(), 0.0, I)
     if com is not None:
         # the declared CoM: shift the tensor there (parallel axis from the centroid)
         I = spatial.shift_inertia(I, M, C - np.asarray(com))

@@ -202,6 +202,19 @@ def bundled_config(name: str, kind: str = "vehicles") -> Path:
     return p.resolve()
 
 
+def sweep_base_path(sweep_path: Path, vehicle: str) -> Path:
+    """The base config of the sweep file ``sweep_path`` whose ``vehicle:`` is ``vehicle``: a file of
+    that name beside the sweep, the bundled vehicle for a bundled sweep, else as ``aurgen build``
+    finds it (``aurgen sweep``, and ``aurgen audit`` of its outputs). ConfigError when not found."""
+    sweep_path = Path(sweep_path)
+    beside = sweep_path.parent / vehicle
+    if beside.is_file():
+        return beside.resolve()
+    if sweep_path.parent.resolve() == data_dir("sweeps").resolve() and len(Path(vehicle).parts) == 1:
+        return bundled_config(vehicle)  # a bundled sweep sweeps the bundled vehicle, never a local copy
+    return resolve_config_path(vehicle)
+
+
 def locate_config(name: str, kind: str = "vehicles", given=()) -> Path | None:
     """The config a generated file's header names by file ``name``.
 

@@ -34,3 +34,24 @@ def unseal(text: str):
     files = dict(p.split(":") for p in m["files"].split())
     return body, {"version": m["version"], "config": m["config"], "sha": m["sha"], "files": files,
                   "text_ok": sha(body) == m["text"]}
+
+
+# a sweep's inputs (``aurgen sweep``'s sweep.md, :mod:`aurgen.check.audit_sweep`): one per line in its text,
+# 'input KEY: VALUE' (KEY 'aurgen', 'sweep <file>', 'vehicle <file>' or 'part <type>'; VALUE a version,
+# 'sha256:<hex>' or 'absent'); the seal's config sha256 is :func:`inputs_sha` of them
+INPUT_RE = re.compile(r"^    input (?P<key>[^\n:]+): (?P<value>\S+)$", re.ASCII | re.MULTILINE)
+
+
+def inputs_sha(inputs: dict) -> str:
+    """The sha256 of ``inputs`` ({key: value}) in a canonical form (sorted, one 'key: value' a line)."""
+    return sha("".join(f"{k}: {v}\n" for k, v in sorted(inputs.items())))
+
+
+def inputs_text(inputs: dict) -> str:
+    """``inputs`` as the indented lines :func:`inputs_of_text` reads back."""
+    return "".join(f"    input {k}: {v}\n" for k, v in sorted(inputs.items()))
+
+
+def inputs_of_text(text: str) -> dict:
+    """The inputs listed in ``text`` by :func:`inputs_text`."""
+    return {m["key"]: m["value"] for m in INPUT_RE.finditer(text)}

@@ -62,6 +62,15 @@ MATERIALS = {
     "part": (0.7, 0.7, 0.7, 1.0),
 }
 
+
+def material_of(rgba) -> dict:
+    """A visual's own colour (catalog ``rgba:``) as a material: named by the colour's digest, so
+    visuals of one colour share a material and a name always means one colour (URDF's global names)."""
+    import hashlib
+
+    rgba = tuple(float(c) for c in rgba)
+    return {"name": "aurgen_rgba_" + hashlib.sha256(vec(rgba).encode()).hexdigest()[:8], "rgba": rgba}
+
 _FORCES = "xyzkmn"
 _VELS = "UVWPQR"
 
@@ -110,7 +119,7 @@ def geom_ctx(g: Geom) -> dict:
     s = g.shape
     d = tuple(float(x) for x in s.dims)
     out = {"name": g.name, "kind": s.kind, "xyz": g.xyz, "rpy": g.rpy, "quat": quat(g.rpy),
-           "rotated": not is_zero(g.rpy), "dims": d, "mesh": None}
+           "rotated": not is_zero(g.rpy), "dims": d, "mesh": None, "rgba": g.rgba}
     if s.kind == "box":
         out.update(size=d, mj_type="box", mj_size=tuple(x / 2 for x in d))
     elif s.kind in ("cylinder", "capsule"):
@@ -322,7 +331,6 @@ def context(vehicle: Vehicle) -> dict:
         role = ("hull" if c["name"] == vehicle.base else "propeller" if c["thrusters"]
                 else "sensor" if c["name"] in sensor_links else "part")
         c["material"] = {"name": f"aurgen_{role}", "rgba": MATERIALS[role]}
-    used = sorted({c["material"]["name"] for c in links if c["visuals"]})
     disp = vehicle.displacement
     drag = water_drag(vehicle)
     mats, skipped = hydro_matrices(vehicle.hydrodynamics)
@@ -352,6 +360,11 @@ def context(vehicle: Vehicle) -> dict:
         vis, notes = urdf_geoms(link.visuals)
         c["urdf_visuals"] = vis
         c["urdf_notes"] = c["urdf_notes"] + notes
+    used: dict = {}  # every visual's material, own colour or its link's role: name -> material
+    for c in links:
+        for g in c["visuals"] + c["urdf_visuals"]:  # a URDF capsule's pieces carry its rgba
+            g["material"] = c["material"] if g["rgba"] is None else material_of(g["rgba"])
+            used.setdefault(g["material"]["name"], g["material"])
     return {
         "version": __version__,
         "name": vehicle.name,
@@ -378,7 +391,7 @@ def context(vehicle: Vehicle) -> dict:
         "meshes": list(meshes.values()),
         "mesh_sources": False,  # MJCF: the catalog's files (in-memory models only), not the set's copies
         "urdf_mesh_prefix": "",  # the ROS package's copy: package://<package>/
-        "materials": [{"name": n, "rgba": MATERIALS[n[len("aurgen_"):]]} for n in used],
+        "materials": [used[n] for n in sorted(used)],
     }
 
 

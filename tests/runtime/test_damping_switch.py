@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pytest
 
+from aurgen.runtime import loading
+
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime import sim as simmod
 from aurgen.runtime.sim import Simulation
@@ -77,7 +79,7 @@ def test_drag_off_keeps_the_declared_damping():
 
 
 def test_a_model_with_no_declared_damping_is_noted_once(capsys, monkeypatch):
-    monkeypatch.setattr(simmod, "_NOTED_UNDAMPED", set())
+    monkeypatch.setattr(loading, "NOTED_UNDAMPED", set())
     env = water_env(RHO, None)
     with Simulation(_box(), environment=env):
         pass
@@ -85,7 +87,7 @@ def test_a_model_with_no_declared_damping_is_noted_once(capsys, monkeypatch):
         pass
     err = capsys.readouterr().err
     assert err.count("declares no hydrodynamic damping") == 1, err
-    monkeypatch.setattr(simmod, "_NOTED_UNDAMPED", set())
+    monkeypatch.setattr(loading, "NOTED_UNDAMPED", set())
     with Simulation(_box(_declared(-20.0)), environment=env):
         pass
     assert "hydrodynamic damping" not in capsys.readouterr().err

@@ -9,10 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import tempfile
 from pathlib import Path
 
+from aurgen import __version__
+from aurgen.analysis.sweep import summary
+
 from aurgen.analysis.sweep.figures import fig_capsize, fig_distributions, fig_gm
-from aurgen.analysis.sweep.runners import JOURNAL, Progress, header_of, read_journal, run_pool, run_ray, run_serial
+from aurgen.analysis.sweep.runners import (JOURNAL, Progress, _journal_text, header_of, read_journal, run_pool,
+                                          run_ray, run_serial)
 from aurgen.analysis.sweep.spec import Sweep, SweepError, plain
 from aurgen.analysis.sweep.table import jsonable, csv_text, parquet_filler
 from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of, variant_mapping, variant_name
@@ -111,15 +116,25 @@ def cli_sweep(args) -> int:
         run_serial(sweep, pending, sink, chunk)
     table = [rows[i] for i in range(sweep.n)]
     columns = sweep.columns
-    files = {out / "sweep.csv": csv_text(columns, table)}
+    fills = {}
     pq_fill = parquet_filler(columns, table)
     if pq_fill is not None:
-        files[out / "sweep.parquet"] = pq_fill
+        fills["sweep.parquet"] = pq_fill
     if not args.no_figures:
-        files[out / "distributions.png"] = lambda tmp: fig_distributions(sweep, table, tmp)
-        files[out / "gm_t_payload.png"] = lambda tmp: fig_gm(sweep, table, tmp)
-        files[out / "capsize_boundary.png"] = lambda tmp: fig_capsize(sweep, table, tmp)
-    write_set(files, root=root)
+        fills["distributions.png"] = lambda tmp: fig_distributions(sweep, table, tmp)
+        fills["gm_t_payload.png"] = lambda tmp: fig_gm(sweep, table, tmp)
+        fills["capsize_boundary.png"] = lambda tmp: fig_capsize(sweep, table, tmp)
+    # every file rendered first: sweep.md's seal names each one's sha256, and the journal's (aurgen audit)
+    blobs = {"sweep.csv": csv_text(columns, table).encode(), JOURNAL: _journal_text(journal).encode()}
+    with tempfile.TemporaryDirectory(prefix="aurgen-sweep-") as d:
+        for name, fill in fills.items():
+            fill(Path(d) / name)
+            blobs[name] = (Path(d) / name).read_bytes()
+    text = summary.summary(sweep, table, blobs, summary.inputs(sweep, header_of(sweep)["inputs"]), __version__)
+    # the journal written again with the bytes its seal hashes; a file of an earlier run this one does not
+    # write (figures before --no-figures, Parquet before pyarrow left) removed: the folder is what sweep.md lists
+    files = {out / n: (lambda tmp, b=b: Path(tmp).write_bytes(b)) for n, b in blobs.items()}
+    write_set(files | {out / summary.NAME: text}, root=root, prune=[out])
     emitted = emit_variants(sweep, table, out, root) if args.emit else 0
     failed = sum(1 for r in table if r.get("reason"))
     print(f"sweep: {sweep.n} variants ({failed} with a reason), table {out / 'sweep.csv'}"

@@ -128,10 +128,7 @@ def is_number(v) -> bool:
 
 def load_sweep(path) -> Sweep:
     """Read and validate a sweep file's structure (not yet its keys against the vehicle: :func:`check`)."""
-    from pathlib import Path
-
-    from aurgen.config.vehicle import bundled_config, resolve_config_path
-    from aurgen.core.resources import data_dir
+    from aurgen.config.vehicle import resolve_config_path, sweep_base_path
     from aurgen.core.yamlio import Reader, load
 
     path = resolve_config_path(path, "sweeps")  # as given, ./, ./sweeps/, the bundled sweeps
@@ -139,13 +136,7 @@ def load_sweep(path) -> Sweep:
     r = Reader(path)
     r.check_keys(data, SWEEP_KEYS, "", required=("vehicle",))
     vehicle = r.string(data, "vehicle", "", required=True)
-    beside = path.parent / vehicle
-    if beside.is_file():
-        base_path = beside.resolve()
-    elif path.parent == data_dir("sweeps").resolve() and len(Path(vehicle).parts) == 1:
-        base_path = bundled_config(vehicle)  # a bundled sweep sweeps the bundled vehicle, never a local copy
-    else:
-        base_path = resolve_config_path(vehicle)
+    base_path = sweep_base_path(path, vehicle)  # beside the sweep, bundled for a bundled sweep, else as build
     base = plain(load(base_path))
     if not isinstance(base, dict):
         raise r.error("vehicle", "the base config is not a mapping", node=data, field="vehicle")

@@ -1,0 +1,83 @@
+"""Loading a model for :class:`aurgen.runtime.sim.Simulation`: compile a source (an MjModel, an
+MJCF string or file; a config is refused saying how to build it), MjSpec edits, and the note on a
+model with no declared hydrodynamic damping."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import mujoco
+import numpy as np
+
+from aurgen.runtime import attach
+from aurgen.runtime import plugin as hplugin
+from aurgen.runtime.plan import SimulationError
+
+def _compile(source):
+    try:  # a world declares the plugin: make sure it is registered (import mujoco loads it when installed)
+        hplugin.load()
+    except ImportError:
+        pass
+    try:
+        if isinstance(source, mujoco.MjModel):
+            return source, None
+        s = str(source)
+        if s.lstrip().startswith("<"):
+            return mujoco.MjModel.from_xml_string(s), ("string", s)
+        if s.lower().endswith((".yaml", ".yml")):  # a config, not a model: say how to get the model
+            raise SimulationError(f"{s}: a config, not a model: build it first ('aurgen build {s}' for a "
+                                  f"vehicle, 'aurgen worlds {s}' for a world), then pass the MJCF it "
+                                  f"writes (build/<name>/<name>.xml, build/worlds/<name>.xml)")
+        if not os.path.exists(s):
+            raise SimulationError(f"{s!r}: no such file (expected an MJCF world or model written by aurgen)")
+        if not stat.S_ISREG(os.stat(s).st_mode):  # a FIFO would block MuJoCo's read forever
+            raise SimulationError(f"{s}: not a regular file (expected an MJCF world or model written by aurgen)")
+        return mujoco.MjModel.from_xml_path(s), ("path", s)
+    except ValueError as exc:
+        raise SimulationError(f"{source if not str(source).lstrip().startswith('<') else 'MJCF string'}: "
+                              f"MuJoCo could not compile it: {exc}") from None
+
+
+def _body_names(m, ids) -> set:
+    return {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(b)) for b in ids}
+
+
+def _read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _spec_of(src):
+    """The MjSpec of a ("path" | "string", path or text) source."""
+    kind, s = src
+    return mujoco.MjSpec.from_string(s) if kind == "string" else mujoco.MjSpec.from_file(s)
+
+
+def _recompile_not_simple(src, bodies):
+    return attach.not_simple(_spec_of(src), bodies).compile()
+
+
+NOTED_UNDAMPED: set = set()  # the sources already noted (once per process)
+
+
+def note_undamped(m, source: str) -> None:
+    """Once per source, one line on stderr: a model with displacement geoms and no declared
+    hydrodynamic damping (no ``aurgen:damping_linear`` / ``aurgen:damping_quadratic`` numeric:
+    a vehicle config without ``hydrodynamics:``) rolls on with only the drag model and surface
+    damping, a damping ratio of about 0.01."""
+    if source in NOTED_UNDAMPED or m.nuser_geom < 1:
+        return
+    if not np.any(np.rint(m.geom_user[:, 0]) == 1):
+        return
+    for i in range(m.nnumeric):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_NUMERIC, i) or ""
+        if "aurgen:damping_linear:" in name or "aurgen:damping_quadratic:" in name:
+            return
+    NOTED_UNDAMPED.add(source)
+    import sys
+
+    print(f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
+          "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
+          "model and surface damping act, and a roll decays with a damping ratio of about 0.01",
+          file=sys.stderr)
