@@ -145,10 +145,13 @@ def cli_sim(args) -> int:
     if vacuum and _declares_environment(args.model):
         raise AurgenError(f"{args.model}: --vacuum is for a model without an environment; this file carries "
                           "one (a world): drop --vacuum")
-    try:
-        sim = Simulation(args.model, water=water)
-    except envmod.EnvironmentInvalid as exc:  # name the file the environment came from
-        raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
+    from aurgen.runtime import loading
+
+    with loading.deferred_notes() as notes:  # a refusal below is the one line printed: notes after it
+        try:
+            sim = Simulation(args.model, water=water)
+        except envmod.EnvironmentInvalid as exc:  # name the file the environment came from
+            raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
     try:
         steps = args.duration / sim.model.opt.timestep
         if steps < 1:
@@ -164,6 +167,7 @@ def cli_sim(args) -> int:
     except BaseException:
         sim.close()
         raise
+    loading.print_notes(notes)
     if sim.environment is None:
         print("aurgen sim: no environment in the file (and no --water): stepping as plain MuJoCo",
               file=sys.stderr)

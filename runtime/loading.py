@@ -4,8 +4,10 @@ model with no declared hydrodynamic damping."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import sys
 
 import mujoco
 import numpy as np
@@ -59,6 +61,24 @@ def _recompile_not_simple(src, bodies):
 
 
 NOTED_UNDAMPED: set = set()  # the sources already noted (once per process)
+_DEFERRED: list | None = None  # notes held back (deferred_notes), else printed as they come
+
+
+@contextlib.contextmanager
+def deferred_notes():
+    """Hold the notes given inside back, in the list it yields (``aurgen sim`` prints them with
+    :func:`print_notes` once its checks have passed, so a refusal is the one line printed)."""
+    global _DEFERRED
+    prev, _DEFERRED = _DEFERRED, []
+    try:
+        yield _DEFERRED
+    finally:
+        _DEFERRED = prev
+
+
+def print_notes(notes) -> None:
+    for n in notes:
+        print(n, file=sys.stderr)
 
 
 def note_undamped(m, source: str) -> None:
@@ -75,9 +95,10 @@ def note_undamped(m, source: str) -> None:
         if "aurgen:damping_linear:" in name or "aurgen:damping_quadratic:" in name:
             return
     NOTED_UNDAMPED.add(source)
-    import sys
-
-    print(f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
-          "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
-          "model and surface damping act, and a roll decays with a damping ratio of about 0.01",
-          file=sys.stderr)
+    note = (f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
+            "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
+            "model and surface damping act, and a roll decays with a damping ratio of about 0.01")
+    if _DEFERRED is not None:
+        _DEFERRED.append(note)
+    else:
+        print(note, file=sys.stderr)

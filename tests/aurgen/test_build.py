@@ -16,7 +16,7 @@ from aurgen.compose.resolve import resolve
 from aurgen.core.files import OutputError
 from aurgen.core.errors import BuildError
 
-BOAT = str(bundled_vehicles()[0])
+BOAT = str(next(p for p in bundled_vehicles() if p.stem == "blueboat"))
 
 
 def snapshot(root: Path) -> dict:

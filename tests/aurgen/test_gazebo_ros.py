@@ -32,6 +32,11 @@ IDS = [Path(c).stem for c in CONFIGS]
 GZ = "{http://gazebosim.org/schema}"
 
 
+def _bundled(name: str) -> str:
+    """The bundled vehicle config of that name (bundled_vehicles() is sorted, and grows)."""
+    return str(next(p for p in bundled_vehicles() if p.stem == name))
+
+
 @pytest.fixture(scope="module")
 def out(built_vehicles):
     return built_vehicles  # CONFIGS, built once per session (tests/conftest.py)
@@ -91,7 +96,7 @@ def test_topics_follow_namespace_name_quantity(out, config):
 
 
 def test_ping2_is_one_downward_ray_as_the_reference_writes_it(out):
-    v, sdf, _ = _files(out, str(bundled_vehicles()[0]))  # blueboat
+    v, sdf, _ = _files(out, _bundled('blueboat'))  # blueboat
     assert v.name == "blueboat"
     (ping,) = [s for s in sdf.iter("sensor") if s.get("name") == "ping_mount_ping"]
     assert ping.get("type") == "gpu_lidar"
@@ -116,8 +121,8 @@ def test_dvl_is_gz_sims_dvl(out):
 
 
 def test_base_sensors(out):
-    boat, sdf_b, _ = _files(out, str(bundled_vehicles()[0]))
-    rov, sdf_r, _ = _files(out, str(bundled_vehicles()[1]))
+    boat, sdf_b, _ = _files(out, _bundled('blueboat'))
+    rov, sdf_r, _ = _files(out, _bundled('bluerov2'))
     assert {s.get("type") for s in sdf_b.find("model/link[@name='base_link']").iter("sensor")} == \
         {"imu", "navsat", "magnetometer", "air_pressure"}
     assert {s.get("type") for s in sdf_r.find("model/link[@name='base_link']").iter("sensor")} == \
@@ -190,7 +195,7 @@ def test_the_test_vehicles_fit_every_bundled_part_type():
 
 
 def test_windage_boxes_carry_current_and_wind_marks_with_the_identified_cd(out):
-    v, sdf, _ = _files(out, str(bundled_vehicles()[0]))
+    v, sdf, _ = _files(out, _bundled('blueboat'))
     boxes = sdf.findall("model/link[@name='windage']/collision")
     assert len(boxes) == 2
     # facts §5: Cd chosen so that 0.5 rho Cd (2 width draft) = 7.0 (the identified xUabsU) at the
@@ -249,8 +254,8 @@ def test_one_current_declaration_reaches_gazebo_and_the_runtime(tmp_path):
                         f"density: 1025.0, viscosity: 1.08e-3, flow: [{0.5 * math.sqrt(0.5)!r}, "
                         f"{0.5 * math.sqrt(0.5)!r}, 0]")
     text = text.replace("viscosity: 1.81e-5, flow: [0, 0, 0]", "viscosity: 1.81e-5, flow: [3.0, 0, 0]")
-    text = text.replace("config: blueboat.yaml", "config: " + str(bundled_vehicles()[0]))
-    text = text.replace("config: bluerov2.yaml", "config: " + str(bundled_vehicles()[1]))
+    text = text.replace("config: blueboat.yaml", "config: " + _bundled('blueboat'))
+    text = text.replace("config: bluerov2.yaml", "config: " + _bundled('bluerov2'))
     path = tmp_path / "current.yaml"
     path.write_text(text, encoding="utf-8")
     w = world_config.load_world(path)

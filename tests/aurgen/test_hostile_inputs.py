@@ -200,10 +200,13 @@ CASES = [
     ("slot-chain-101", {"v.yaml": _chain(101), "parts/link.yaml": LINK}, None, ["parts[100].of", "101 parts deep"]),
     # a chain of catalog defaults (RecursionError, deep in the YAML reader, before)
     ("default-chain-600", {"v.yaml": BOAT + "parts:\n  - {type: p0, name: c, parent: base_link, xyz: [0, 0, 0]}\n",
-                           **_default_chain(600)}, None, ["p99.yaml", "slots.s.default", "'p100' would sit 101 parts deep"]),
+                           **_default_chain(600)}, None,
+     # the composed default names outgrow the 64-character limit first, 32 slots down (the depth
+     # limit, 101 parts, is slot-chain-101's)
+     ["v.yaml:5:", "parts[0].type", "65 characters: a name has at most 64", "p31.yaml"]),
     ("default-chain-under-slot-fills", {"v.yaml": _chain(60).replace("type: link, name: l59", "type: p0, name: l59"),
                                         "parts/link.yaml": LINK, **_default_chain(60)}, None,
-     ["p40.yaml", "slots.s.default", "101 parts deep"]),
+     ["v.yaml:64:", "parts[59]", "a name has at most 64", "p30.yaml"]),
     # ---- no traceback: a 5,000-digit integer in an environment (int() refused it with a ValueError)
     ("env-json-huge-density", {"w.xml": _world(ENV_OK.replace("1025.0", "9" * 5000))}, ["sim", "w.xml", "--quiet"],
      ["w.xml", "cells[0] ('water').density", "an integer of 5000 digits"]),
