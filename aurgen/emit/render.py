@@ -375,7 +375,11 @@ def context(vehicle: Vehicle) -> dict:
         "joints": joints,
         "thrusters": thrusters,
         "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
-        "gz_hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics if drag is None or n not in WATER_DRAG],
+        # added mass ({F}Dot{V}) stays out of Gazebo's Hydrodynamics plugin: it applies it as a force from the
+        # last step's acceleration, which diverges when added mass exceeds the body's (MJCF carries it)
+        "gz_hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics
+                             if "Dot" not in n and (drag is None or n not in WATER_DRAG)],
+        "gz_added_mass_left_out": [n for n, _ in vehicle.hydrodynamics if "Dot" in n],
         "water_drag": drag,
         "base_sdf_inertial": base_sdf_inertial(vehicle, 1 + bool(vehicle.windage)),
         "hydro_matrices": mats,

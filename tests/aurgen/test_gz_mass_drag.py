@@ -122,7 +122,8 @@ def check_rov_current(sdf_path, vehicle) -> None:
     gz = hydrodynamics_terms(sdf_path)
     if not all(declared.get(n, 0.0) < 0.0 for n in TRANSLATIONAL):
         # one box drags along all three axes: without all three terms they stay in Hydrodynamics
-        assert not boxes and gz == {n: float(x) for n, x in declared.items()}, (sdf_path, boxes, gz)
+        # (added mass, {F}Dot{V}, is never written to Hydrodynamics: it diverges there; the MJCF carries it)
+        assert not boxes and gz == {n: float(x) for n, x in declared.items() if "Dot" not in n}, (sdf_path, boxes, gz)
         return
     assert [b["link"] for b in boxes] == [vehicle.base], f"{sdf_path}: the current drags {boxes} (want one box on the base link)"
     for n in TRANSLATIONAL:

@@ -198,7 +198,13 @@ def test_current_and_wind_reach_the_model():
     assert flows == {"water": (0.5, 0.0, 0.0), "air": (0.0, 3.0, 0.0)}
 
 
-@pytest.mark.parametrize("config", ["blueboat.yaml", "bluerov2.yaml"])
+# The BlueROV2 declares added mass, whose velocity-product terms the runtime takes with the body's
+# velocity, not the one relative to the flow (docs/runtime.md, limits): drifting with the water it
+# still feels a Munk yaw moment and turns, so its drift is not along u.
+NOT_RELATIVE = pytest.mark.xfail(strict=True, reason="added mass's Munk/Coriolis terms ignore the flow")
+
+
+@pytest.mark.parametrize("config", ["blueboat.yaml", pytest.param("bluerov2.yaml", marks=NOT_RELATIVE)])
 def test_a_uniform_flow_carries_the_vehicle_along(config):
     """Galilean invariance: with water and air moving at the same uniform velocity u, every force
     on a free vehicle depends on its velocity relative to u, so it drifts with u: its horizontal
