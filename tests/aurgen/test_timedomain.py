@@ -198,13 +198,14 @@ def test_current_and_wind_reach_the_model():
     assert flows == {"water": (0.5, 0.0, 0.0), "air": (0.0, 3.0, 0.0)}
 
 
-# The BlueROV2 declares added mass, whose velocity-product terms the runtime takes with the body's
-# velocity, not the one relative to the flow (docs/runtime.md, limits): drifting with the water it
-# still feels a Munk yaw moment and turns, so its drift is not along u.
-NOT_RELATIVE = pytest.mark.xfail(strict=True, reason="added mass's Munk/Coriolis terms ignore the flow")
+# The BlueROV2 declares added mass: released at rest in the current it moves relative to the water,
+# and the Munk moment of that relative motion yaws it while it closes on u, so with its anisotropic
+# drag its velocity is along u only in the limit, not to the boat's tolerance at 60 s. Its drift is
+# checked exactly instead, by Galilean invariance (tests/runtime/test_added_mass_current.py).
+ALONG_TOL = {"blueboat.yaml": 2e-3, "bluerov2.yaml": 2e-2}
 
 
-@pytest.mark.parametrize("config", ["blueboat.yaml", pytest.param("bluerov2.yaml", marks=NOT_RELATIVE)])
+@pytest.mark.parametrize("config", ["blueboat.yaml", "bluerov2.yaml"])
 def test_a_uniform_flow_carries_the_vehicle_along(config):
     """Galilean invariance: with water and air moving at the same uniform velocity u, every force
     on a free vehicle depends on its velocity relative to u, so it drifts with u: its horizontal
@@ -225,7 +226,7 @@ def test_a_uniform_flow_carries_the_vehicle_along(config):
             mujoco.mj_step(m, d)
         vel = np.array(d.qvel[:2])
         gaps[t] = np.linalg.norm(u[:2] - vel)
-        assert abs(vel[0] * u[1] - vel[1] * u[0]) < 2e-3 * np.linalg.norm(u) ** 2, vel  # along u
+        assert abs(vel[0] * u[1] - vel[1] * u[0]) < ALONG_TOL[config] * np.linalg.norm(u) ** 2, vel  # along u
     assert gaps[120.0] < 0.01 * np.linalg.norm(u)
     assert 0.35 < gaps[120.0] / gaps[60.0] < 0.65, gaps  # ~ 1/t
 

@@ -16,7 +16,7 @@ from aurgen.runtime.sim import Simulation
 
 pytest.importorskip("numba", reason="the numba oracle needs numba (the test extra)")
 
-SIM_TESTS = ("test_sim_buoyancy.py", "test_added_mass.py", "test_added_mass_surface.py", "test_damping_switch.py", "test_gravity.py", "test_sim_drag.py",
+SIM_TESTS = ("test_sim_buoyancy.py", "test_added_mass.py", "test_added_mass_current.py", "test_added_mass_surface.py", "test_damping_switch.py", "test_gravity.py", "test_sim_drag.py",
              "test_sim_rest.py", "test_health.py", "test_vehicles_sim.py")
 
 

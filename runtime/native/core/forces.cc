@@ -215,8 +215,12 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
     crho_[c] = cell.rho;
     cP_[c] = cell.p;
     for (int a = 0; a < 3; ++a) cflow_[a * nc_ + c] = cell.flow[a];
-    if (cell.rho > rho_max_) rho_max_ = cell.rho;
+    if (cell.rho > rho_max_) {
+      rho_max_ = cell.rho;
+      for (int a = 0; a < 3; ++a) uflow_[a] = cell.flow[a];
+    }
   }
+  flowing_ = uflow_[0] != 0.0 || uflow_[1] != 0.0 || uflow_[2] != 0.0;
   slots_.assign(kNSlot * S, 0.0);
   valid_.assign(S, 0);
   // the nonzero entries (6 i + j) of each damper's D or Dq, and the stored
@@ -452,7 +456,7 @@ void ForceStage::Passive(const ForceData& d, bool record) {
     }
   if (m_.gravity.Applied()) BodyGravity(d, record);
   if (m_.damping) Damping(d, record);
-  if (m_.added_mass) AddedMassTerms(d);
+  if (m_.added_mass) AddedMassTerms(d, record);
   if (record) {
     double ke = 0.0;  // 1/2 qvel' M qvel over M's stored lower triangle, row by row
     for (const MEntry& e : ment_)  // w: 0.5 on the diagonal, else 1 (1 * x is x)
@@ -856,7 +860,37 @@ void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][
 
 // Added mass: M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at
 // the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
-void ForceStage::AddedMassTerms(const ForceData& d) {
+// The added-mass wrench (F, T) of ``item`` at p as in still water: from the body's own velocity
+// V = (v at p, w) and the spatial velocity-product acceleration bias (both world, (lin, ang)).
+void ForceStage::StillWrench(const ForceData& d, const AddedMass& item, const double Aw[6][6],
+                             const double Aw1[6][6], const double Rb[3][3], const double p[3],
+                             const double V[6], const double bias[6], double F[3], double T[3]) {
+  double P[6];
+  for (int i = 0; i < 6; ++i) {
+    double acc = 0.0;
+    for (int q = 0; q < 6; ++q) acc += Aw[i][q] * V[q];
+    P[i] = acc;
+  }
+  const double w0 = V[3], w1 = V[4], w2 = V[5];
+  for (int i = 0; i < 3; ++i) {
+    double acc = 0.0, acc2 = 0.0;
+    for (int q = 0; q < 6; ++q) {
+      acc += Aw[i][q] * bias[q];
+      acc2 += Aw[3 + i][q] * bias[q];
+    }
+    F[i] = -acc;
+    T[i] = -acc2;
+  }
+  F[0] -= w1 * P[2] - w2 * P[1];
+  F[1] -= w2 * P[0] - w0 * P[2];
+  F[2] -= w0 * P[1] - w1 * P[0];
+  T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
+  T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
+  T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
+  if (item.kind == AddedMass::Kind::kGeom) SurfaceTerms(d, item.geom, Rb, p, Aw1, V, F, T);
+}
+
+void ForceStage::AddedMassTerms(const ForceData& d, bool record) {
   double Aw[6][6], Aw1[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
   for (const AddedMass& item : m_.added) {
     const int64_t b = item.body, oid = item.object;
@@ -929,12 +963,29 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
       for (int i = 0; i < 6; ++i) sb[i] += d.cdof_dot[6 * j + i] * qd;
     }
     MotionAt(sb, r, bias);  // at p, (lin, ang)
+    double w0 = V[3], w1 = V[4], w2 = V[5];
+    // in a current, the still-water wrench too (what the ledger's energy conserves: the
+    // difference is work the flow does, booked with the drag's; aurgen.runtime.health)
+    const bool book = flowing_ && record && o_.qdrag;
+    double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
+    if (book) StillWrench(d, item, Aw, Aw1, Rb, p, V, bias, Fs, Ts);
+    // Relative to the water (the densest cell's uniform flow u, constant in time): the fluid's
+    // momentum is Aw V_r, V_r = (v - u, w), and in the frame moving with u (inertial) Kirchhoff's
+    // equations hold in V_r; d/dt of u seen from the body adds w x u to the linear acceleration
+    // (u = 0: every term below is the still-water one, bit for bit).
+    if (flowing_) {
+      V[0] -= uflow_[0];
+      V[1] -= uflow_[1];
+      V[2] -= uflow_[2];
+      bias[0] += w1 * uflow_[2] - w2 * uflow_[1];
+      bias[1] += w2 * uflow_[0] - w0 * uflow_[2];
+      bias[2] += w0 * uflow_[1] - w1 * uflow_[0];
+    }
     for (int i = 0; i < 6; ++i) {
       double acc = 0.0;
       for (int q = 0; q < 6; ++q) acc += Aw[i][q] * V[q];
       P[i] = acc;
     }
-    double w0 = V[3], w1 = V[4], w2 = V[5];
     for (int i = 0; i < 3; ++i) {
       double acc = 0.0, acc2 = 0.0;
       for (int q = 0; q < 6; ++q) {
@@ -944,7 +995,7 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
       F[i] = -acc;
       T[i] = -acc2;
     }
-    // - w x P_lin ; - w x H - v x P_lin
+    // - w x P_lin ; - w x H - v_r x P_lin
     F[0] -= w1 * P[2] - w2 * P[1];
     F[1] -= w2 * P[0] - w0 * P[2];
     F[2] -= w0 * P[1] - w1 * P[0];
@@ -959,6 +1010,11 @@ void ForceStage::AddedMassTerms(const ForceData& d) {
       for (int i = 0; i < 3; ++i) q += J[i * nd + kk] * F[i] + J[(3 + i) * nd + kk] * T[i];
       d.qfrc_passive[j] += q;
       o_.qmine[j] += q;
+      if (book) {
+        double qs = 0.0;
+        for (int i = 0; i < 3; ++i) qs += J[i * nd + kk] * Fs[i] + J[(3 + i) * nd + kk] * Ts[i];
+        o_.qdrag[j] += q - qs;
+      }
     }
   }
 }

@@ -207,7 +207,11 @@ class alignas(kLine) ForceStage {
   void Pieces(const ForceData& d, bool record);
   void BodyGravity(const ForceData& d, bool record);
   void Damping(const ForceData& d, bool record);
-  void AddedMassTerms(const ForceData& d);
+  void AddedMassTerms(const ForceData& d, bool record);
+  // an added-mass item's wrench at p as in still water (AddedMassTerms books the current's share)
+  void StillWrench(const ForceData& d, const AddedMass& item, const double Aw[6][6], const double Aw1[6][6],
+                   const double Rb[3][3], const double p[3], const double V[6], const double bias[6],
+                   double F[3], double T[3]);
   // the terms of a geom item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to
   // its wrench (F, T) at p; Rb, Aw1 its frame and unscaled world added mass, V its velocity
   void SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
@@ -240,6 +244,8 @@ class alignas(kLine) ForceStage {
   std::vector<double> gpr_;      // (ng x 3) size products b c, a c, a b (drag's projected area)
   std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' rho, p, flow as columns
   double rho_max_ = 0.0;         // the densest cell's density (kg/m^3)
+  double uflow_[3] = {0.0, 0.0, 0.0};  // its flow (m/s): added mass is relative to it
+  bool flowing_ = false;               // uflow_ is not zero
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the dampers' D or Dq
   std::vector<int64_t> dnz0_;    // (nd + 1) each damper's first in dnz_

@@ -608,7 +608,8 @@ def _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, 
 
     A_w = blkdiag(R, R) A blkdiag(R, R)^T (world axes at the point p), J the 6 x nv
     (lin, ang) Jacobian of p, b = the spatial velocity-product acceleration at p
-    (sum cdof_dot qdot, moved to p), P = A_w (v_p, w): the fluid impulse. With
+    (sum cdof_dot qdot, moved to p, plus (w x u, 0)), P = A_w (v_p - u, w): the fluid impulse,
+    u the densest cell's flow (Kirchhoff's equations in the frame moving with it). With
     these forces d/dt of 1/2 qdot^T (M + J^T A_w J) qdot is the power of the
     other forces (Kirchhoff's equations).
     """
@@ -714,6 +715,23 @@ def _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, 
         bias[3] = r0
         bias[4] = r1
         bias[5] = r2
+        # relative to the water: the densest cell's flow u (uniform, constant): V_r = (v - u, w),
+        # and the body-frame derivative of u adds w x u to the relative acceleration
+        dense = 0
+        for c in range(nc):
+            if cf[c, C_RHO] > cf[dense, C_RHO]:
+                dense = c
+        if nc > 0:
+            u0 = cf[dense, C_FLOW]
+            u1 = cf[dense, C_FLOW + 1]
+            u2 = cf[dense, C_FLOW + 2]
+            if u0 != 0.0 or u1 != 0.0 or u2 != 0.0:
+                V[0] -= u0
+                V[1] -= u1
+                V[2] -= u2
+                bias[0] += V[4] * u2 - V[5] * u1
+                bias[1] += V[5] * u0 - V[3] * u2
+                bias[2] += V[3] * u1 - V[4] * u0
         for i in range(6):
             acc = 0.0
             for q in range(6):
