@@ -212,7 +212,8 @@ def test_roll_decay_shows_each_half_cycle_decrement(who, request, rendered):
     exponential = want_per.max() / want_per.min() <= 1.2
     assert bool(envelope) == exponential
     if who == "rov":
-        assert not exponential and want_per[0] > 4.0 and want_per[-1] < 0.3
+        # the ROV's damping grows with amplitude: the first half cycle's decrement many times the last's
+        assert not exponential and want_per[0] > 10 * want_per[-1]
         assert "not one exponential" in low.get_title()
 
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.aurgen.test_gym import IDS, _have_gymnasium, _make
+from test_gym import IDS, _have_gymnasium, _make
 
 pytestmark = [pytest.mark.scale,
               pytest.mark.skipif(not _have_gymnasium(),

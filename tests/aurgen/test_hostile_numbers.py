@@ -67,8 +67,8 @@ AUDIT_EDITS = [
     ("no-break-space-separator", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2\u00a051.5"'),
     ("em-space-separator", "blueboat/blueboat.urdf", 'xyz="-0.002666 0.368156 0.131239" rpy',
      'xyz="-0.002666\u20030.368156 0.131239" rpy'),
-    ("sdf-pose-nbsp", "blueboat/model.sdf", "<pose>0.021265962298197754 0.0 0.07249974757044667 0.0 0.0 0.0</pose>",
-     "<pose>0.021265962298197754\u00a00.0 0.07249974757044667 0.0 0.0 0.0</pose>"),  # the base link's inertial
+    ("sdf-pose-nbsp", "blueboat/model.sdf", "<pose>0.0212659 0.0 0.0724998 0.0 0.0 0.0</pose>",
+     "<pose>0.0212659\u00a00.0 0.0724998 0.0 0.0 0.0</pose>"),  # the base link's inertial
     ("integer-group-fraction", "blueboat/blueboat.xml", 'group="1" contype="0"', 'group="1.0000000001" contype="0"'),
     ("integer-contype-float", "blueboat/blueboat.xml", 'group="1" contype="0"', 'group="1" contype="0.0"'),
     ("integer-conaffinity-exp", "blueboat/blueboat.xml", 'contype="0" conaffinity="0"',
