@@ -1000,8 +1000,10 @@ void Hydro::Contacts(const mjModel* m, mjData* d, double* st) const {
   // the contact rows' work over the step: efc_force . J (q0 + qvel) / 2 dt, per contact
   const double* q0 = st + L_.q0;
   for (int i = 0; i < m->nv; ++i) vbar_[i] = 0.5 * (q0[i] + d->qvel[i]);
-  mj_markStack(d);
-  mjtNum* jv = mj_stackAllocNum(d, std::max(d->nefc, 1));
+  // a buffer of the instance's own (grown, never shrunk): MuJoCo's stack markers are macros that a
+  // sanitized build maps to symbols the released library does not export (mj__markStack)
+  if (jv_.size() < static_cast<size_t>(std::max(d->nefc, 1))) jv_.resize(std::max(d->nefc, 1));
+  mjtNum* jv = jv_.data();
   mj_mulJacVec(m, d, jv, vbar_.data());
   double W = 0.0, best = -std::numeric_limits<double>::infinity();
   int body = 0;
@@ -1019,7 +1021,6 @@ void Hydro::Contacts(const mjModel* m, mjData* d, double* st) const {
       body = ContactBody(m, c);
     }
   }
-  mj_freeStack(d);
   core::ContactWork(cs, led, W, body, true, t);
 }
 

@@ -109,6 +109,7 @@ class alignas(core::kLine) Hydro {
   core::LineVec<double> pos_, mats_, planes_, out_, vols_, cents_, areas_, wfrac_, led_, qmine_,
       qdrag_, dv_, mdv_;  // qdrag: ForceOut's; dv, mdv: Advance's qvel - q0, M dv
   mutable core::LineVec<double> vbar_;  // Contacts' (q0 + qvel) / 2
+  mutable std::vector<mjtNum> jv_;  // Contacts' efc_J (q0 + qvel) / 2 (grown to nefc, never shrunk)
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int track_ = 0;
