@@ -17,11 +17,11 @@ from aurgen.config import sensors, shapes
 from aurgen.core.errors import ConfigError, did_you_mean
 from aurgen.core.records import record
 from aurgen.core.resources import catalog_dir
+from aurgen.config.meshfile import MESH_SUFFIXES, mesh_file  # noqa: F401 (MESH_SUFFIXES: public here)
 from aurgen.core.yamlio import Reader, load
 
 JOINT_TYPES = ("fixed", "continuous", "revolute", "prismatic")
 LIMITED_JOINTS = ("revolute", "prismatic")  # joints that need limits
-MESH_SUFFIXES = (".stl", ".obj")  # mesh files both MuJoCo and trimesh read
 ZERO3 = (0.0, 0.0, 0.0)
 
 
@@ -416,31 +416,8 @@ def _geometry(r: Reader, g, key: str, path: Path, visual: bool = False) -> Geome
 
 def _mesh_file(r: Reader, g, key: str, path: Path) -> Path:
     """A mesh ``file:``: relative, a regular .stl/.obj file inside the folder of the catalog file
-    that declares it (symlinks resolved), and loadable as a mesh with faces."""
-    f = r.string(g, "file", key, required=True)
-    folder = Path(path).resolve().parent
-    if "\0" in f or Path(f).is_absolute():
-        raise r.error(f"{key}.file", f"{f!r}: a mesh file is relative to the catalog folder ({folder})",
-                      node=g, field="file")
-    mesh_path = (folder / f).resolve()
-    if not mesh_path.is_relative_to(folder):
-        raise r.error(f"{key}.file", f"{f!r} is outside the catalog folder {folder}",
-                      "keep meshes in the catalog folder (e.g. meshes/)", node=g, field="file")
-    if not mesh_path.is_file():
-        raise r.error(f"{key}.file", f"mesh file not found (or not a regular file): {mesh_path}",
-                      node=g, field="file")
-    if mesh_path.suffix.lower() not in MESH_SUFFIXES:
-        raise r.error(f"{key}.file", f"{f!r}: a mesh is an {' or '.join(MESH_SUFFIXES)} file", node=g, field="file")
-    try:
-        import trimesh
-
-        mesh = trimesh.load(str(mesh_path), force="mesh")
-        ok = len(mesh.faces) > 0 and np.all(np.isfinite(mesh.vertices))
-    except Exception:  # trimesh raises many kinds on garbage
-        ok = False
-    if not ok:
-        raise r.error(f"{key}.file", f"{f!r} is not a readable mesh (no faces, or unreadable)", node=g, field="file")
-    return mesh_path
+    that declares it (symlinks resolved), and loadable as a mesh with faces (aurgen.config.meshfile)."""
+    return mesh_file(r, g, key, path)
 
 
 def _check_solid(r: Reader, data, geoms, source: str = "collision") -> None:

@@ -860,9 +860,11 @@ void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][
 
 // Added mass: M += J^T A_w J per item; wrench -(A_w b + [w]x P + (0, v x P_lin)) at
 // the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
-// The added-mass wrench (F, T) of ``item`` at p as in still water: from the body's own velocity
-// V = (v at p, w) and the spatial velocity-product acceleration bias (both world, (lin, ang)).
-void ForceStage::StillWrench(const ForceData& d, const AddedMass& item, const double Aw[6][6],
+// The added-mass wrench (F, T) of ``item`` at p from the velocity V = (v at p, w) and the spatial
+// velocity-product acceleration bias (both world, (lin, ang)): -Aw bias - (w x P_lin, w x H + v x
+// P_lin), P = Aw V, and the surface terms of a geom item; relative to the water or, given the
+// body's own V and bias, as in still water.
+void ForceStage::Wrench(const ForceData& d, const AddedMass& item, const double Aw[6][6],
                              const double Aw1[6][6], const double Rb[3][3], const double p[3],
                              const double V[6], const double bias[6], double F[3], double T[3]) {
   double P[6];
@@ -891,7 +893,7 @@ void ForceStage::StillWrench(const ForceData& d, const AddedMass& item, const do
 }
 
 void ForceStage::AddedMassTerms(const ForceData& d, bool record) {
-  double Aw[6][6], Aw1[6][6], Rb[3][3], p[3], V[6], bias[6], P[6], F[3], T[3];
+  double Aw[6][6], Aw1[6][6], Rb[3][3], p[3], V[6], bias[6], F[3], T[3];
   for (const AddedMass& item : m_.added) {
     const int64_t b = item.body, oid = item.object;
     double s;
@@ -968,7 +970,7 @@ void ForceStage::AddedMassTerms(const ForceData& d, bool record) {
     // difference is work the flow does, booked with the drag's; aurgen.runtime.health)
     const bool book = flowing_ && record && o_.qdrag;
     double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
-    if (book) StillWrench(d, item, Aw, Aw1, Rb, p, V, bias, Fs, Ts);
+    if (book) Wrench(d, item, Aw, Aw1, Rb, p, V, bias, Fs, Ts);
     // Relative to the water (the densest cell's uniform flow u, constant in time): the fluid's
     // momentum is Aw V_r, V_r = (v - u, w), and in the frame moving with u (inertial) Kirchhoff's
     // equations hold in V_r; d/dt of u seen from the body adds w x u to the linear acceleration
@@ -981,28 +983,7 @@ void ForceStage::AddedMassTerms(const ForceData& d, bool record) {
       bias[1] += w2 * uflow_[0] - w0 * uflow_[2];
       bias[2] += w0 * uflow_[1] - w1 * uflow_[0];
     }
-    for (int i = 0; i < 6; ++i) {
-      double acc = 0.0;
-      for (int q = 0; q < 6; ++q) acc += Aw[i][q] * V[q];
-      P[i] = acc;
-    }
-    for (int i = 0; i < 3; ++i) {
-      double acc = 0.0, acc2 = 0.0;
-      for (int q = 0; q < 6; ++q) {
-        acc += Aw[i][q] * bias[q];
-        acc2 += Aw[3 + i][q] * bias[q];
-      }
-      F[i] = -acc;
-      T[i] = -acc2;
-    }
-    // - w x P_lin ; - w x H - v_r x P_lin
-    F[0] -= w1 * P[2] - w2 * P[1];
-    F[1] -= w2 * P[0] - w0 * P[2];
-    F[2] -= w0 * P[1] - w1 * P[0];
-    T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
-    T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
-    T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
-    if (item.kind == AddedMass::Kind::kGeom) SurfaceTerms(d, item.geom, Rb, p, Aw1, V, F, T);
+    Wrench(d, item, Aw, Aw1, Rb, p, V, bias, F, T);  // - w x P_lin ; - w x H - v_r x P_lin
     // generalized force J^T (F, T)
     for (int64_t kk = 0; kk < nd; ++kk) {
       int64_t j = ch[kk];

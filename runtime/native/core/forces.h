@@ -208,8 +208,9 @@ class alignas(kLine) ForceStage {
   void BodyGravity(const ForceData& d, bool record);
   void Damping(const ForceData& d, bool record);
   void AddedMassTerms(const ForceData& d, bool record);
-  // an added-mass item's wrench at p as in still water (AddedMassTerms books the current's share)
-  void StillWrench(const ForceData& d, const AddedMass& item, const double Aw[6][6], const double Aw1[6][6],
+  // an added-mass item's wrench at p from V and bias (AddedMassTerms: relative to the water, and in
+  // a current once more as in still water, to book the current's share)
+  void Wrench(const ForceData& d, const AddedMass& item, const double Aw[6][6], const double Aw1[6][6],
                    const double Rb[3][3], const double p[3], const double V[6], const double bias[6],
                    double F[3], double T[3]);
   // the terms of a geom item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to
