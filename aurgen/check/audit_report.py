@@ -25,23 +25,34 @@ REPORT = "report.md"
 TITLE = "# Stability and trim report: "
 
 
-def is_report(folder: Path) -> bool:
-    """Whether ``folder`` holds a report aurgen wrote (report.md, starting with its title)."""
+def titled(folder: Path, name: str, title: str) -> bool:
+    """Whether ``folder/name`` is a summary aurgen wrote: it starts with ``title`` (report.md, sweep.md)."""
     try:
-        with open(Path(folder) / REPORT, "rb") as fh:
-            return fh.read(len(TITLE)) == TITLE.encode()
+        with open(Path(folder) / name, "rb") as fh:
+            return fh.read(len(title)) == title.encode()
     except OSError:
         return False
 
 
-def reports_in(path: Path) -> list[Path]:
-    """The report folders named by ``path`` (a report folder or its report.md, or a folder searched)."""
+def titled_folders(path: Path, name: str, title: str, any_file: bool = False) -> list[Path]:
+    """The folders ``path`` names whose ``name`` is titled ``title``: ``path`` itself, its folder when
+    it is that summary (or, with ``any_file``, any file of such a folder), or every one below it."""
     p = Path(path)
     if p.is_file():
-        return [p.parent] if p.name == REPORT and is_report(p.parent) else []
+        return [p.parent] if (any_file or p.name == name) and titled(p.parent, name, title) else []
     if not p.is_dir():
         return []
-    return sorted({f.parent for f in p.rglob(REPORT) if is_report(f.parent)})
+    return sorted({f.parent for f in p.rglob(name) if titled(f.parent, name, title)})
+
+
+def is_report(folder: Path) -> bool:
+    """Whether ``folder`` holds a report aurgen wrote (report.md, starting with its title)."""
+    return titled(folder, REPORT, TITLE)
+
+
+def reports_in(path: Path) -> list[Path]:
+    """The report folders named by ``path`` (a report folder or its report.md, or a folder searched)."""
+    return titled_folders(path, REPORT, TITLE)
 
 
 def _read(path: Path) -> bytes:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from aurgen import __version__
 from aurgen.check.audit_files import Difference
+from aurgen.check import audit_report
 from aurgen.check.audit_report import _read, sealed_files
 from aurgen.core import seal as seal_mod
 from aurgen.core.errors import AurgenError
@@ -29,21 +30,12 @@ VARIANTS = "variants"  # the composed variants' build sets (aurgen sweep --emit)
 
 def is_sweep(folder: Path) -> bool:
     """Whether ``folder`` holds a sweep aurgen wrote (sweep.md, starting with its title)."""
-    try:
-        with open(Path(folder) / SUMMARY, "rb") as fh:
-            return fh.read(len(TITLE)) == TITLE.encode()
-    except OSError:
-        return False
+    return audit_report.titled(folder, SUMMARY, TITLE)
 
 
 def sweeps_in(path: Path) -> list[Path]:
     """The sweep folders named by ``path`` (a sweep folder or one of its files, or a folder searched)."""
-    p = Path(path)
-    if p.is_file():
-        return [p.parent] if is_sweep(p.parent) else []
-    if not p.is_dir():
-        return []
-    return sorted({f.parent for f in p.rglob(SUMMARY) if is_sweep(f.parent)})
+    return audit_report.titled_folders(path, SUMMARY, TITLE, any_file=True)
 
 
 def _seal_of(folder: Path):
