@@ -25,6 +25,19 @@ REPORT = "report.md"
 TITLE = "# Stability and trim report: "
 
 
+def seal_rows(f: str, s: dict, name: str, command: str) -> list[Difference]:
+    """The rows of a seal ``s`` (aurgen.core.seal.unseal) of summary ``name`` in file ``f`` that need no
+    other file: another aurgen's, and the text edited since (rerun ``aurgen <command>``)."""
+    out = []
+    if s["version"] != __version__:
+        out.append(Difference(f, "config", "aurgen version", s["version"], __version__,
+                              note=f"made by another aurgen: rerun aurgen {command}"))
+    if not s["text_ok"]:
+        out.append(Difference(f, "content", "text", "edited", "the text its seal hashes",
+                              note=f"{name} changed since aurgen wrote it: rerun aurgen {command}"))
+    return out
+
+
 def titled(folder: Path, name: str, title: str) -> bool:
     """Whether ``folder/name`` is a summary aurgen wrote: it starts with ``title`` (report.md, sweep.md)."""
     try:
@@ -85,8 +98,7 @@ def sealed_files(folder: Path, listed: dict, own: set, what: str) -> list[Differ
 
 def check_report(folder: Path, cache: dict, given=()) -> list[Difference]:
     """The differences of one report folder (AurgenError: report.md unreadable)."""
-    from aurgen.check.audit_fresh import _locate
-    from aurgen.compose.resolve import resolve
+    from aurgen.check.audit_fresh import composed
 
     md = Path(folder) / REPORT
     try:
@@ -99,27 +111,10 @@ def check_report(folder: Path, cache: dict, given=()) -> list[Difference]:
         return [Difference(f, "content", "seal", "no seal line", "aurgen's seal as its last line",
                            note="edited, or written by an older aurgen: rerun aurgen report")]
     _, s = got
-    out = []
-    if s["version"] != __version__:
-        out.append(Difference(f, "config", "aurgen version", s["version"], __version__,
-                              note="made by another aurgen: rerun aurgen report"))
-    if not s["text_ok"]:
-        out.append(Difference(f, "content", "text", "edited", "the text its seal hashes",
-                              note="report.md changed since aurgen wrote it: rerun aurgen report"))
-    out += sealed_files(folder, s["files"], {REPORT}, "report")
-    path, label = _locate(s["config"], "vehicles", given)
-    if path is None:
-        return out + [Difference(f, "config", "config", f"{s['config']} not found", "the config the seal names",
-                                 note="looked in ./, ./vehicles and the bundled vehicles: pass --config PATH")]
-    if path not in cache:
-        try:
-            cache[path] = resolve(path)
-        except AurgenError as exc:
-            cache[path] = exc
-    vehicle = cache[path]
-    if isinstance(vehicle, AurgenError):
-        return out + [Difference(f, "config", "config", label, "a config that composes",
-                                 note=f"cannot compose it now: {vehicle}")]
+    out = seal_rows(f, s, REPORT, "report") + sealed_files(folder, s["files"], {REPORT}, "report")
+    vehicle, label, missing = composed(s["config"], f, "seal", cache, given)
+    if vehicle is None:
+        return out + missing
     if s["sha"] != vehicle.sha256:
         out.append(Difference(f, "config", "config sha256", s["sha"][:16] + "...", vehicle.sha256[:16] + "...",
                               note=f"stale: {label} (or a part it uses) changed since: rerun aurgen report"))

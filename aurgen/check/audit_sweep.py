@@ -91,14 +91,7 @@ def check_sweep(folder: Path, given=()) -> list[Difference]:
         return [Difference(f, "content", "seal", "no seal line", "aurgen's seal as its last line",
                            note="edited, or written by an older aurgen: rerun aurgen sweep")]
     body, s = got
-    out = []
-    if s["version"] != __version__:
-        out.append(Difference(f, "config", "aurgen version", s["version"], __version__,
-                              note="made by another aurgen: rerun aurgen sweep"))
-    if not s["text_ok"]:
-        out.append(Difference(f, "content", "text", "edited", "the text its seal hashes",
-                              note="sweep.md changed since aurgen wrote it: rerun aurgen sweep"))
-    out += sealed_files(folder, s["files"], {SUMMARY, VARIANTS}, "sweep")
+    out = audit_report.seal_rows(f, s, SUMMARY, "sweep") + sealed_files(folder, s["files"], {SUMMARY, VARIANTS}, "sweep")
     recorded = seal_mod.inputs_of_text(body)
     if seal_mod.inputs_sha(recorded) != s["sha"]:
         return out + ([] if not s["text_ok"] else  # an edit the text's hash missed cannot be: said once
