@@ -2,6 +2,7 @@
 
 Read from the JSON in ``<custom><text name="aurgen:environment" data="..."/>`` of a
 world MJCF (docs/formats.md), or given from Python as a dict / JSON string.
+An optional sea (``waves``: linear components on one plane, aurgen.runtime.waves) rides on it.
 Validated at load: every value's JSON type (a string is never read as a number,
 a sign is exactly -1, 0 or +1, an unknown key is refused; errors name the key,
 ``cells[0] ('water').signs[0]``), unit normals, signs per plane, finite non-negative density and
@@ -23,6 +24,7 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
+from aurgen.runtime import _native
 from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS
 
 ENV_TEXT = "aurgen:environment"
@@ -31,6 +33,8 @@ ENV_TEXT = "aurgen:environment"
 # with the square of the cells; far beyond any tank, harbour or river reach, well short of
 # exhausting memory.  MAX_CELL_PLANES: the planes one cell uses (nonzero signs)
 MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
+# the most components a sea may have (schema.h kMaxWaveComponents)
+MAX_WAVES = getattr(_native, "ENV_MAX_WAVES", 256)
 
 
 class EnvironmentInvalid(AurgenError):
@@ -80,11 +84,27 @@ class Gravity:
         return -float(np.dot(self.g0, x) + 0.5 * x @ G @ x)
 
 
+@record(eq=False)
+class Waves:
+    """A sea on plane ``surface`` (its normal is up; the water is the cell below it).
+
+    ``components``: (N, 6) float64 rows [a m, omega rad/s, kx, ky, kz rad/m, phase rad], k in
+    the surface plane (world frame); ``depth`` m (None: deep water); ``ramp`` s. The elevation
+    is aurgen.runtime.waves.elevation's (the plugin's convention).
+    """
+
+    surface: int
+    components: np.ndarray
+    depth: float | None = None
+    ramp: float = 0.0
+
+
 @record
 class Environment:
     planes: np.ndarray  # (k, 4): n (unit), d
     cells: tuple = ()
     gravity: Gravity = field(default_factory=Gravity)
+    waves: Waves | None = None
 
     @property
     def signs(self) -> np.ndarray:
@@ -129,8 +149,12 @@ class Environment:
             if c.gravity is not None:
                 cd["gravity"] = list(c.gravity)
             cells.append(cd)
-        return json.dumps({"planes": [list(map(float, p)) for p in self.planes], "cells": cells,
-                           "gravity": gd})
+        out = {"planes": [list(map(float, p)) for p in self.planes], "cells": cells, "gravity": gd}
+        w = self.waves
+        if w is not None:  # only when present: an environment without a sea writes what it always did
+            out["waves"] = {"surface": int(w.surface), **({} if w.depth is None else {"depth": float(w.depth)}),
+                            "ramp": float(w.ramp), "components": [[float(v) for v in r] for r in w.components]}
+        return json.dumps(out)
 
 
 def _is_number(x) -> bool:
@@ -201,7 +225,8 @@ def _list(x, what: str) -> list:
 # the keys: the plugin's table (runtime/native/plugin/schema.h), one source for both
 GRAVITY_KEYS = {t: set(ENV_KEYS[f"gravity.{t}"]) for t in ("uniform", "central", "linear")}
 CELL_KEYS = set(ENV_KEYS["cell"])
-TOP_KEYS = set(ENV_KEYS["environment"])
+TOP_KEYS = set(ENV_KEYS["environment"]) | {"waves"}
+WAVES_KEYS = set(ENV_KEYS.get("waves", ("components", "depth", "ramp", "surface")))
 
 
 def _gravity(gd) -> Gravity:
@@ -311,9 +336,72 @@ def parse(obj) -> Environment:
         cg = c.get("gravity")
         cg = _vec(cg, 3, f"{key}.gravity") if cg is not None else None
         cells.append(Cell(name, signs, rho, visc, flow, cg))
-    env = Environment(P, tuple(cells), _gravity(obj.get("gravity")))
+    gravity = _gravity(obj.get("gravity"))
+    waves = _waves(obj["waves"], P, cells, gravity) if "waves" in obj else None
+    env = Environment(P, tuple(cells), gravity, waves)
     validate(env)
     return env
+
+
+def _r(v) -> str:
+    return repr(float(v))
+
+
+def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
+    """The ``waves`` block (docs/formats.md), checked in the order the plugin checks it, in its words."""
+    _obj(wd, "waves", WAVES_KEYS)
+    k = len(P)
+    i = wd.get("surface")
+    integral = _is_number(i) and (isinstance(i, numbers.Integral) or math.isfinite(i) and float(i).is_integer())
+    if not (integral and 0 <= i < k):  # an integral number, as a sign may be (1.0 is 1)
+        raise EnvironmentInvalid(f"waves.surface: expected a plane index (an integer from 0 to {k - 1}), got {_kind(i)}")
+    i = int(i)
+    if not any(c.signs[i] == -1 for c in cells):
+        raise EnvironmentInvalid(f"waves.surface: plane {i} has no fluid cell below it (sign -1): the sea's water "
+                                 f"is the cell under its surface")
+    n = P[i, :3]
+    g = np.array(gravity.g, float)
+    gn = float(np.linalg.norm(g))
+    if (gravity.kind != "uniform" or any(c.gravity is not None for c in cells)
+            or float(np.linalg.norm(np.cross(g, n))) > 1e-9 * gn or float(g @ n) >= 0):
+        raise EnvironmentInvalid(f"waves: a sea needs uniform gravity along -n of its surface plane "
+                                 f"(n = [{', '.join(_r(x) for x in n)}])")
+    depth = wd.get("depth")
+    if depth is not None:
+        depth = _num(depth, "waves.depth")
+        if not depth > 0:
+            raise EnvironmentInvalid(f"waves.depth: expected a depth > 0 m (omit it for deep water), got {_r(depth)}")
+    ramp = _num(wd.get("ramp", 0.0), "waves.ramp")
+    if ramp < 0:
+        raise EnvironmentInvalid(f"waves.ramp: expected a ramp time >= 0 s, got {_r(ramp)}")
+    rows = wd.get("components")
+    if not isinstance(rows, _LISTS) or not 1 <= len(rows) <= MAX_WAVES:
+        got = len(rows) if isinstance(rows, _LISTS) else _kind(rows)
+        raise EnvironmentInvalid(f"waves.components: expected 1 to {MAX_WAVES} components "
+                                 f"[a, omega, kx, ky, kz, phase], got {got}")
+    out = np.empty((len(rows), 6))
+    for j, row in enumerate(rows):
+        what = f"waves.components[{j}]"
+        a, w, kx, ky, kz, ph = _vec(row, 6, what)
+        if a < 0:
+            raise EnvironmentInvalid(f"{what}: amplitude {_r(a)} m must be >= 0")
+        if not w > 0:
+            raise EnvironmentInvalid(f"{what}: omega {_r(w)} rad/s must be > 0")
+        kv = np.array([kx, ky, kz])
+        kk = float(np.linalg.norm(kv))
+        if kk == 0:
+            raise EnvironmentInvalid(f"{what}: the wave vector is zero")
+        kn = float(kv @ n)
+        if abs(kn) > 1e-9 * kk:
+            raise EnvironmentInvalid(f"{what}: the wave vector must lie in the surface plane (k.n = {_r(kn)} rad/m)")
+        t = 1.0 if depth is None else math.tanh(kk * depth)
+        if abs(w * w - gn * kk * t) > 1e-9 * w * w:
+            raise EnvironmentInvalid(f"{what}: omega and k do not satisfy omega^2 = g |k| tanh(|k| h) (to 1e-9)")
+        if a * kk / math.pi > 1.0 / 7.0:
+            raise EnvironmentInvalid(f"{what}: steepness H/lambda = a |k| / pi = {_r(a * kk / math.pi)} is beyond "
+                                     f"the breaking limit 1/7")
+        out[j] = (a, w, kx, ky, kz, ph)
+    return Waves(surface=i, components=out, depth=depth, ramp=ramp)
 
 
 # ---------------------------------------------------------------- validation
