@@ -60,6 +60,8 @@ def test_the_keys_are_one_table():
     for t, keys in envmod.GRAVITY_KEYS.items():
         assert keys == set(_native.ENV_KEYS[f"gravity.{t}"])
     assert (envmod.MAX_PLANES, envmod.MAX_CELLS, envmod.MAX_CELL_PLANES) == _native.ENV_LIMITS == (1024, 256, 64)
+    assert envmod.WAVES_KEYS == set(_native.ENV_KEYS["waves"]) == {"components", "depth", "ramp", "surface"}
+    assert envmod.MAX_WAVES == _native.ENV_MAX_WAVES == 256
 
 
 def _env(**top):
@@ -255,3 +257,57 @@ def test_every_refusal_of_the_loader_is_the_plugins_word_for_word(case):
     assert want is not None
     got = _plugin_error_of(env) if isinstance(env, dict) else _plugin_error(text)
     assert got is not None and want in got, (want, got)
+
+
+# ---------------------------------------------------------------- the sea (docs/formats.md "waves")
+
+def _sea_plugin_error(env) -> str | None:
+    """The plugin's error for ``env``, MuJoCo's option gravity set as Simulation sets it (the
+    environment's uniform g, or 0 when the plugin applies gravity)."""
+    mass = 0.5 * 1000.0 * 8 * 0.05 ** 3
+    b = body("c", (0, 0, -0.5), mass, (mass * 0.1 ** 2 / 6,) * 3, geom("box", [0.05] * 3))
+    g = env.get("gravity")
+    g = g if isinstance(g, list) else g.get("g", (0, 0, -9.81)) if isinstance(g, dict) else (0, 0, -9.81)
+    text = json.dumps(env)
+    custom = f'<custom><text name="aurgen:environment" data="{html.escape(text, quote=True)}"/></custom>'
+    xml = mjcf(b, env=None, gravity=_gravity(env) if _gravity(env) == (0, 0, 0) else tuple(g))
+    xml = xml.replace("<worldbody", DECL + custom + "<worldbody", 1)
+    try:
+        d = mujoco.MjData(m := mujoco.MjModel.from_xml_string(xml))
+        mujoco.mj_step(m, d)
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    return None
+
+
+def _sea_cases():
+    import test_env_waves
+
+    return test_env_waves.REFUSALS
+
+
+SEA = _sea_cases()
+
+
+@pytest.mark.parametrize("case", list(SEA))
+def test_every_refusal_of_a_sea_is_the_plugins_word_for_word(case):
+    """Needs the plugin that knows waves (ENV_KEYS["waves"]); each refusal of test_env_waves."""
+    env = SEA[case][0]
+    want = _python_error(json.dumps(env))
+    assert want is not None and want.startswith(SEA[case][1])
+    got = _sea_plugin_error(env)
+    assert got is not None and want in got, (want, got)
+
+
+def test_a_sea_the_loader_accepts_the_plugin_accepts():
+    import test_env_waves
+    from aurgen.runtime import waves
+
+    deep = waves.synthesize({"spectrum": "jonswap", "hs": 1.0, "tp": 5.0, "seed": 1, "spreading": 10},
+                            [0, 0, 1], 9.81)
+    shallow = waves.synthesize({"spectrum": "regular", "height": 0.4, "period": 3.0, "direction": 90},
+                               [0, 0, 1], 9.81, 30.0)
+    for sea in (deep, shallow):
+        env = test_env_waves.sea_env(**sea.block())
+        assert _python_error(json.dumps(env)) is None
+        assert _sea_plugin_error(env) is None
