@@ -24,8 +24,7 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
-from aurgen.runtime import _native
-from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS
+from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS, ENV_MAX_WAVES
 
 ENV_TEXT = "aurgen:environment"
 # size limits (docs/formats.md), the plugin's table (runtime/native/plugin/schema.h, one source
@@ -33,8 +32,7 @@ ENV_TEXT = "aurgen:environment"
 # with the square of the cells; far beyond any tank, harbour or river reach, well short of
 # exhausting memory.  MAX_CELL_PLANES: the planes one cell uses (nonzero signs)
 MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
-# the most components a sea may have (schema.h kMaxWaveComponents)
-MAX_WAVES = getattr(_native, "ENV_MAX_WAVES", 256)
+MAX_WAVES = ENV_MAX_WAVES  # the most components a sea may have (schema.h kMaxWaveComponents)
 
 
 class EnvironmentInvalid(AurgenError):
@@ -225,8 +223,8 @@ def _list(x, what: str) -> list:
 # the keys: the plugin's table (runtime/native/plugin/schema.h), one source for both
 GRAVITY_KEYS = {t: set(ENV_KEYS[f"gravity.{t}"]) for t in ("uniform", "central", "linear")}
 CELL_KEYS = set(ENV_KEYS["cell"])
-TOP_KEYS = set(ENV_KEYS["environment"]) | {"waves"}
-WAVES_KEYS = set(ENV_KEYS.get("waves", ("components", "depth", "ramp", "surface")))
+TOP_KEYS = set(ENV_KEYS["environment"])
+WAVES_KEYS = set(ENV_KEYS["waves"])
 
 
 def _gravity(gd) -> Gravity:
