@@ -11,7 +11,8 @@ origin along the unit normal). A cell ``above`` a plane lies on ``n·x ≥ d``
 (sign +1), ``below`` on ``n·x ≤ d`` (sign −1). A ground plane is solid on the
 side no cell lies on; its contact geometry faces the fluid. Two cells must
 be separated by a shared plane (one above it, the other below), which is
-how the config shows they do not overlap. The world's
+how the config shows they do not overlap. A world may carry a sea (``waves``) on
+the plane over its water (aurgen.runtime.waves). The world's
 *water* is its densest cell: every placed vehicle's declared
 ``fluid_density`` must equal it.
 """
@@ -31,7 +32,20 @@ from aurgen.core.resources import data_dir
 from aurgen.core.yamlio import Reader, load
 from aurgen.config.vehicle import resolve_config_path
 
-TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles"}
+TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles", "waves"}
+WAVES_KEYS = {"surface", "spectrum", "height", "period", "hs", "tp", "gamma", "components", "seed", "spreading",
+              "direction", "depth", "ramp"}
+# keys one spectrum takes and the others refuse: {key: (the spectra that take it, what it says)}
+WAVES_ONLY = {"height": (("regular",), "only for spectrum regular", "use hs for an irregular sea"),
+              "period": (("regular",), "only for spectrum regular", "use tp for an irregular sea"),
+              "hs": (("pierson_moskowitz", "jonswap"), "only for an irregular sea (spectrum pierson_moskowitz or "
+                     "jonswap)", "use height for a regular wave"),
+              "tp": (("pierson_moskowitz", "jonswap"), "only for an irregular sea (spectrum pierson_moskowitz or "
+                     "jonswap)", "use period for a regular wave"),
+              "gamma": (("jonswap",), "only for spectrum jonswap", "the peak enhancement of a JONSWAP sea"),
+              **{k: (("pierson_moskowitz", "jonswap"), "only for an irregular sea (spectrum pierson_moskowitz or "
+                     "jonswap)", "a regular wave is one component") for k in ("components", "seed", "spreading")}}
+WAVES_REQUIRED = {"regular": ("height", "period"), "pierson_moskowitz": ("hs", "tp"), "jonswap": ("hs", "tp")}
 PLANE_KEYS = {"normal", "offset", "size", "centre"}
 CELL_KEYS = {"above", "below", "density", "viscosity", "flow", "gravity"}
 PLACEMENT_KEYS = {"config", "name", "xyz", "rpy"}
@@ -84,6 +98,7 @@ class WorldConfig:
     cells: tuple
     ground: tuple  # plane names
     placements: tuple
+    waves: object = None  # aurgen.runtime.waves.Sea (synthesised at load), or None: still water
 
     def plane_index(self, name: str) -> int:
         return [p.name for p in self.planes].index(name)
@@ -119,10 +134,11 @@ def load_world(path) -> WorldConfig:
     cells = _cells(r, data, planes)
     _check_cells(r, data, planes, cells, ground)
     placements = tuple(_placement(r, i, v, path) for i, v in enumerate(r.sequence(data, "vehicles", "")))
+    sea = _waves(r, data, gravity, planes, cells, ground) if "waves" in data else None
     return WorldConfig(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), name=path.stem,
                        description=str(data.get("description", "")),
                        timestep=timestep, integrator=integrator, gravity=gravity, planes=planes, cells=cells,
-                       ground=ground, placements=placements)
+                       ground=ground, placements=placements, waves=sea)
 
 
 def _gravity(r: Reader, data) -> dict:
@@ -265,6 +281,106 @@ def _placement(r: Reader, i: int, v, world_path: Path) -> Placement:
                      rpy=r.vector(v, "rpy", key, default=(0.0, 0.0, 0.0), magnitude=limits.ANGLE_MAX))
 
 
+# ---------------------------------------------------------------- waves
+
+def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: tuple):
+    """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.waves.synthesize).
+
+    The surface is a plane bounding the water (the densest cell) from above; its normal is up,
+    and gravity must be uniform along -up. Depth, when not declared: the distance along up from
+    the surface down to a plane parallel to it that bounds the water from below; none: deep water.
+    """
+    from aurgen.runtime import waves as wv
+
+    w = r.mapping(data["waves"], "waves", node=data, field="waves")
+    r.check_keys(w, WAVES_KEYS, "waves", required=("surface", "spectrum"))
+    spectrum = r.string(w, "spectrum", "waves", required=True, choices=wv.SPECTRA)
+    for key in sorted(w):
+        if key in WAVES_ONLY and spectrum not in WAVES_ONLY[key][0]:
+            raise r.error(f"waves.{key}", WAVES_ONLY[key][1], WAVES_ONLY[key][2], node=w, field=key)
+    for key in WAVES_REQUIRED[spectrum]:
+        if key not in w:
+            raise r.error(f"waves.{key}", f"required for spectrum {spectrum}", node=w)
+    names = [p.name for p in planes]
+    surface = r.string(w, "surface", "waves", required=True)
+    if surface not in names:
+        raise r.error("waves.surface", f"unknown plane {surface!r}",
+                      did_you_mean(surface, names) or f"declared planes: {', '.join(names)}", node=w, field="surface")
+    i = names.index(surface)
+    water = max(cells, key=lambda c: c.density)
+    if surface in ground or water.signs[i] != -1:
+        raise r.error("waves.surface", f"plane {surface!r} does not bound the water cell {water.name!r} from above "
+                      "(the sea moves the surface the water lies below)",
+                      "name the plane the water cell lists under 'below:'", node=w, field="surface")
+    up = np.array(planes[i].normal, float)
+    g = np.array(gravity.get("g", (0.0, 0.0, 0.0)), float)
+    gn = float(np.linalg.norm(g))
+    if (gravity["type"] != "uniform" or any(c.gravity is not None for c in cells)
+            or float(np.linalg.norm(np.cross(g, up))) > 1e-9 * gn or float(g @ up) >= 0.0):
+        raise r.error("waves", f"a sea needs uniform gravity along -n of its surface plane {surface!r} "
+                      f"(n = {[float(x) for x in up]})", "give the world one uniform gravity pointing into the water, "
+                      "with no cell gravity", node=data, field="waves")
+    height = r.number(w, "height", "waves", positive=True, magnitude=limits.LENGTH_MAX)
+    period = r.number(w, "period", "waves", positive=True, at_most=1e4)
+    hs = r.number(w, "hs", "waves", positive=True, magnitude=limits.LENGTH_MAX)
+    tp = r.number(w, "tp", "waves", positive=True, at_most=1e4)
+    gamma = r.number(w, "gamma", "waves", default=3.3, at_least=1.0, at_most=7.0)
+    count = _integer(r, w, "components", 64, 1, 256, "components")
+    seed = _integer(r, w, "seed", 0, 0, 2 ** 63 - 1, "seed")
+    spreading = r.number(w, "spreading", "waves", positive=True, at_most=1e3)
+    direction = r.number(w, "direction", "waves", default=0.0, magnitude=360.0)
+    ramp = r.number(w, "ramp", "waves", default=0.0, nonnegative=True, at_most=1e6)
+    depth = r.number(w, "depth", "waves", positive=True, magnitude=limits.LENGTH_MAX)
+    if depth is None:
+        depth = _water_depth(r, w, planes, water, i)
+    decl = wv.Declaration(spectrum=spectrum, height=height, period=period, hs=hs, tp=tp, gamma=gamma,
+                          components=count, seed=seed, spreading=spreading, direction=direction, ramp=ramp,
+                          surface=i)
+    try:
+        return wv.synthesize(decl, up, gn, depth)
+    except wv.WavesInvalid as exc:
+        raise r.error(f"waves.{exc.key}", exc.message, node=w, field=exc.key) from None
+
+
+def _integer(r: Reader, node, field: str, default: int, lo: int, hi: int, what: str) -> int:
+    if field not in node:
+        return default
+    v = node[field]
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise r.error(f"waves.{field}", f"expected a whole number of {what} from {lo} to {hi}, got {v!r}",
+                      node=node, field=field)
+    return v
+
+
+def _water_depth(r: Reader, w, planes: tuple, water, i: int):
+    """The water's depth under surface plane i: the nearest plane parallel to it bounding the water
+    from below (its distance along the surface normal); None (deep) when no plane bounds it from
+    below; an error when only a sloping one does (the depth is then not one number)."""
+    n = np.array(planes[i].normal, float)
+    depths, sloped = [], []
+    for j, p in enumerate(planes):
+        s = water.signs[j]
+        if j == i or s == 0:
+            continue
+        inward = s * np.array(p.normal, float)  # into the water
+        c = float(inward @ n)
+        if c <= 1e-12:
+            continue  # a wall or a ceiling
+        if abs(c - 1.0) <= 1e-12:
+            depths.append(planes[i].offset - s * p.offset)  # the bottom: n.x = s d_j
+        else:
+            sloped.append(p.name)
+    if sloped and not depths:
+        raise r.error("waves.depth", f"the water's bottom (plane {sloped[0]!r}) is not parallel to the surface, "
+                      "so its depth is not one number", "declare depth (m), or omit the plane", node=w)
+    if not depths:
+        return None
+    d = min(depths)
+    if not d > 0.0:
+        raise r.error("waves.depth", f"the water under the surface is {d:g} m deep", node=w)
+    return float(d)
+
+
 # ---------------------------------------------------------------- placing vehicles
 
 def fluid_side(world: WorldConfig, i: int) -> int:
@@ -284,8 +400,10 @@ def environment(world: WorldConfig) -> dict:
         if c.gravity is not None:
             cell["gravity"] = [float(v) for v in c.gravity]
         cells.append(cell)
-    return {"planes": [[*p.normal, p.offset] for p in world.planes], "cells": cells,
-            "gravity": world.gravity}
+    out = {"planes": [[*p.normal, p.offset] for p in world.planes], "cells": cells, "gravity": world.gravity}
+    if world.waves is not None:  # only when declared: a world without a sea writes what it always did
+        out["waves"] = world.waves.block()
+    return out
 
 
 def environment_json(world: WorldConfig) -> str:
