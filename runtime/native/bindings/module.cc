@@ -721,6 +721,7 @@ NB_MODULE(_native, m) {
     m.attr("ENV_KEYS") = keys;
     m.attr("ENV_LIMITS") = nb::make_tuple(hydro::schema::kMaxPlanes, hydro::schema::kMaxCells,
                                           hydro::schema::kMaxCellPlanes);
+    m.attr("ENV_MAX_WAVES") = hydro::schema::kMaxWaveComponents;
   }
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");

@@ -249,6 +249,31 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
   onesg_.assign(std::max(nc_, 1), 0.0);
   J_.assign(6 * std::max(m_.maxd, 1), 0.0);
   AJ_.assign(6 * std::max(m_.maxd, 1), 0.0);
+  if (m_.sea.active) {  // each cell's surface row and side; the scratch a sea needs
+    const Sea& sea = m_.sea;
+    sea_side_.assign(std::max(nc_, 1), 0);
+    sea_row_.assign(std::max(nc_, 1), -1);
+    seamask_.assign(std::max(nc_, 1), 0.0);
+    for (int c = 0; c < nc_; ++c)
+      for (int j = 0; j < m_.cells[c].nplanes; ++j) {
+        const double* pl = m_.Planes(c) + 4 * j;
+        const bool same = pl[0] == sea.n[0] && pl[1] == sea.n[1] && pl[2] == sea.n[2] && pl[3] == sea.d;
+        const bool flip = pl[0] == -sea.n[0] && pl[1] == -sea.n[1] && pl[2] == -sea.n[2] && pl[3] == -sea.d;
+        if (same || flip) {
+          sea_side_[c] = same ? 1 : -1;
+          sea_row_[c] = j;
+          seamask_[c] = 1.0;
+          break;
+        }
+      }
+    tplane_.assign(4 * std::max(ng_, 1), 0.0);
+    kept_.assign(4 * static_cast<size_t>(std::max(nc_, 1)) * std::max(m_.kmax, 1), 0.0);
+    kept_n_.assign(std::max(nc_, 1), 0);
+    kept_sea_.assign(std::max(nc_, 1), -1);
+    gplanes_.assign(4 * std::max(m_.kmax, 1), 0.0);
+    pflow_.assign(3 * S, 0.0);
+    hull_planes_.Build(m_.hulls);
+  }
 }
 
 void ForceStage::Project(const ForceData& d, int64_t b, const double m[3], const double F[3]) {
@@ -339,6 +364,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
           x2 = Gather(o_.cents, ii, 3, 2, z);
   const L dx = x0 - Set(r.sc[0], z), dy = x1 - Set(r.sc[1], z), dz = x2 - Set(r.sc[2], z);
   L F0 = zero, F1 = zero, F2 = zero, T0 = zero, T1 = zero, T2 = zero;
+  L Fb0 = zero, Fb1 = zero, Fb2 = zero;  // a sea cell's buoyancy: booked as work (recorded)
   if (pf.buoy) {
     const L nrv = -rho * V;
     const L g0 = pf.uniform ? Set(pf.g[0], z) : Load(col(kSG), z);
@@ -349,7 +375,15 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     F2 = nrv * g2;
     if (pf.record) {  // U = integral of the hydrostatic pressure p = -rho phi + P over the piece
       const L phi = pf.uniform ? -(g0 * x0 + g1 * x1 + g2 * x2) : Load(col(kSPhi), z);  // Phi
-      Store(col(kSU), V * (-rho * phi + Load(cP_.data() + c, z)));
+      if (pf.sea) {
+        const auto sm = Load(seamask_.data() + c, z) > zero;
+        Store(col(kSU), Sel(sm, zero, V * (-rho * phi + Load(cP_.data() + c, z))));
+        Fb0 = Sel(sm, F0, zero);
+        Fb1 = Sel(sm, F1, zero);
+        Fb2 = Sel(sm, F2, zero);
+      } else {
+        Store(col(kSU), V * (-rho * phi + Load(cP_.data() + c, z)));
+      }
     }
   }
   if (pf.drag || pf.damp) {
@@ -359,8 +393,10 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     const L vab0 = Set(r.cv[3], z) + w1 * dz - w2 * dy;
     const L vab1 = Set(r.cv[4], z) + w2 * dx - w0 * dz;
     const L vab2 = Set(r.cv[5], z) + w0 * dy - w1 * dx;
-    const L v0 = vab0 - Load(cflow_.data() + c, z), v1 = vab1 - Load(cflow_.data() + nc + c, z),
-            v2 = vab2 - Load(cflow_.data() + 2 * nc + c, z);
+    // (a sea: the piece's own, the cell's flow plus the orbital velocity at its centroid)
+    const double* fl = pf.sea ? pflow_.data() + si : cflow_.data() + c;
+    const int64_t fs = pf.sea ? S : nc;
+    const L v0 = vab0 - Load(fl, z), v1 = vab1 - Load(fl + fs, z), v2 = vab2 - Load(fl + 2 * fs, z);
     const L sp2 = v0 * v0 + v1 * v1 + v2 * v2;  // |v|^2: sqrt only where needed
     // the relative velocity in the geom frame
     const double* R = o_.mats + 9 * k;
@@ -408,7 +444,16 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Td1 = Sel(surf, Td1 - bt * (w1 - wnn * n1), Td1);
       Td2 = Sel(surf, Td2 - bt * (w2 - wnn * n2), Td2);
     }
-    if (pf.record) {
+    if (pf.record && pf.sea) {  // with the sea cells' buoyancy
+      const L W0 = Fd0 + Fb0, W1 = Fd1 + Fb1, W2 = Fd2 + Fb2;
+      Store(col(kSP), W0 * vab0 + W1 * vab1 + W2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
+      Store(col(kSDM), Td0 + dy * W2 - dz * W1);
+      Store(col(kSDM + 1), Td1 + dz * W0 - dx * W2);
+      Store(col(kSDM + 2), Td2 + dx * W1 - dy * W0);
+      Store(col(kSDF), W0);
+      Store(col(kSDF + 1), W1);
+      Store(col(kSDF + 2), W2);
+    } else if (pf.record) {
       Store(col(kSP), Fd0 * vab0 + Fd1 * vab1 + Fd2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
       Store(col(kSDM), Td0 + dy * Fd2 - dz * Fd1);
       Store(col(kSDM + 1), Td1 + dz * Fd0 - dx * Fd2);
@@ -423,6 +468,18 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     T0 = T0 + Td0;
     T1 = T1 + Td1;
     T2 = T2 + Td2;
+  } else if (pf.record && pf.sea) {  // the sea cells' buoyancy alone as work
+    const L w0 = Set(r.cv[0], z), w1 = Set(r.cv[1], z), w2 = Set(r.cv[2], z);
+    const L vab0 = Set(r.cv[3], z) + w1 * dz - w2 * dy;
+    const L vab1 = Set(r.cv[4], z) + w2 * dx - w0 * dz;
+    const L vab2 = Set(r.cv[5], z) + w0 * dy - w1 * dx;
+    Store(col(kSP), Fb0 * vab0 + Fb1 * vab1 + Fb2 * vab2);
+    Store(col(kSDM), dy * Fb2 - dz * Fb1);
+    Store(col(kSDM + 1), dz * Fb0 - dx * Fb2);
+    Store(col(kSDM + 2), dx * Fb1 - dy * Fb0);
+    Store(col(kSDF), Fb0);
+    Store(col(kSDF + 1), Fb1);
+    Store(col(kSDF + 2), Fb2);
   }
   Store(col(kSM), T0 + dy * F2 - dz * F1);
   Store(col(kSM + 1), T1 + dz * F0 - dx * F2);
@@ -445,8 +502,11 @@ void ForceStage::Passive(const ForceData& d, bool record) {
     std::memcpy(o_.pos + 3 * k, d.geom_xpos + 3 * gid, 3 * sizeof(double));
     std::memcpy(o_.mats + 9 * k, d.geom_xmat + 9 * gid, 9 * sizeof(double));
   }
+  if (m_.sea.active) SeaPlanes(d.time);
   ClipCells();
+  if (m_.sea.active) SeaFlow(d.time);
   Pieces(d, record);
+  if (m_.sea.active) SeaForces(d, record);
   // ---- submerged fraction per weld group (for declared damping / added mass):
   // its displaced volume in densest-fluid equivalent, summed by Pieces
   if (rho_max_ > 0.0)
@@ -488,8 +548,8 @@ void ForceStage::ClipCells() {
     int64_t last = -1;
     for (int64_t j = 0; j < m_.cells[c].nplanes; ++j) {
       const double* pl = m_.Planes(c) + 4 * j;
-      bool keep = false;  // some geom reaches past the plane
-      for (int k = 0; k < ng_; ++k) {
+      bool keep = m_.sea.active && sea_row_[c] == j;  // a sea's surface: always (it moves)
+      for (int k = 0; k < ng_ && !keep; ++k) {
         double l[3];
         ToFrame(mats + 9 * k, pl, l);
         double t = pl[3] - (pl[0] * pos[3 * k] + pl[1] * pos[3 * k + 1] + pl[2] * pos[3 * k + 2]);
@@ -501,16 +561,24 @@ void ForceStage::ClipCells() {
         }
       }
       if (keep) {
+        if (m_.sea.active && sea_row_[c] == j) kept_sea_[c] = npl;
         for (int a = 0; a < 4; ++a) o_.planes[4 * npl + a] = pl[a];
         ++npl;
         last = j;
       }
+    }
+    const bool seac = m_.sea.active && sea_side_[c] != 0;
+    if (seac) {  // its kept planes, for SeaForces
+      kept_n_[c] = npl;
+      std::copy(o_.planes, o_.planes + 4 * npl, kept_.begin() + 4 * static_cast<size_t>(c) * m_.kmax);
     }
     int comp = -1;
     if (npl == 1) {
       one_[c] = 1;
       for (int c2 = 0; c2 < c; ++c2) {
         if (one_[c2] != 1) continue;
+        // a sea cell is the complement of a sea cell only (the same tangent plane per geom)
+        if (m_.sea.active && (sea_side_[c2] != 0) != seac) continue;
         const double* p2 = m_.Planes(c2) + 4 * static_cast<int64_t>(onesg_[c2]);
         if (p2[0] == -o_.planes[0] && p2[1] == -o_.planes[1] && p2[2] == -o_.planes[2] &&
             p2[3] == -o_.planes[3]) {
@@ -554,14 +622,17 @@ void ForceStage::ClipCells() {
       continue;
     }
     // boxes cut by one plane several at a time (BoxRows), the rest one by one
-    const bool boxes = npl == 1 && !box_idx_.empty();
+    const bool boxes = npl == 1 && !box_idx_.empty() && !seac;
     if (boxes)
       BoxRows(box_idx_.data(), static_cast<int>(box_idx_.size()), gsz_.data(), pos, mats, o_.planes,
               o_.out, 5);
     for (int k = 0; k < ng_; ++k) {
       const Geom& g = m_.geoms[k];
       double* row = o_.out + 5 * k;
-      if (!(boxes && g.type == kBox))
+      if (seac)  // against the geom's own tangent plane of the sea
+        ClipGeom(g.type, g.size, pos + 3 * k, mats + 9 * k, g.mesh, m_.hulls, GeomPlanes(c, k), npl,
+                 row, 5, false, scratch_);
+      else if (!(boxes && g.type == kBox))
         ClipGeom(g.type, g.size, pos + 3 * k, mats + 9 * k, g.mesh, m_.hulls, o_.planes, npl, row,
                  5, false, scratch_);
       const int64_t si = Piece(k, c);
@@ -596,7 +667,8 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   double sm[3] = {0.0, 0.0, 0.0}, sF[3] = {0.0, 0.0, 0.0};  // the run's wrench so far
   double dm[3] = {0.0, 0.0, 0.0}, dF[3] = {0.0, 0.0, 0.0};  // of which drag (recorded)
   const bool damping = m_.damping;
-  const bool keepd = record && (drag || damping) && o_.qdrag;
+  const bool sea = m_.sea.active;
+  const bool keepd = record && (drag || damping || sea) && o_.qdrag;
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
   const int nc = nc_;
   const int64_t S = slot_stride_;
@@ -663,7 +735,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    PieceFlags pf{displaces && buoy, drag, record, anysurf, uniform, false, G.g, up_.n, 0.0};
+    PieceFlags pf{displaces && buoy, drag, record, sea, anysurf, uniform, false, G.g, up_.n, 0.0};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;
@@ -684,11 +756,12 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
         sm[a] += sl[(kSM + a) * S + si];
         sF[a] += sl[(kSF + a) * S + si];
       }
+      const bool work = pf.drag || pf.damp || (pf.sea && pf.buoy);
       if (record) {
         if (pf.buoy) l_ubuoy += sl[kSU * S + si];
-        if (pf.drag || pf.damp) l_pdrag += sl[kSP * S + si];
+        if (work) l_pdrag += sl[kSP * S + si];
       }
-      if (keepd && (pf.drag || pf.damp))
+      if (keepd && work)
         for (int a = 0; a < 3; ++a) {
           dm[a] += sl[(kSDM + a) * S + si];
           dF[a] += sl[(kSDF + a) * S + si];
@@ -699,6 +772,79 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   if (sb >= 0 && keepd) ProjectDrag(d, sb, dm, dF);
   o_.led[kLUBuoy] = l_ubuoy;
   o_.led[kLPDrag] = l_pdrag;
+}
+
+// ---------------------------------------------------------------- a sea
+
+void ForceStage::SeaPlanes(double t) {
+  const Sea& sea = m_.sea;
+  for (int k = 0; k < ng_; ++k) {  // at the geom's full-volume centroid: eta + G.(x - xc)
+    const Geom& g = m_.geoms[k];
+    const double* R = o_.mats + 9 * k;
+    const double* gc = g.centre;
+    const double xc[3] = {o_.pos[3 * k] + R[0] * gc[0] + R[1] * gc[1] + R[2] * gc[2],
+                          o_.pos[3 * k + 1] + R[3] * gc[0] + R[4] * gc[1] + R[5] * gc[2],
+                          o_.pos[3 * k + 2] + R[6] * gc[0] + R[7] * gc[1] + R[8] * gc[2]};
+    double eta, G[3];
+    sea.Elevation(xc, t, &eta, G);
+    // the water side n.x - d <= eta + G.(x - xc): (n - G).x <= d + eta - G.xc, normalised
+    double row[4] = {sea.n[0] - G[0], sea.n[1] - G[1], sea.n[2] - G[2],
+                     sea.d + eta - (G[0] * xc[0] + G[1] * xc[1] + G[2] * xc[2])};
+    const double L = std::sqrt(row[0] * row[0] + row[1] * row[1] + row[2] * row[2]);
+    for (int a = 0; a < 4; ++a) tplane_[4 * k + a] = row[a] / L;
+  }
+}
+
+const double* ForceStage::GeomPlanes(int c, int k) {
+  const int npl = kept_n_[c];
+  const double* kp = kept_.data() + 4 * static_cast<size_t>(c) * m_.kmax;
+  std::copy(kp, kp + 4 * npl, gplanes_.begin());
+  const int j = kept_sea_[c];
+  if (j >= 0) {
+    const double sgn = sea_side_[c] > 0 ? 1.0 : -1.0;
+    for (int a = 0; a < 4; ++a) gplanes_[4 * j + a] = sgn * tplane_[4 * k + a];
+  }
+  return gplanes_.data();
+}
+
+void ForceStage::SeaFlow(double t) {
+  const int64_t S = slot_stride_;
+  for (int k = 0; k < ng_; ++k)
+    for (int c = 0; c < nc_; ++c) {
+      const int64_t si = Piece(k, c);
+      double u[3] = {0.0, 0.0, 0.0};
+      if (sea_side_[c] > 0 && o_.vols[si] > 0.0) m_.sea.Orbital(o_.cents + 3 * si, t, u);
+      for (int a = 0; a < 3; ++a) pflow_[a * S + si] = m_.cells[c].flow[a] + u[a];
+    }
+}
+
+// The Froude-Krylov correction on every displacement geom's piece in the water under the
+// surface (sea.h FroudeKrylov), applied to its body; recorded: booked as work (qdrag and
+// the power at this evaluation's velocity), as the sea cells' buoyancy is.
+void ForceStage::SeaForces(const ForceData& d, bool record) {
+  if (!m_.buoyancy) return;
+  for (int k = 0; k < ng_; ++k) {
+    const Geom& g = m_.geoms[k];
+    if (g.mark != Mark::kDisplacement) continue;
+    for (int c = 0; c < nc_; ++c) {
+      if (sea_side_[c] <= 0 || o_.vols[Piece(k, c)] <= 0.0 || kept_sea_[c] < 0) continue;
+      double F[3], T[3];
+      const double* p = o_.pos + 3 * k;
+      FroudeKrylov(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
+                   o_.mats + 9 * k, GeomPlanes(c, k), kept_n_[c], kept_sea_[c], F, T);
+      Apply(d, g.body, F, T, p);
+      if (!record) continue;
+      const int64_t b = g.body;
+      const double* sc = d.subtree_com + 3 * m_.bodies[b].root;
+      const double r[3] = {p[0] - sc[0], p[1] - sc[1], p[2] - sc[2]};
+      const double m[3] = {T[0] + r[1] * F[2] - r[2] * F[1], T[1] + r[2] * F[0] - r[0] * F[2],
+                           T[2] + r[0] * F[1] - r[1] * F[0]};
+      ProjectDrag(d, b, m, F);
+      double v[6];
+      MotionAt(d.cvel + 6 * b, r, v);
+      o_.led[kLPDrag] += F[0] * v[0] + F[1] * v[1] + F[2] * v[2] + T[0] * v[3] + T[1] * v[4] + T[2] * v[5];
+    }
+  }
 }
 
 // Gravity fields over each body's mass distribution (second order): the force at

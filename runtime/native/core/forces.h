@@ -21,6 +21,7 @@
 
 #include "kernel.h"
 #include "lines.h"
+#include "sea.h"
 
 namespace aurgen::core {
 
@@ -142,6 +143,11 @@ struct ForceModel {
   std::vector<double> weld_volume;   // (nw) displacement volume per weld group, m^3
   int nv = 0;
   std::vector<int64_t> Mmap;         // (nv x nv) index into M of M[i, j] (i >= j), or -1
+  // waves on one of the cells' planes (sea.h; inactive: still water, and none of its code
+  // runs): the cells bounded by that plane clip each geom against the geom's tangent plane
+  // of the sea, the water below it adds the Froude-Krylov correction and the orbital
+  // velocity to the flow drag sees, and the pressure's work in those cells is booked as work
+  Sea sea;
 
   const double* Planes(int c) const { return cell_planes.data() + 4 * static_cast<int64_t>(c) * kmax; }
   const int64_t* Dofs(int64_t b) const { return chains.data() + b * maxd; }
@@ -151,6 +157,7 @@ struct ForceModel {
 
 // mjData arrays (world frame; MuJoCo layouts).
 struct ForceData {
+  double time = 0.0;                    // s (a sea's phase)
   const double* qvel = nullptr;         // (nv)
   const double* geom_xpos = nullptr;    // (ngeom x 3)
   const double* geom_xmat = nullptr;    // (ngeom x 9)
@@ -205,6 +212,12 @@ class alignas(kLine) ForceStage {
   // the sweeps of Passive, in its order
   void ClipCells();
   void Pieces(const ForceData& d, bool record);
+  // a sea: the geoms' tangent planes, then the Froude-Krylov corrections (after Pieces)
+  void SeaPlanes(double t);
+  void SeaFlow(double t);  // pflow_: the cells' flow, plus the orbital velocity below the surface
+  void SeaForces(const ForceData& d, bool record);
+  // cell c's kept planes with its surface row replaced by geom k's tangent plane (gplanes_)
+  const double* GeomPlanes(int c, int k);
   void BodyGravity(const ForceData& d, bool record);
   void Damping(const ForceData& d, bool record);
   void AddedMassTerms(const ForceData& d, bool record);
@@ -247,6 +260,14 @@ class alignas(kLine) ForceStage {
   double rho_max_ = 0.0;         // the densest cell's density (kg/m^3)
   double uflow_[3] = {0.0, 0.0, 0.0};  // its flow (m/s): added mass is relative to it
   bool flowing_ = false;               // uflow_ is not zero
+  // a sea (m_.sea.active): per cell, the row of its planes that is the sea's surface (+1 its
+  // water side n.x <= d, -1 the other; the row index in sea_row_), else 0; per geom its
+  // tangent plane (water side, world rows); per cell the planes ClipCells kept (kmax x 4)
+  // and the kept row that is the surface (-1: none); per piece the flow drag sees (3 x S)
+  std::vector<int> sea_side_, sea_row_, kept_n_, kept_sea_;
+  std::vector<double> tplane_, kept_, pflow_, seamask_;  // seamask_ (nc): 1 a cell of the sea
+  std::vector<double> gplanes_;  // (kmax x 4) one geom's planes in a sea cell
+  HullPlanes hull_planes_;
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the dampers' D or Dq
   std::vector<int64_t> dnz0_;    // (nd + 1) each damper's first in dnz_
@@ -281,6 +302,7 @@ class alignas(kLine) ForceStage {
   };
   struct PieceFlags {
     bool buoy, drag, record;  // buoyancy (a displacement geom), drag, the ledger's terms
+    bool sea;                 // a sea: its cells' buoyancy is booked as work, drag sees pflow_
     bool damp;                // some piece of the geom has surface damping (m_.damping)
     // one gravity g (3) for every piece, so the slots hold none; then surface
     // damping (surf: where the section area > 0) with the up direction n (3) and

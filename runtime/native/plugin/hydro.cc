@@ -46,6 +46,7 @@ struct Env {
   // uniform (g, default 0 0 -9.81), central (mu, centre) or linear (g0, grad); the other
   // fields 0.  Per-cell gravity (kPerCell) is decided in Build, from the cells.
   core::GravityField gravity;
+  core::Sea sea;  // waves (inactive: none)
   Env() { gravity.g[2] = -9.81; }
 };
 
@@ -306,6 +307,79 @@ core::GravityField ParseGravity(const json::Value* gd) {
   return G;
 }
 
+// env.py _waves: the sea on one plane (docs/formats.md "waves"), in env.py's order and words.
+void ParseWaves(const json::Value* wv, Env* env) {
+  Obj(wv, "waves", "waves");
+  core::Sea& sea = env->sea;
+  const json::Value* sf = wv->Get("surface");
+  const bool isint = sf && sf->kind == json::Value::kNum && sf->integral;
+  if (!isint || sf->num < 0 || sf->num >= env->P)
+    throw Fail("waves.surface: expected a plane index (an integer from 0 to " + std::to_string(env->P - 1) +
+               "), got " + Kind(sf));
+  const int i = static_cast<int>(sf->num);
+  bool below = false;
+  for (const EnvCell& c : env->cells) below |= c.signs[i] < 0;
+  if (!below)
+    throw Fail("waves.surface: plane " + std::to_string(i) +
+               " has no fluid cell below it (sign -1): the sea's water is the cell under its surface");
+  const double* pl = &env->planes[4 * i];
+  bool percell = false;
+  for (const EnvCell& c : env->cells) percell |= c.has_gravity;
+  const double* g = env->gravity.g;
+  const double gn = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  const double cx[3] = {g[1] * pl[2] - g[2] * pl[1], g[2] * pl[0] - g[0] * pl[2], g[0] * pl[1] - g[1] * pl[0]};
+  const double cn = std::sqrt(cx[0] * cx[0] + cx[1] * cx[1] + cx[2] * cx[2]);
+  if (env->gravity.kind != core::GravityField::Kind::kUniform || percell || cn > 1e-9 * gn ||
+      !(g[0] * pl[0] + g[1] * pl[1] + g[2] * pl[2] < 0.0))
+    throw Fail("waves: a sea needs uniform gravity along -n of its surface plane (n = [" + PyFloat(pl[0]) +
+               ", " + PyFloat(pl[1]) + ", " + PyFloat(pl[2]) + "])");
+  std::copy(pl, pl + 3, sea.n);
+  sea.d = pl[3];
+  sea.g = gn;
+  if (const json::Value* dp = wv->Get("depth"); dp && dp->kind != json::Value::kNull) {
+    const double h = Num(dp, "waves.depth");
+    if (!(h > 0.0)) throw Fail("waves.depth: expected a depth > 0 m (omit it for deep water), got " + PyNum(*dp));
+    sea.depth = h;
+  }
+  if (const json::Value* rp = wv->Get("ramp")) {
+    const double r = Num(rp, "waves.ramp");
+    if (!(r >= 0.0)) throw Fail("waves.ramp: expected a ramp time >= 0 s, got " + PyNum(*rp));
+    sea.ramp = r;
+  }
+  const json::Value* cl = wv->Get("components");
+  const size_t nmax = schema::kMaxWaveComponents;
+  if (!cl || cl->kind != json::Value::kArr || cl->arr.empty() || cl->arr.size() > nmax)
+    throw Fail("waves.components: expected 1 to " + std::to_string(nmax) +
+               " components [a, omega, kx, ky, kz, phase], got " +
+               (cl && cl->kind == json::Value::kArr ? std::to_string(cl->arr.size()) : Kind(cl)));
+  for (size_t j = 0; j < cl->arr.size(); ++j) {
+    const std::string key = "waves.components[" + std::to_string(j) + "]";
+    double v[6];
+    Vec(&cl->arr[j], 6, v, key);
+    core::Wave w;
+    w.a = v[0];
+    w.omega = v[1];
+    std::copy(v + 2, v + 5, w.k);
+    w.phase = v[5];
+    if (!(w.a >= 0.0)) throw Fail(key + ": amplitude " + PyFloat(w.a) + " m must be >= 0");
+    if (!(w.omega > 0.0)) throw Fail(key + ": omega " + PyFloat(w.omega) + " rad/s must be > 0");
+    const double kn = std::sqrt(w.k[0] * w.k[0] + w.k[1] * w.k[1] + w.k[2] * w.k[2]);
+    if (!(kn > 0.0)) throw Fail(key + ": the wave vector is zero");
+    const double kd = w.k[0] * pl[0] + w.k[1] * pl[1] + w.k[2] * pl[2];
+    if (std::fabs(kd) > 1e-9 * kn)
+      throw Fail(key + ": the wave vector must lie in the surface plane (k.n = " + PyFloat(kd) + " rad/m)");
+    const double th = std::isfinite(sea.depth) ? std::tanh(kn * sea.depth) : 1.0;
+    if (std::fabs(w.omega * w.omega - gn * kn * th) > 1e-9 * w.omega * w.omega)
+      throw Fail(key + ": omega and k do not satisfy omega^2 = g |k| tanh(|k| h) (to 1e-9)");
+    const double st = w.a * kn / 3.141592653589793;
+    if (st > 1.0 / 7.0)
+      throw Fail(key + ": steepness H/lambda = a |k| / pi = " + PyFloat(st) + " is beyond the breaking limit 1/7");
+    sea.waves.push_back(w);
+  }
+  sea.active = true;
+  sea.Prepare();
+}
+
 // env.py parse, then validate (ValidateEnv).
 Env ParseEnv(const std::string& text) {
   json::Value root;
@@ -400,6 +474,7 @@ Env ParseEnv(const std::string& text) {
     env.cells.push_back(cell);
   }
   env.gravity = ParseGravity(root.Get("gravity"));
+  if (const json::Value* wv = root.Get("waves"); wv && wv->kind != json::Value::kNull) ParseWaves(wv, &env);
   ValidateEnv(env);
   return env;
 }
@@ -634,6 +709,7 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
     }
     // ---- gravity
     M.gravity = env.gravity;
+    M.sea = env.sea;
     if (M.gravity.kind == Kind::kUniform && percell) M.gravity.kind = Kind::kPerCell;
     const double* genv = M.gravity.g;
     if (M.gravity.kind == Kind::kPerCell) {
@@ -856,6 +932,7 @@ void Hydro::Compute(const mjModel* m, mjData* d, int instance) {
   Validate(m, d, st);
   if (plain_) return;  // no environment: no forces
   core::ForceData fd;
+  fd.time = d->time;
   fd.qvel = d->qvel;
   fd.geom_xpos = d->geom_xpos;
   fd.geom_xmat = d->geom_xmat;

@@ -2,7 +2,7 @@
 // (hydro.cc ParseEnv) and runtime/env.py (through aurgen.runtime._native.ENV_KEYS)
 // refuse unknown keys by, with the same words:
 //   "<where>.<key>: unknown key (expected <the keys, sorted, comma-separated>)"
-// where "environment" (the top level), "cells[i]" or "gravity"; an object's keys are
+// where "environment" (the top level), "cells[i]", "gravity" or "waves"; an object's keys are
 // checked in sorted order (the first unknown one is named).
 #ifndef AURGEN_PLUGIN_SCHEMA_H_
 #define AURGEN_PLUGIN_SCHEMA_H_
@@ -15,6 +15,9 @@ namespace aurgen::hydro::schema {
 
 // size limits (docs/formats.md): planes in an environment, cells, planes one cell uses
 inline constexpr size_t kMaxPlanes = 1024, kMaxCells = 256, kMaxCellPlanes = 64;
+// the most wave components a sea may have (docs/formats.md "waves"): each costs a sin/cos per
+// displacement geom and quadrature point per evaluation
+inline constexpr size_t kMaxWaveComponents = 256;
 
 struct KeySet {
   const char* what;                // "environment", "cell", "gravity.uniform", ...
@@ -23,11 +26,12 @@ struct KeySet {
 
 inline const std::vector<KeySet>& Keys() {
   static const std::vector<KeySet> k = {
-      {"environment", {"cells", "gravity", "planes"}},
+      {"environment", {"cells", "gravity", "planes", "waves"}},
       {"cell", {"density", "flow", "gravity", "name", "signs", "viscosity"}},
       {"gravity.uniform", {"g", "type"}},
       {"gravity.central", {"centre", "mu", "type"}},
       {"gravity.linear", {"G", "g0", "type"}},
+      {"waves", {"components", "depth", "ramp", "surface"}},
   };
   return k;
 }

@@ -1,0 +1,428 @@
+// A sea: elevation, orbital velocity and the Froude-Krylov quadrature; see sea.h.
+#include "sea.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace aurgen::core {
+namespace {
+
+constexpr double kPi = 3.141592653589793;
+
+// Gauss-Legendre rule of n points on [-1, 1] by Newton's method on P_n (x, w: n each).
+void Legendre(int n, double* x, double* w) {
+  for (int i = 0; i < n; ++i) {
+    double z = std::cos(kPi * (i + 0.75) / (n + 0.5)), dp = 1.0;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1.0, p1 = z;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      dp = n * (z * p1 - p0) / (z * z - 1.0);
+      const double dz = p1 / dp;
+      z -= dz;
+      if (std::fabs(dz) < 1e-16) break;
+    }
+    x[n - 1 - i] = z;  // ascending
+    w[n - 1 - i] = 2.0 / ((1.0 - z * z) * dp * dp);
+  }
+}
+
+inline double Dot(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// R l: a geom-frame vector in the world (R row-major, frame -> world).
+inline void ToWorld(const double R[9], const double l[3], double w[3]) {
+  w[0] = R[0] * l[0] + R[1] * l[1] + R[2] * l[2];
+  w[1] = R[3] * l[0] + R[4] * l[1] + R[5] * l[2];
+  w[2] = R[6] * l[0] + R[7] * l[1] + R[8] * l[2];
+}
+
+// Two unit vectors completing the unit u to a right-handed orthonormal basis (f, h, u).
+void Complete(const double u[3], double f[3], double h[3]) {
+  const double a[3] = {std::fabs(u[0]) < 0.9 ? 1.0 : 0.0, std::fabs(u[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+  double t = Dot(a, u);
+  for (int i = 0; i < 3; ++i) f[i] = a[i] - t * u[i];
+  t = std::sqrt(Dot(f, f));
+  for (int i = 0; i < 3; ++i) f[i] /= t;
+  h[0] = u[1] * f[2] - u[2] * f[1];
+  h[1] = u[2] * f[0] - u[0] * f[2];
+  h[2] = u[0] * f[1] - u[1] * f[0];
+}
+
+// The sum over the components at x: pd = sum a D cos theta (m) and the gradient
+// gp = sum a (D' cos theta n - D sin theta k) (dimensionless), each per unit rho g r.
+void Field(const Sea& s, const double x[3], double t, double* pd, double gp[3]) {
+  const double zeta = std::min(Dot(s.n, x) - s.d, 0.0);  // held at the mean level above it
+  const bool above = Dot(s.n, x) - s.d > 0.0;
+  double P = 0.0, Gn = 0.0, G[3] = {0.0, 0.0, 0.0};
+  for (const Wave& w : s.waves) {
+    const double th = Dot(w.k, x) - w.omega * t + w.phase;
+    const double c = std::cos(th), sn = std::sin(th);
+    const double e1 = std::exp(w.kn * zeta);
+    const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;  // e^{-k (zeta + 2 h)}
+    const double D = w.c * (e1 + e2);
+    P += w.a * D * c;
+    if (!above) Gn += w.a * w.kn * w.c * (e1 - e2) * c;
+    const double q = w.a * D * sn;
+    G[0] -= q * w.k[0];
+    G[1] -= q * w.k[1];
+    G[2] -= q * w.k[2];
+  }
+  *pd = P;
+  for (int i = 0; i < 3; ++i) gp[i] = G[i] + Gn * s.n[i];
+}
+
+// What the columns of one piece sum (world): F and T about p.
+struct Sums {
+  const Sea& sea;
+  double t, rg, r;  // time, rho g, ramp
+  const double* p;
+  const double* planes;
+  int npl, cap;
+  double F[3] = {0.0, 0.0, 0.0}, T[3] = {0.0, 0.0, 0.0};
+
+  void Add(const double x[3], const double f[3]) {
+    const double dx = x[0] - p[0], dy = x[1] - p[1], dz = x[2] - p[2];
+    F[0] += f[0];
+    F[1] += f[1];
+    F[2] += f[2];
+    T[0] += dy * f[2] - dz * f[1];
+    T[1] += dz * f[0] - dx * f[2];
+    T[2] += dx * f[1] - dy * f[0];
+  }
+  // The total pressure's force on the cap at the chord end x, for a column of weight w and
+  // direction E, when plane row `row` (the tangent plane) bounds it there.
+  void Cap(const double x[3], const double E[3], double w, int row) {
+    const double* nc = planes + 4 * row;
+    const double ne = std::fabs(Dot(nc, E));
+    if (!(ne > 0.0)) return;
+    double pd, gp[3];
+    Field(sea, x, t, &pd, gp);
+    const double ptot = rg * (-(Dot(sea.n, x) - sea.d) + r * pd);  // Pa
+    const double s = ptot * w / ne;
+    const double f[3] = {s * nc[0], s * nc[1], s * nc[2]};
+    Add(x, f);
+  }
+  // The line x0 + s E for s in [s0, s1] (inside the geom), weight w (m^2 x |E| ... the
+  // column's cross-section: dV = w ds), ns Gauss points along it; ex: an extra half-space
+  // (world row, or null) that bounds the part of the geom the column belongs to.
+  void Column(const double x0[3], const double E[3], double s0, double s1, double w, int ns,
+              const double* ex) {
+    int lo = -1, hi = -1;  // the rows bounding s0 and s1 (-1: the geom)
+    auto clip = [&](const double* row, int id) {
+      const double a = Dot(row, E), b = row[3] - Dot(row, x0);
+      if (a > 0.0) {
+        const double sb = b / a;
+        if (sb < s1) s1 = sb, hi = id;
+      } else if (a < 0.0) {
+        const double sb = b / a;
+        if (sb > s0) s0 = sb, lo = id;
+      } else if (b < 0.0) {
+        s1 = s0;
+      }
+    };
+    for (int j = 0; j < npl; ++j) clip(planes + 4 * j, j);
+    if (ex) clip(ex, -2);
+    if (!(s1 > s0)) return;
+    // split where the chord crosses the mean level (the field's rule changes there)
+    const double z0 = Dot(sea.n, x0) - sea.d, zs = Dot(sea.n, E);
+    double cuts[3] = {s0, s1, s1};
+    int nseg = 1;
+    if (zs != 0.0) {
+      const double sm = -z0 / zs;
+      if (sm > s0 && sm < s1) {
+        cuts[1] = sm;
+        cuts[2] = s1;
+        nseg = 2;
+      }
+    }
+    const double* gx = sea.Nodes(ns);
+    const double* gw = sea.Weights(ns);
+    for (int sg = 0; sg < nseg; ++sg) {
+      const double a = cuts[sg], b = cuts[sg + 1];
+      const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
+      for (int i = 0; i < ns; ++i) {
+        const double s = mid + half * gx[i];
+        const double x[3] = {x0[0] + s * E[0], x0[1] + s * E[1], x0[2] + s * E[2]};
+        double pd, gp[3];
+        Field(sea, x, t, &pd, gp);
+        const double c = -rg * r * half * gw[i] * w;  // -integral grad p_d dV
+        const double f[3] = {c * gp[0], c * gp[1], c * gp[2]};
+        Add(x, f);
+      }
+    }
+    if (hi == cap) {
+      const double x[3] = {x0[0] + s1 * E[0], x0[1] + s1 * E[1], x0[2] + s1 * E[2]};
+      Cap(x, E, w, cap);
+    }
+    if (lo == cap) {
+      const double x[3] = {x0[0] + s0 * E[0], x0[1] + s0 * E[1], x0[2] + s0 * E[2]};
+      Cap(x, E, w, cap);
+    }
+  }
+};
+
+// Columns of a geom, in its frame: q0 + s e for s in [s0, s1], weight w, ns points along;
+// col(q0, e, s0, s1, w, ns, extra local row or null).
+template <class C>
+void Disk(const Sea& sea, double R, const double u[3], const double c[3], double H, bool sphere,
+          const double* ex, double L, C&& col) {
+  // the disk of radius R across unit u, centred at c: radial Gauss (sphere: r = R sin psi,
+  // the chord half-length R cos psi), angular trapezoid; chords [-H, H] (sphere: +-R cos psi);
+  // the orders for a physical extent L across and along
+  double f[3], h[3];
+  Complete(u, f, h);
+  const int nr = sea.Order(L), nt = 2 * nr + 4;
+  const int ns = sea.Order(sphere ? L : 2.0 * H);
+  const double* gx = sea.Nodes(nr);
+  const double* gw = sea.Weights(nr);
+  for (int i = 0; i < nr; ++i) {
+    double r, wr, hl;
+    if (sphere) {  // psi in [0, pi/2]: r dr = R^2 sin psi cos psi dpsi
+      const double psi = 0.25 * kPi * (1.0 + gx[i]);
+      r = R * std::sin(psi);
+      hl = R * std::cos(psi);
+      wr = 0.25 * kPi * gw[i] * R * R * std::sin(psi) * std::cos(psi);
+    } else {
+      r = 0.5 * R * (1.0 + gx[i]);
+      hl = H;
+      wr = 0.5 * R * gw[i] * r;
+    }
+    for (int j = 0; j < nt; ++j) {
+      const double th = 2.0 * kPi * (j + 0.5) / nt;
+      const double cs = std::cos(th) * r, sn = std::sin(th) * r;
+      const double q0[3] = {c[0] + cs * f[0] + sn * h[0], c[1] + cs * f[1] + sn * h[1],
+                            c[2] + cs * f[2] + sn * h[2]};
+      col(q0, u, -hl, hl, wr * 2.0 * kPi / nt, ns, ex);
+    }
+  }
+}
+
+template <class C>
+void Cylinder(const Sea& sea, double R, double H, const double l[3], C&& col) {
+  const double z[3] = {0.0, 0.0, 1.0}, o[3] = {0.0, 0.0, 0.0};
+  if (std::fabs(l[2]) * std::fabs(l[2]) >= 0.5) {  // within 45 degrees of up: axial columns
+    Disk(sea, R, z, o, H, false, nullptr, 2.0 * R, col);
+    return;
+  }
+  // across: columns along the radial direction nearest up, e = (cx, cy, 0); cross-section
+  // (s along f = (-cy, cx, 0), z) with s = R sin(phi): the chord's half-length R cos(phi)
+  const double ln = std::sqrt(l[0] * l[0] + l[1] * l[1]);
+  const double e[3] = {l[0] / ln, l[1] / ln, 0.0}, f[3] = {-e[1], e[0], 0.0};
+  const int nz = sea.Order(2.0 * H), nf = sea.Order(2.0 * R), ns = nf;
+  const double *zx = sea.Nodes(nz), *zw = sea.Weights(nz), *fx = sea.Nodes(nf), *fw = sea.Weights(nf);
+  for (int i = 0; i < nz; ++i)
+    for (int j = 0; j < nf; ++j) {
+      const double phi = 0.5 * kPi * fx[j], s = R * std::sin(phi), hl = R * std::cos(phi);
+      const double q0[3] = {s * f[0], s * f[1], H * zx[i]};
+      col(q0, e, -hl, hl, H * zw[i] * 0.5 * kPi * fw[j] * hl, ns, nullptr);
+    }
+}
+
+template <class C>
+void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const double l[3], C&& col) {
+  int a = 0;
+  for (int i = 1; i < 3; ++i)
+    if (std::fabs(l[i]) > std::fabs(l[a])) a = i;
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  const double hb = 0.5 * (hi[b] - lo[b]), hc = 0.5 * (hi[c] - lo[c]);
+  const double mb = 0.5 * (hi[b] + lo[b]), mc = 0.5 * (hi[c] + lo[c]);
+  const int nb = sea.Order(2.0 * hb), ncn = sea.Order(2.0 * hc), ns = sea.Order(hi[a] - lo[a]);
+  const double *bx = sea.Nodes(nb), *bw = sea.Weights(nb), *cx = sea.Nodes(ncn), *cw = sea.Weights(ncn);
+  double e[3] = {0.0, 0.0, 0.0};
+  e[a] = 1.0;
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < ncn; ++j) {
+      double q0[3];
+      q0[a] = 0.0;
+      q0[b] = mb + hb * bx[i];
+      q0[c] = mc + hc * cx[j];
+      col(q0, e, lo[a], hi[a], hb * hc * bw[i] * cw[j], ns, nullptr);
+    }
+}
+
+}  // namespace
+
+void Sea::Prepare() {
+  kmax = 0.0;
+  for (Wave& w : waves) {
+    w.kn = std::sqrt(Dot(w.k, w.k));
+    kmax = std::max(kmax, w.kn);
+    if (std::isfinite(depth)) {
+      w.e2h = std::exp(-2.0 * w.kn * depth);
+      w.c = 1.0 / (1.0 + w.e2h);
+      w.cu = 1.0 / std::tanh(w.kn * depth);
+    } else {
+      w.e2h = 0.0;
+      w.c = 1.0;
+      w.cu = 1.0;
+    }
+  }
+  gx.assign(kMaxRule * (kMaxRule + 1) / 2, 0.0);
+  gw.assign(gx.size(), 0.0);
+  for (int n = 1; n <= kMaxRule; ++n) Legendre(n, gx.data() + n * (n - 1) / 2, gw.data() + n * (n - 1) / 2);
+}
+
+double Sea::Ramp(double t) const {
+  if (!(ramp > 0.0) || t >= ramp) return 1.0;
+  if (t <= 0.0) return 0.0;
+  return 0.5 * (1.0 - std::cos(kPi * t / ramp));
+}
+
+int Sea::Order(double L) const {
+  const double q = std::ceil(3.0 + kmax * std::fabs(L));
+  return q >= kMaxRule ? kMaxRule : (q <= 3.0 ? 3 : static_cast<int>(q));
+}
+
+void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) const {
+  const double r = Ramp(t);
+  double e = 0.0, G[3] = {0.0, 0.0, 0.0};
+  for (const Wave& w : waves) {
+    const double th = Dot(w.k, x) - w.omega * t + w.phase;
+    e += w.a * std::cos(th);
+    const double q = w.a * std::sin(th);
+    G[0] -= q * w.k[0];
+    G[1] -= q * w.k[1];
+    G[2] -= q * w.k[2];
+  }
+  *eta = r * e;
+  for (int i = 0; i < 3; ++i) grad[i] = r * G[i];
+}
+
+void Sea::Orbital(const double x[3], double t, double u[3]) const {
+  const double r = Ramp(t);
+  const double zeta = std::min(Dot(n, x) - d, 0.0);
+  double U[3] = {0.0, 0.0, 0.0}, W = 0.0;
+  for (const Wave& w : waves) {
+    const double th = Dot(w.k, x) - w.omega * t + w.phase;
+    const double e1 = std::exp(w.kn * zeta);
+    const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;
+    const double aw = w.a * w.omega * w.c * w.cu;
+    const double uh = aw * (e1 + e2) * std::cos(th) / w.kn;  // along k / |k|: / kn below
+    U[0] += uh * w.k[0];
+    U[1] += uh * w.k[1];
+    U[2] += uh * w.k[2];
+    W += aw * (e1 - e2) * std::sin(th);
+  }
+  for (int i = 0; i < 3; ++i) u[i] = r * (U[i] + W * n[i]);
+}
+
+void HullPlanes::Build(const HullSet& hs) {
+  rows.clear();
+  range.assign(1, 0);
+  lo.clear();
+  hi.clear();
+  for (int64_t m = 0; m < hs.nmesh; ++m) {
+    for (int64_t f = hs.face_range[m]; f < hs.face_range[m + 1]; ++f) {
+      const double* e = hs.edges + 6 * hs.face_start[f];  // three directed edges, outward
+      const double u[3] = {e[3] - e[0], e[4] - e[1], e[5] - e[2]};
+      const double v[3] = {e[9] - e[6], e[10] - e[7], e[11] - e[8]};
+      double nrm[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+      const double L = std::sqrt(Dot(nrm, nrm));
+      if (!(L > 0.0)) continue;
+      for (double& c : nrm) c /= L;
+      rows.insert(rows.end(), {nrm[0], nrm[1], nrm[2], Dot(nrm, e)});
+    }
+    range.push_back(static_cast<int64_t>(rows.size() / 4));
+    double l[3] = {1e300, 1e300, 1e300}, h[3] = {-1e300, -1e300, -1e300};
+    for (int64_t v = hs.vert_range[m]; v < hs.vert_range[m + 1]; ++v)
+      for (int a = 0; a < 3; ++a) {
+        l[a] = std::min(l[a], hs.verts[3 * v + a]);
+        h[a] = std::max(h[a], hs.verts[3 * v + a]);
+      }
+    lo.insert(lo.end(), l, l + 3);
+    hi.insert(hi.end(), h, h + 3);
+  }
+}
+
+void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,
+                  const HullPlanes& hp, const double p[3], const double R[9], const double* planes,
+                  int npl, int cap, double F[3], double T[3]) {
+  Sums S{sea, t, rho * sea.g, sea.Ramp(t), p, planes, npl, cap};
+  double l[3];  // up in the geom frame
+  l[0] = R[0] * sea.n[0] + R[3] * sea.n[1] + R[6] * sea.n[2];
+  l[1] = R[1] * sea.n[0] + R[4] * sea.n[1] + R[7] * sea.n[2];
+  l[2] = R[2] * sea.n[0] + R[5] * sea.n[1] + R[8] * sea.n[2];
+  // a column in the geom frame (scaled by sc: an ellipsoid's axes) to the world; rows the
+  // geom-frame half-spaces that bound the column's part of the geom (a mesh's faces)
+  const double one[3] = {1.0, 1.0, 1.0};
+  const double* sc = one;
+  double jac = 1.0;
+  const double* hrows = nullptr;
+  int nh = 0;
+  auto col = [&](const double q0[3], const double e[3], double s0, double s1, double w, int ns,
+                 const double* exl) {
+    if (hrows) {  // a mesh: the chord inside the hull's faces
+      for (int j = 0; j < nh; ++j) {
+        const double* r = hrows + 4 * j;
+        const double a = Dot(r, e), b = r[3] - Dot(r, q0);
+        if (a > 0.0) s1 = std::min(s1, b / a);
+        else if (a < 0.0) s0 = std::max(s0, b / a);
+        else if (b < 0.0) return;
+      }
+      if (!(s1 > s0)) return;
+    }
+    const double qs[3] = {q0[0] * sc[0], q0[1] * sc[1], q0[2] * sc[2]};
+    const double es[3] = {e[0] * sc[0], e[1] * sc[1], e[2] * sc[2]};
+    double x0[3], E[3];
+    ToWorld(R, qs, x0);
+    for (int i = 0; i < 3; ++i) x0[i] += p[i];
+    ToWorld(R, es, E);
+    double ex[4];
+    if (exl) {  // the local row n.q <= d in the world: (R n).x <= d + (R n).p
+      ToWorld(R, exl, ex);
+      ex[3] = exl[3] + Dot(ex, p);
+    }
+    S.Column(x0, E, s0, s1, w * jac, ns, exl ? ex : nullptr);
+  };
+  switch (type) {
+    case kBox: {
+      const double lo[3] = {-size[0], -size[1], -size[2]};
+      BoxColumns(sea, lo, size, l, col);
+      break;
+    }
+    case kMesh: {
+      hrows = hp.rows.data() + 4 * hp.range[mesh];
+      nh = static_cast<int>(hp.range[mesh + 1] - hp.range[mesh]);
+      BoxColumns(sea, hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, l, col);
+      break;
+    }
+    case kCylinder:
+      Cylinder(sea, size[0], size[1], l, col);
+      break;
+    case kSphere: case kEllipsoid: {
+      // a sphere, or an ellipsoid as the unit sphere scaled by its semi-axes (jac = a b c)
+      const double ax[3] = {size[0], type == kSphere ? size[0] : size[1], type == kSphere ? size[0] : size[2]};
+      double u[3] = {l[0] * ax[0], l[1] * ax[1], l[2] * ax[2]};  // up in the unit sphere's frame
+      const double un = std::sqrt(Dot(u, u));
+      for (double& c : u) c /= un;
+      const double Rmax = std::max(ax[0], std::max(ax[1], ax[2]));  // the orders' extent
+      sc = ax;
+      jac = ax[0] * ax[1] * ax[2];
+      const double o[3] = {0.0, 0.0, 0.0};
+      Disk(sea, 1.0, u, o, 0.0, true, nullptr, 2.0 * Rmax, col);
+      break;
+    }
+    case kCapsule: {
+      Cylinder(sea, size[0], size[1], l, col);
+      double u[3] = {l[0], l[1], l[2]};
+      const double un = std::sqrt(Dot(u, u));
+      for (double& c : u) c /= un;
+      const double top[3] = {0.0, 0.0, size[1]}, bot[3] = {0.0, 0.0, -size[1]};
+      const double rt[4] = {0.0, 0.0, -1.0, -size[1]}, rb[4] = {0.0, 0.0, 1.0, -size[1]};
+      Disk(sea, size[0], u, top, 0.0, true, rt, 2.0 * size[0], col);
+      Disk(sea, size[0], u, bot, 0.0, true, rb, 2.0 * size[0], col);
+      break;
+    }
+    default:
+      break;
+  }
+  for (int i = 0; i < 3; ++i) {
+    F[i] = S.F[i];
+    T[i] = S.T[i];
+  }
+}
+
+}  // namespace aurgen::core

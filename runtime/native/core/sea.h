@@ -1,0 +1,91 @@
+// A sea: linear (Airy) waves on the environment's surface plane (docs/formats.md "waves",
+// docs/kernel.md "Waves").  Used by the force stage (forces.cc) when an environment
+// declares one; an environment without waves never reaches this code.
+//
+// Frames and units: world frame, SI.  The surface plane is n.x = d with n the unit "up"
+// (the water on n.x <= d); zeta = n.x - d is the height above the mean level.  Component j
+// (amplitude a, frequency omega, wave vector k in the plane, phase phi) has the phase
+// theta_j = k_j.x - omega_j t + phi_j, and the sea
+//   eta(x, t)   = r(t) sum_j a_j cos theta_j                 (elevation, m)
+//   p_d(x, t)   = rho g r(t) sum_j a_j D_j(zeta) cos theta_j (dynamic pressure, Pa)
+// with D_j the depth factor cosh k_j (zeta + h) / cosh k_j h (deep water: e^{k zeta}),
+// held at its mean-level value above zeta = 0 (vertical extrapolation: then the total
+// pressure -rho g zeta + p_d vanishes at the crest, zeta = eta, exactly), and r(t) the
+// ramp.  The orbital velocity is the gradient of the linear potential, with the same rule.
+// Every component is summed in its declared order: two runs are bitwise identical.
+#ifndef AURGEN_CORE_SEA_H_
+#define AURGEN_CORE_SEA_H_
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernel.h"
+
+namespace aurgen::core {
+
+struct Wave {
+  double a = 0.0;                   // amplitude, m
+  double omega = 0.0;               // rad/s
+  double k[3] = {0.0, 0.0, 0.0};    // wave vector, rad/m (world, in the surface plane)
+  double kn = 0.0;                  // |k|, rad/m
+  double phase = 0.0;               // rad
+  // depth factor constants: D(zeta) = c (e^{k zeta} + e^{-k (zeta + 2 h)}), D' likewise with
+  // the minus sign; cu = 1 / tanh(k h) (deep: 1) turns D into the horizontal velocity's factor
+  double c = 1.0, e2h = 0.0, cu = 1.0;
+};
+
+// The Gauss-Legendre rules the quadrature uses (1 to kMaxRule points on [-1, 1]).
+inline constexpr int kMaxRule = 16;
+
+struct Sea {
+  bool active = false;
+  double n[3] = {0.0, 0.0, 1.0};  // up: the surface plane's unit normal
+  double d = 0.0;                 // the mean level: n.x = d
+  double depth = std::numeric_limits<double>::infinity();  // m below the mean level
+  double ramp = 0.0;              // s: amplitudes ramped in as 0.5 (1 - cos(pi t / ramp))
+  double g = 9.81;                // |g|, m/s^2
+  double kmax = 0.0;              // the largest |k|, rad/m
+  std::vector<Wave> waves;
+  // Gauss-Legendre nodes and weights, rule n at [n (n - 1) / 2, n (n + 1) / 2)
+  std::vector<double> gx, gw;
+
+  // Fill the per-component constants and the rules (after the waves are set).
+  void Prepare();
+  double Ramp(double t) const;
+  // eta (m) and its gradient (world, in the plane) at x, time t.
+  void Elevation(const double x[3], double t, double* eta, double grad[3]) const;
+  // The orbital velocity (m/s, world) at x, time t.
+  void Orbital(const double x[3], double t, double u[3]) const;
+  // The Gauss points for a dimension of extent L (m): how many, by k_max L (docs/kernel.md).
+  int Order(double L) const;
+  const double* Nodes(int n) const { return gx.data() + n * (n - 1) / 2; }
+  const double* Weights(int n) const { return gw.data() + n * (n - 1) / 2; }
+};
+
+// A mesh hull's face planes, geom frame (n.x <= d, unit n), and its bounding box.
+struct HullPlanes {
+  std::vector<double> rows;            // (F x 4)
+  std::vector<int64_t> range{0};       // (M + 1) each hull's first row
+  std::vector<double> lo, hi;          // (M x 3) bounding box, geom frame
+  void Build(const HullSet& hulls);
+};
+
+// The Froude-Krylov correction on the piece of a geom (kernel type, sizes as mjModel's
+// geom_size, mesh: its hull's index in hp; pose p, rotation R row-major frame
+// to world) inside the npl half-spaces `planes` (world rows n.x <= d), of which row `cap` is
+// the geom's tangent plane of the sea, in water of density rho at time t: the force of the
+// linear total pressure on the piece's wetted surface, less the buoyancy -rho V g the stage
+// applies from the clipped volume:
+//   F = -integral_V grad p_d dV + integral_cap (-rho g zeta + p_d) n dA
+// and its moment T about p (N, N m, world).  Quadrature over columns of the geom (Gauss
+// points across, Gauss along each clipped chord, split at the mean level); its order by
+// Sea::Order.
+void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double size[3],
+                  int64_t mesh, const HullPlanes& hp,
+                  const double p[3], const double R[9], const double* planes, int npl, int cap,
+                  double F[3], double T[3]);
+
+}  // namespace aurgen::core
+
+#endif  // AURGEN_CORE_SEA_H_
