@@ -120,7 +120,8 @@ vehicles:
 def test_bundled_worlds_written(built):
     out, written, notes = built
     names = {p.name for p in written if p.parent == out / "worlds"}
-    assert names == {"open_water.xml", "open_water.sdf", "pool.xml", "pool.sdf", "tilted_tank.xml"}
+    assert names == {"open_sea.xml", "open_sea.sdf", "open_water.xml", "open_water.sdf", "pool.xml", "pool.sdf",
+                     "tilted_tank.xml"}
     assert (out / "blueboat" / "model.sdf").is_file() and (out / "bluerov2" / "bluerov2.xml").is_file()
     assert not [p for p in (out / "worlds").iterdir() if p.name.startswith(".") and p.name not in
                 (files.MARKER, files.LOCK)], "temp files left behind"
@@ -178,7 +179,8 @@ def test_world_mjcf_environment(built, world):
     adr, n = m.text_adr[tid], m.text_size[tid]
     env = json.loads(bytes(m.text_data[adr:adr + n - 1]).decode())
     assert env == world_config.environment(w)
-    assert set(env) == {"planes", "cells", "gravity"}
+    assert set(env) == ({"planes", "cells", "gravity", "waves"} if w.waves is not None else {"planes", "cells", "gravity"})
+    assert (w.waves is not None) == (world == "open_sea")  # every other bundled world is still water
     for p in env["planes"]:
         assert len(p) == 4 and np.linalg.norm(p[:3]) == pytest.approx(1.0, abs=1e-15)
     for c in env["cells"]:
