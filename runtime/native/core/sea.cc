@@ -138,12 +138,17 @@ struct Sums {
         nseg = 2;
       }
     }
-    const double* gx = sea.Nodes(ns);
-    const double* gw = sea.Weights(ns);
     for (int sg = 0; sg < nseg; ++sg) {
       const double a = cuts[sg], b = cuts[sg + 1];
+      // above the mean level the field varies only along the plane (its depth factor held):
+      // the rule for the segment's extent along the plane
+      const bool up = z0 + zs * 0.5 * (a + b) > 0.0;
+      const double eh = std::sqrt(std::max(Dot(E, E) - zs * zs, 0.0));
+      const int m = up ? sea.Order(eh * (b - a)) : ns;
+      const double* gx = sea.Nodes(m);
+      const double* gw = sea.Weights(m);
       const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
-      for (int i = 0; i < ns; ++i) {
+      for (int i = 0; i < m; ++i) {
         const double s = mid + half * gx[i];
         const double x[3] = {x0[0] + s * E[0], x0[1] + s * E[1], x0[2] + s * E[2]};
         double pd, gp[3];
@@ -272,8 +277,19 @@ double Sea::Ramp(double t) const {
 }
 
 int Sea::Order(double L) const {
-  const double q = std::ceil(3.0 + kmax * std::fabs(L));
-  return q >= kMaxRule ? kMaxRule : (q <= 3.0 ? 3 : static_cast<int>(q));
+  // the fewest points n >= 2 whose rule's error on e^{i k x} over an interval of length L,
+  // relative to the interval: 2^{2n} (n!)^4 / ((2n + 1) ((2n)!)^3) (k L / 2)^{2n} (the
+  // Gauss-Legendre remainder), is below 1e-9 (docs/kernel.md "Waves")
+  const double h2 = 0.25 * kmax * kmax * L * L;
+  double c = 4.0 / 3.0 / 8.0, hp = h2;  // n = 1: 2^2 (1!)^4 / (3 (2!)^3), (k L / 2)^2
+  for (int n = 1; n < kMaxRule; ++n) {
+    if (n >= 2 && c * hp <= 1e-9) return n;
+    const double m = n + 1.0;  // c_{n+1} / c_n
+    c *= 4.0 * m * m * m * m * (2.0 * n + 1.0) /
+         ((2.0 * n + 3.0) * std::pow((2.0 * n + 1.0) * (2.0 * n + 2.0), 3.0));
+    hp *= h2;
+  }
+  return kMaxRule;
 }
 
 void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) const {
