@@ -352,7 +352,8 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     i = wd.get("surface")
     integral = _is_number(i) and (isinstance(i, numbers.Integral) or math.isfinite(i) and float(i).is_integer())
     if not (integral and 0 <= i < k):  # an integral number, as a sign may be (1.0 is 1)
-        raise EnvironmentInvalid(f"waves.surface: expected a plane index (an integer from 0 to {k - 1}), got {_kind(i)}")
+        raise EnvironmentInvalid(f"waves.surface: expected a plane index (an integer from 0 to {k - 1}), "
+                                 f"got {_kind(i)}")
     i = int(i)
     if not any(c.signs[i] == -1 for c in cells):
         raise EnvironmentInvalid(f"waves.surface: plane {i} has no fluid cell below it (sign -1): the sea's water "
