@@ -25,6 +25,11 @@ composed in memory): the plugin's extra µs per step over plain ``mj_step``
 squares against the number of boxes the kernel finds partially submerged
 (volume strictly between 0 and full, averaged over the timed trajectory); the
 slope is compared with the target of 0.15 µs per partial box.
+Then: the cost of a sea (the environment's ``waves``; docs/kernel.md "Waves"): the BlueBoat
+in open water as above, then the same model in a regular wave (one component) and in JONSWAP
+seas of 8 and 64 components (hs 0.5 m, tp 4 s, seed 1), each under the three integrators, all
+interleaved in each round against plain ``mj_step``; the extra cost over still water is divided by
+the components and the displacement geoms: µs per wave component per geom per step.
 Then: ``mujoco.batch.Batch`` throughput of the open_water world on 1 and 2
 threads, with and without the plugin (medians of alternating rounds: plain
 MuJoCo's 2-thread scaling in the same rounds is the ceiling the shared machine
@@ -115,6 +120,54 @@ def compare(path: Path, integrator: str, steps: int, rounds: int):
             mujoco.mj_resetData(m, d)
             times[k].append(per_step(m, d, steps))
     return [statistics.median(t) for t in times]
+
+
+SEAS = (("regular", {"spectrum": "regular", "height": 0.1, "period": 3.0}),
+        ("jonswap 8", {"spectrum": "jonswap", "hs": 0.5, "tp": 4.0, "components": 8, "seed": 1}),
+        ("jonswap 64", {"spectrum": "jonswap", "hs": 0.5, "tp": 4.0, "components": 64, "seed": 1}))
+
+
+def sea_environment(decl: dict) -> dict:
+    """Open water (air above z = 0, water below) carrying the sea ``decl`` (runtime.waves)."""
+    from aurgen.runtime import env as envmod
+    from aurgen.runtime import waves
+
+    env = envmod.open_water()
+    sea = waves.synthesize(decl, (0.0, 0.0, 1.0), 9.81)
+    return {"planes": [list(map(float, p)) for p in env.planes],
+            "cells": [{"name": c.name, "signs": list(c.signs), "density": c.density, "viscosity": c.viscosity}
+                      for c in env.cells],
+            "gravity": {"type": "uniform", "g": [0.0, 0.0, -9.81]}, "waves": sea.block()}
+
+
+def sea_cost(path: Path, steps: int, rounds: int):
+    """[(sea, integrator, plain, still, sea µs, components, displacement geoms)] for the BlueBoat."""
+    from aurgen.runtime.sim import Simulation
+
+    out = []
+    for integ in INTEGRATORS:
+        plain, still, _ = models(path, integ)
+        runs = [plain, still]
+        for _, decl in SEAS:
+            sim = Simulation(str(path), environment=sea_environment(decl))
+            assert sim._plugin, "the plugin is not in use"
+            m = sim.model
+            m.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integ.upper())
+            m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
+            runs.append(m)
+            sim.close()
+        ds = [mujoco.MjData(m) for m in runs]
+        times = [[] for _ in runs]
+        for _ in range(rounds):
+            for k, (m, d) in enumerate(zip(runs, ds)):
+                mujoco.mj_resetData(m, d)
+                times[k].append(per_step(m, d, steps))
+        med = [statistics.median(t) for t in times]
+        ngeom = sum(1 for g in range(plain.ngeom) if plain.nuser_geom and round(plain.geom_user[g, 0]) == 1)
+        for (name, decl), t in zip(SEAS, med[2:]):
+            ncomp = 1 if decl["spectrum"] == "regular" else decl["components"]
+            out.append((name, integ, med[0], med[1], t, ncomp, ngeom))
+    return out
 
 
 def blueboat_segments(n: int) -> str:
@@ -262,6 +315,13 @@ def main(argv=None) -> int:
             print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
         print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
               f"{TARGET_US_PER_BOX} µs target)")
+        print("a sea, BlueBoat (waves on the surface; per step: extra over still water / (components x "
+              "displacement geoms)):")
+        print(f"{'sea':11s} {'integrator':13s} {'plain':>8s} {'still':>8s} {'sea':>9s} {'ratio':>6s} "
+              f"{'us/comp/geom':>13s}")
+        for name, integ, pl, st, se, nc, ng in sea_cost(files["BlueBoat"], a.steps // 2, a.rounds):
+            print(f"{name:11s} {integ:13s} {pl:8.2f} {st:8.2f} {se:9.2f} {se / pl:6.2f} "
+                  f"{(se - st) / (nc * ng):13.3f}")
         thr = batch_throughput(files["open_water"], a.steps // 4, a.rounds)
         au, pl = thr["aurgen"], thr["plain"]
         print(f"Batch (open_water, 8 sims; medians of {a.rounds} alternating rounds): aurgen {au[1]:.0f} "
