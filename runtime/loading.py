@@ -5,6 +5,7 @@ model with no declared hydrodynamic damping."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import stat
 import sys
@@ -98,6 +99,51 @@ def note_undamped(m, source: str) -> None:
     note = (f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
             "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
             "model and surface damping act, and a roll decays with a damping ratio of about 0.01")
+    if _DEFERRED is not None:
+        _DEFERRED.append(note)
+    else:
+        print(note, file=sys.stderr)
+
+
+NOTED_LONG: set = set()  # the sources already noted for geoms long against a sea's waves
+LONG_FRACTION = 8  # a geom longer than 1/8 of the shortest wavelength that matters is noted
+
+
+def note_long_geoms(m, env, source: str) -> None:
+    """Once per source, one line on stderr: a displacement geom longer than 1/8 of the shortest
+    wavelength among the sea's components of at least a tenth of the largest amplitude (docs/kernel.md
+    "Waves"), within reach of the surface at the model's initial pose. Each geom is clipped against its tangent plane of the sea: over a length L the plane
+    departs from a wave of amplitude a by up to a (1 - cos(k L / 2)), 7.6 % of a at L = lambda / 8;
+    segment such a hull (hull_displacement segments) to follow the wave."""
+    if env is None or env.waves is None or source in NOTED_LONG or m.nuser_geom < 1:
+        return
+    c = np.asarray(env.waves.components, float)
+    big = c[:, 0] >= 0.1 * c[:, 0].max()
+    if not np.any(big):
+        return
+    lam = float(np.min(2.0 * np.pi / np.linalg.norm(c[big, 2:5], axis=1)))
+    reach = 2.0 * math.sqrt(2.0 * float(np.sum(c[:, 0] ** 2)))  # Hs = 4 sqrt(m0): a crest this high is rare, m
+    d = mujoco.MjData(m)
+    mujoco.mj_kinematics(m, d)  # the initial pose: a geom far below the surface there is not noted
+    n = np.asarray(env.planes[env.waves.surface, :3], float)
+    off = float(env.planes[env.waves.surface, 3])
+    long = []
+    for g in range(m.ngeom):
+        if round(float(m.geom_user[g, 0])) != 1:
+            continue
+        if abs(float(n @ d.geom_xpos[g]) - off) > float(m.geom_rbound[g]) + reach:
+            continue
+        L = 2.0 * float(m.geom_rbound[g])  # the geom's bounding-sphere diameter, m
+        if L > lam / LONG_FRACTION:
+            long.append((mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}", L))
+    if not long:
+        return
+    NOTED_LONG.add(source)
+    names = ", ".join(f"{n} ({L:.3g} m)" for n, L in long[:5]) + (f" and {len(long) - 5} more" if len(long) > 5 else "")
+    note = (f"aurgen: note: {source}: displacement geoms longer than 1/{LONG_FRACTION} of the sea's shortest "
+            f"wavelength that matters ({lam:.3g} m): {names}; each is clipped against one tangent plane of the "
+            "sea, which departs from the wave by up to 7.6 % of its amplitude at that length: segment the hull "
+            "(hull_displacement segments) to follow the waves")
     if _DEFERRED is not None:
         _DEFERRED.append(note)
     else:

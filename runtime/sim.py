@@ -172,11 +172,15 @@ class Simulation:
                     plan = Plan(m, d, env, drag, added_mass, buoyancy, damping)
                     self._finish(m, env, plan)
             else:
+                if env.waves is not None:  # the packed arrays carry no sea: the plugin alone steps one
+                    raise SimulationError(f"engine {engine!r} has no sea (waves): step a sea with the plugin "
+                                          "(the default engine)")
                 m, d, plan = self._ref.prepare(self, m, src, env, plan, drag, added_mass, buoyancy)
             self._plan = plan
             self.model, self.data = m, d
             if damping:
                 loading.note_undamped(m, self.source)
+            loading.note_long_geoms(m, env, self.source)
         else:  # no environment: the plugin keeps the health ledger (no forces), if it can be attached
             if self._ref is None and (src is not None or self._declares_plugin(m)):
                 self._plugin = self._plugin_mode(m, src)

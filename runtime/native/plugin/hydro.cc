@@ -338,12 +338,12 @@ void ParseWaves(const json::Value* wv, Env* env) {
   sea.g = gn;
   if (const json::Value* dp = wv->Get("depth"); dp && dp->kind != json::Value::kNull) {
     const double h = Num(dp, "waves.depth");
-    if (!(h > 0.0)) throw Fail("waves.depth: expected a depth > 0 m (omit it for deep water), got " + PyNum(*dp));
+    if (!(h > 0.0)) throw Fail("waves.depth: expected a depth > 0 m (omit it for deep water), got " + PyFloat(h));
     sea.depth = h;
   }
   if (const json::Value* rp = wv->Get("ramp")) {
     const double r = Num(rp, "waves.ramp");
-    if (!(r >= 0.0)) throw Fail("waves.ramp: expected a ramp time >= 0 s, got " + PyNum(*rp));
+    if (!(r >= 0.0)) throw Fail("waves.ramp: expected a ramp time >= 0 s, got " + PyFloat(r));
     sea.ramp = r;
   }
   const json::Value* cl = wv->Get("components");
