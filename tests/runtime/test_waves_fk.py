@@ -160,6 +160,7 @@ def test_box_force_and_moment_closed_form(kL, beta):
     F, M = _box_fk(half, zc, zc, k, beta)
     ref = RHO * G * A * np.concatenate([F, M])
     scale = np.abs(ref[:3]).max()
+    print("HCYL", beta, k, np.abs(got - ref).max() / scale)
     for i in range(6):
         err = abs(got[i] - ref[i]) / (scale * (1 if i < 3 else half[0]))
         assert err < 3e-5, (i, got[i], ref[i])
@@ -203,27 +204,8 @@ def _quad_cylinder_h(R, L, zc, k, beta):
     return out
 
 
-QUAD_BUG = ("the plugin's quadrature of curved cross-sections (sea.cc Cylinder across, Disk for the "
-            "sphere) picks its Gauss order from k L alone (Sea::Order), but the integrand carries the "
-            "shape's Jacobian (cos phi for a cylinder's chord, sin psi cos psi for the sphere), which "
-            "no low-order rule integrates: 2 points give the horizontal cylinder's area 24 % low, so "
-            "the FK force of a submerged sphere at k R = 0.02 is 7.7 % low, of a horizontal cylinder "
-            "24 % low (the order needs a floor set by the shape, e.g. 8 points)")
-
-
-CROSSING_BUG = ("a horizontal cylinder crossing the surface at k R = 1.6: F_z is 52 % low (an error of "
-                "7.8 % of |F_x|) and a moment about the axis appears (4 % of |F_x| R; zero by symmetry: "
-                "every pressure force on the curved side passes through the axis); at k R = 2.4, 67 % and "
-                "31 %. Likely the across columns' wetted length, which kinks where the cap meets the "
-                "circle, integrated by Gauss as if smooth")
-
-
-def _hcyl_case(beta, k, reason=QUAD_BUG):
-    return pytest.param(beta, k, marks=pytest.mark.xfail(strict=True, reason=reason))
-
-
-@pytest.mark.parametrize("beta,k", [_hcyl_case(0.0, 1.2), _hcyl_case(0.7, 1.2), _hcyl_case(0.0, 0.3),
-                                    _hcyl_case(0.0, 4.0, CROSSING_BUG)], ids=["head-1.2", "oblique-1.2", "head-0.3", "head-4"])
+@pytest.mark.parametrize("beta,k", [(0.0, 1.2), (0.7, 1.2), (0.0, 0.3), (0.0, 4.0)],
+                         ids=["head-1.2", "oblique-1.2", "head-0.3", "head-4"])
 def test_horizontal_cylinder_against_quadrature(beta, k):
     """Axis along y (across a head wave), centre 0.15 m under the mean level: 0.55 m draft."""
     R, L, zc = 0.4, 1.6, -0.15
@@ -234,21 +216,15 @@ def test_horizontal_cylinder_against_quadrature(beta, k):
     _, got = ss.held_harmonic(m, omega)
     ref = RHO * G * A * _quad_cylinder_h(R, L, zc, k, beta)
     scale = np.abs(ref[:3]).max()
-    for i in range(6):
+    for i in range(6):  # measured: 1.4e-6 .. 1.7e-5 of scale (k R = 1.6); curved sections split at the kinks
         lever = 1 if i < 3 else R
-        assert abs(got[i] - ref[i]) < 0.01 * scale * lever, (i, got[i], ref[i])
+        assert abs(got[i] - ref[i]) < 1e-4 * scale * lever, (i, got[i], ref[i])
         if abs(ref[i]) > 0.1 * scale * lever:
             assert abs(abs(got[i] / ref[i]) - 1) < 0.01 and _phase_err(got[i], ref[i]) < 1.0, (i, got[i], ref[i])
 
 
-def _sub_case(shape, k, bug):
-    return pytest.param(shape, k, marks=pytest.mark.xfail(strict=True, reason=QUAD_BUG)) if bug else (shape, k)
-
-
-@pytest.mark.parametrize("shape,k", [_sub_case("sphere", 0.05, True), _sub_case("sphere", 0.3, False),
-                                     _sub_case("sphere", 3.0, False), _sub_case("hcyl", 0.05, True),
-                                     _sub_case("hcyl", 0.3, True), _sub_case("hcyl", 1.2, False),
-                                     _sub_case("hcyl", 3.0, False)])
+@pytest.mark.parametrize("shape,k", [("sphere", 0.05), ("sphere", 0.3), ("sphere", 3.0), ("hcyl", 0.05),
+                                     ("hcyl", 0.3), ("hcyl", 1.2), ("hcyl", 3.0)])
 def test_submerged_sphere_and_horizontal_cylinder_mean_value(shape, k):
     """A submerged sphere, and a cylinder whose axis is along the crests, feel exactly
     -V grad p_d(centre): p_d is harmonic (in the cylinder's cross-section plane too, as it does
@@ -264,5 +240,5 @@ def test_submerged_sphere_and_horizontal_cylinder_mean_value(shape, k):
     m = _model(geom, (0, 0, zc), env)
     _, got = ss.held_harmonic(m, omega)
     ref = -RHO * G * A * V * math.exp(k * zc) * np.array([1j * k, 0, k])
-    for i in (0, 2):
-        assert abs(abs(got[i] / ref[i]) - 1) < 0.01 and _phase_err(got[i], ref[i]) < 1.0, (i, got[i], ref[i])
+    for i in (0, 2):  # measured: 3e-11 .. 5e-5 (the horizontal cylinder at k = 3)
+        assert abs(abs(got[i] / ref[i]) - 1) < 1e-4 and _phase_err(got[i], ref[i]) < 1.0, (i, got[i], ref[i])

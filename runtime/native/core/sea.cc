@@ -170,60 +170,119 @@ struct Sums {
 };
 
 // Columns of a geom, in its frame: q0 + s e for s in [s0, s1], weight w, ns points along;
-// col(q0, e, s0, s1, w, ns, extra local row or null).
+// col(q0, e, s0, s1, w, ns, extra local row or null).  cap: the tangent plane in the same frame
+// (n.q <= d, 4 numbers): where it meets a curved side the chords' ends have a kink, and the
+// curved rules split their intervals there so each piece is smooth (Kinks).
+
+// The angles x in (lo, hi) where X sin x + Y cos x = P, sorted, appended to out (n so far).
+int Roots(double X, double Y, double P, double lo, double hi, double* out, int n) {
+  const double M = std::sqrt(X * X + Y * Y);
+  if (!(M > 0.0) || std::fabs(P) >= M) return n;
+  const double x0 = std::atan2(Y, X), a = std::asin(P / M);  // sin(x + x0) = P / M
+  const double cand[2] = {a - x0, kPi - a - x0};
+  for (double x : cand) {
+    for (int k = -2; k <= 2; ++k) {
+      const double y = x + 2.0 * kPi * k;
+      if (y > lo && y < hi) out[n++] = y;
+    }
+  }
+  std::sort(out, out + n);
+  return n;
+}
+
+// Where the cap plane (n.q <= d) meets the chords q0(x) + t e, |t| <= R cos x, of a curved
+// section q0(x) = c + R sin x f (f, e unit, x in (lo, hi)): the kinks X sin x + Y cos x = P with
+// X = R (n.f) / (n.e), Y = +-R, P = (d - n.c) / (n.e); into cuts (the interval's ends included).
+int Kinks(const double* cap, const double c[3], const double f[3], const double e[3], double R, double lo,
+          double hi, double* cuts) {
+  int n = 0;
+  cuts[n++] = lo;
+  if (cap) {
+    const double ne = Dot(cap, e);
+    if (ne != 0.0) {
+      const double X = R * Dot(cap, f) / ne, P = (cap[3] - Dot(cap, c)) / ne;
+      double r[8];
+      int nr = Roots(X, R, P, lo, hi, r, 0);
+      nr = Roots(X, -R, P, lo, hi, r, nr);
+      std::sort(r, r + nr);
+      for (int i = 0; i < nr; ++i) cuts[n++] = r[i];
+    }
+  }
+  cuts[n++] = hi;
+  return n;
+}
+
+// The minimum points of a curved section's rule (its Jacobian, cos or sin cos, is smooth but not
+// polynomial): 8 gives it to about 1e-10 on each smooth piece.
+constexpr int kCurvedMin = 8;
+
 template <class C>
 void Disk(const Sea& sea, double R, const double u[3], const double c[3], double H, bool sphere,
-          const double* ex, double L, C&& col) {
+          const double* ex, double L, const double* cap, C&& col) {
   // the disk of radius R across unit u, centred at c: radial Gauss (sphere: r = R sin psi,
-  // the chord half-length R cos psi), angular trapezoid; chords [-H, H] (sphere: +-R cos psi);
-  // the orders for a physical extent L across and along
+  // the chord half-length R cos psi, split where the cap meets the sphere), angular
+  // trapezoid; chords [-H, H] (sphere: +-R cos psi); the orders for a physical extent L
   double f[3], h[3];
   Complete(u, f, h);
-  const int nr = sea.Order(L), nt = 2 * nr + 4;
+  const int nr = sphere ? std::max(sea.Order(L), kCurvedMin) : sea.Order(L), nt = 2 * nr + 4;
   const int ns = sea.Order(sphere ? L : 2.0 * H);
   const double* gx = sea.Nodes(nr);
   const double* gw = sea.Weights(nr);
-  for (int i = 0; i < nr; ++i) {
-    double r, wr, hl;
-    if (sphere) {  // psi in [0, pi/2]: r dr = R^2 sin psi cos psi dpsi
-      const double psi = 0.25 * kPi * (1.0 + gx[i]);
-      r = R * std::sin(psi);
-      hl = R * std::cos(psi);
-      wr = 0.25 * kPi * gw[i] * R * R * std::sin(psi) * std::cos(psi);
-    } else {
-      r = 0.5 * R * (1.0 + gx[i]);
-      hl = H;
-      wr = 0.5 * R * gw[i] * r;
-    }
-    for (int j = 0; j < nt; ++j) {
-      const double th = 2.0 * kPi * (j + 0.5) / nt;
-      const double cs = std::cos(th) * r, sn = std::sin(th) * r;
-      const double q0[3] = {c[0] + cs * f[0] + sn * h[0], c[1] + cs * f[1] + sn * h[1],
-                            c[2] + cs * f[2] + sn * h[2]};
-      col(q0, u, -hl, hl, wr * 2.0 * kPi / nt, ns, ex);
+  for (int j = 0; j < nt; ++j) {
+    const double th = 2.0 * kPi * (j + 0.5) / nt;
+    const double dir[3] = {std::cos(th) * f[0] + std::sin(th) * h[0], std::cos(th) * f[1] + std::sin(th) * h[1],
+                           std::cos(th) * f[2] + std::sin(th) * h[2]};
+    double cuts[10] = {0.0, 0.5 * kPi};
+    const int nc = sphere ? Kinks(cap, c, dir, u, R, 0.0, 0.5 * kPi, cuts) : 2;
+    for (int q = 0; q + 1 < nc; ++q) {
+      const double mid = 0.5 * (cuts[q] + cuts[q + 1]), half = 0.5 * (cuts[q + 1] - cuts[q]);
+      for (int i = 0; i < nr; ++i) {
+        double r, wr, hl;
+        if (sphere) {  // psi in [0, pi/2]: r dr = R^2 sin psi cos psi dpsi
+          const double psi = mid + half * gx[i];
+          r = R * std::sin(psi);
+          hl = R * std::cos(psi);
+          wr = half * gw[i] * R * R * std::sin(psi) * std::cos(psi);
+        } else {
+          r = 0.5 * R * (1.0 + gx[i]);
+          hl = H;
+          wr = 0.5 * R * gw[i] * r;
+        }
+        const double q0[3] = {c[0] + r * dir[0], c[1] + r * dir[1], c[2] + r * dir[2]};
+        col(q0, u, -hl, hl, wr * 2.0 * kPi / nt, ns, ex);
+      }
     }
   }
 }
 
 template <class C>
-void Cylinder(const Sea& sea, double R, double H, const double l[3], C&& col) {
+void Cylinder(const Sea& sea, double R, double H, const double l[3], const double* cap, C&& col) {
   const double z[3] = {0.0, 0.0, 1.0}, o[3] = {0.0, 0.0, 0.0};
   if (std::fabs(l[2]) * std::fabs(l[2]) >= 0.5) {  // within 45 degrees of up: axial columns
-    Disk(sea, R, z, o, H, false, nullptr, 2.0 * R, col);
+    Disk(sea, R, z, o, H, false, nullptr, 2.0 * R, nullptr, col);
     return;
   }
   // across: columns along the radial direction nearest up, e = (cx, cy, 0); cross-section
-  // (s along f = (-cy, cx, 0), z) with s = R sin(phi): the chord's half-length R cos(phi)
+  // (s along f = (-cy, cx, 0), z) with s = R sin(phi): the chord's half-length R cos(phi),
+  // phi split where the cap meets the side
   const double ln = std::sqrt(l[0] * l[0] + l[1] * l[1]);
   const double e[3] = {l[0] / ln, l[1] / ln, 0.0}, f[3] = {-e[1], e[0], 0.0};
-  const int nz = sea.Order(2.0 * H), nf = sea.Order(2.0 * R), ns = nf;
+  const int nz = sea.Order(2.0 * H), nf = std::max(sea.Order(2.0 * R), kCurvedMin), ns = sea.Order(2.0 * R);
   const double *zx = sea.Nodes(nz), *zw = sea.Weights(nz), *fx = sea.Nodes(nf), *fw = sea.Weights(nf);
-  for (int i = 0; i < nz; ++i)
-    for (int j = 0; j < nf; ++j) {
-      const double phi = 0.5 * kPi * fx[j], s = R * std::sin(phi), hl = R * std::cos(phi);
-      const double q0[3] = {s * f[0], s * f[1], H * zx[i]};
-      col(q0, e, -hl, hl, H * zw[i] * 0.5 * kPi * fw[j] * hl, ns, nullptr);
+  for (int i = 0; i < nz; ++i) {
+    const double zc = H * zx[i];
+    const double c0[3] = {0.0, 0.0, zc};
+    double cuts[10];
+    const int nc = Kinks(cap, c0, f, e, R, -0.5 * kPi, 0.5 * kPi, cuts);
+    for (int q = 0; q + 1 < nc; ++q) {
+      const double mid = 0.5 * (cuts[q] + cuts[q + 1]), half = 0.5 * (cuts[q + 1] - cuts[q]);
+      for (int j = 0; j < nf; ++j) {
+        const double phi = mid + half * fx[j], s = R * std::sin(phi), hl = R * std::cos(phi);
+        const double q0[3] = {s * f[0], s * f[1], zc};
+        col(q0, e, -hl, hl, H * zw[i] * half * fw[j] * R * std::cos(phi), ns, nullptr);
+      }
     }
+  }
 }
 
 template <class C>
@@ -393,6 +452,13 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
     }
     S.Column(x0, E, s0, s1, w * jac, ns, exl ? ex : nullptr);
   };
+  // the cap plane in the geom frame: (R' n).q <= d - n.p
+  const double* cw = planes + 4 * cap;
+  double capl[4];
+  capl[0] = R[0] * cw[0] + R[3] * cw[1] + R[6] * cw[2];
+  capl[1] = R[1] * cw[0] + R[4] * cw[1] + R[7] * cw[2];
+  capl[2] = R[2] * cw[0] + R[5] * cw[1] + R[8] * cw[2];
+  capl[3] = cw[3] - Dot(cw, p);
   switch (type) {
     case kBox: {
       const double lo[3] = {-size[0], -size[1], -size[2]};
@@ -406,7 +472,7 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
       break;
     }
     case kCylinder:
-      Cylinder(sea, size[0], size[1], l, col);
+      Cylinder(sea, size[0], size[1], l, capl, col);
       break;
     case kSphere: case kEllipsoid: {
       // a sphere, or an ellipsoid as the unit sphere scaled by its semi-axes (jac = a b c)
@@ -418,18 +484,20 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
       sc = ax;
       jac = ax[0] * ax[1] * ax[2];
       const double o[3] = {0.0, 0.0, 0.0};
-      Disk(sea, 1.0, u, o, 0.0, true, nullptr, 2.0 * Rmax, col);
+      // the cap in the unit sphere's frame: (S n).y <= d
+      const double capy[4] = {capl[0] * ax[0], capl[1] * ax[1], capl[2] * ax[2], capl[3]};
+      Disk(sea, 1.0, u, o, 0.0, true, nullptr, 2.0 * Rmax, capy, col);
       break;
     }
     case kCapsule: {
-      Cylinder(sea, size[0], size[1], l, col);
+      Cylinder(sea, size[0], size[1], l, capl, col);
       double u[3] = {l[0], l[1], l[2]};
       const double un = std::sqrt(Dot(u, u));
       for (double& c : u) c /= un;
       const double top[3] = {0.0, 0.0, size[1]}, bot[3] = {0.0, 0.0, -size[1]};
       const double rt[4] = {0.0, 0.0, -1.0, -size[1]}, rb[4] = {0.0, 0.0, 1.0, -size[1]};
-      Disk(sea, size[0], u, top, 0.0, true, rt, 2.0 * size[0], col);
-      Disk(sea, size[0], u, bot, 0.0, true, rb, 2.0 * size[0], col);
+      Disk(sea, size[0], u, top, 0.0, true, rt, 2.0 * size[0], capl, col);
+      Disk(sea, size[0], u, bot, 0.0, true, rb, 2.0 * size[0], capl, col);
       break;
     }
     default:
