@@ -30,6 +30,15 @@ Figures, from the attitude sampled every control period (t = 0 included), roll
 * ``td_draft_m``: the base_link origin's depth below the surface at the end (m; empty
   if capsized).
 
+A sea (``time_domain.waves``: the world ``waves:`` keys but ``surface``, docs/config.md
+"Waves"; each also a swept key ``waves.<name>``): the variant's mapping, checked and synthesised
+by :func:`aurgen.analysis.sea.sea_of` (the world loader's checks and words,
+:func:`aurgen.runtime.waves.synthesize`), rides on the open water's plane z = 0 as the
+environment's ``waves`` block (deep water unless it declares ``depth``: the open water has no
+seabed). A variant whose sea cannot be made (a height and a period breaking only together) gets
+the refusal as its ``reason``. The table's ``td_sea`` column names each variant's sea
+(:func:`aurgen.analysis.sea.describe`), in a sweep with one.
+
 Batching (why by model): the plugin parses the vehicle's geometry and its
 environment (flows) from the model when an MjData is made, so simulations that share
 a ``Batch`` must share a compiled model. Variants whose composition differs (payload
@@ -54,9 +63,10 @@ import numpy as np
 #: the run's settings: defaults (the sweep file's ``time_domain:`` overrides them), units
 DEFAULTS = {"duration": 20.0, "control": 0.02, "heel": 0.0, "trim": 0.0, "current": [0.0, 0.0, 0.0],
             "wind": [0.0, 0.0, 0.0], "roll_moment": 0.0, "period": 2.0, "disturbance": 4.0,
-            "settle_band": 1.0, "settle_window": 2.0}
+            "settle_band": 1.0, "settle_window": 2.0, "waves": None}
 UNITS = {"duration": "s", "control": "s", "heel": "deg", "trim": "deg", "current": "m_s", "wind": "m_s",
-         "roll_moment": "N_m", "period": "s", "disturbance": "s", "settle_band": "deg", "settle_window": "s"}
+         "roll_moment": "N_m", "period": "s", "disturbance": "s", "settle_band": "deg", "settle_window": "s",
+         "waves": ""}
 #: (low, high) of each setting (a vector's components)
 RANGES = {"duration": (0.1, 3600.0), "control": (1e-4, 1.0), "heel": (-180.0, 180.0), "trim": (-90.0, 90.0),
           "current": (-50.0, 50.0), "wind": (-100.0, 100.0), "roll_moment": (-1e6, 1e6), "period": (0.01, 1e3),
@@ -65,6 +75,7 @@ RANGES = {"duration": (0.1, 3600.0), "control": (1e-4, 1.0), "heel": (-180.0, 18
 SWEEPABLE = ("heel", "trim", "current", "wind", "roll_moment", "period")
 VECTORS = ("current", "wind")
 COLUMNS = ("td_settle_time_s", "td_max_roll_deg", "td_max_pitch_deg", "td_capsized", "td_draft_m")
+SEA_COLUMN = "td_sea"  # the variant's sea (aurgen.analysis.sea.describe), in a sweep with one
 _CACHE_MODELS = 8
 
 
@@ -88,7 +99,9 @@ def parse_settings(node) -> dict:
     for k, v in node.items():
         if k not in DEFAULTS:
             raise ValueError(f"time_domain.{k}: unknown setting (known: {', '.join(DEFAULTS)})")
-        if k in VECTORS:
+        if k == "waves":
+            out[k] = _waves_node(v)
+        elif k in VECTORS:
             if not (isinstance(v, list) and len(v) == 3):
                 raise ValueError(f"time_domain.{k}: expected [x, y, z] in m/s")
             out[k] = [check_value(k, x, f"time_domain.{k}[{j}]") for j, x in enumerate(v)]
@@ -99,11 +112,41 @@ def parse_settings(node) -> dict:
     return out
 
 
+def _waves_node(v) -> dict | None:
+    """``time_domain.waves`` as a plain mapping of sea keys (its values are checked with the swept
+    ones, per variant and up front: :func:`sea_of_settings`); ValueError naming a key that is not one."""
+    from aurgen.analysis import sea
+
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise ValueError("time_domain.waves: expected a mapping of the world's waves keys "
+                         f"({', '.join(sea.KEYS)})")
+    bad = sea.unknown(v)
+    if bad is not None:
+        why = "open water has one surface (z = 0): no surface key" if bad == "surface" else \
+            f"known: {', '.join(sea.KEYS)}"
+        raise ValueError(f"time_domain.waves.{bad}: unknown key ({why})")
+    return json.loads(json.dumps(v))
+
+
+def sea_of_settings(settings: dict, path=None, prefix: str = "waves"):
+    """The Sea of a variant's settings (None: still water); ConfigError in the world's words."""
+    from aurgen.analysis import sea
+
+    w = settings.get("waves")
+    return None if w is None else sea.sea_of(w, path, prefix)
+
+
 def settings_of(base: dict, values: dict) -> dict:
-    """The settings with ``values`` ({(name, index or None): value}) applied."""
+    """The settings with ``values`` ({(name, index or None): value}) applied; ``("waves", key)`` sets
+    a key of the sea (as given: a spectrum name, a whole seed)."""
     s = json.loads(json.dumps(base))
     for (name, k), v in values.items():
-        if k is None:
+        if name == "waves":
+            s["waves"] = dict(s.get("waves") or {})
+            s["waves"][k] = json.loads(json.dumps(v))
+        elif k is None:
             s[name] = float(v)
         else:
             s[name][k] = float(v)
@@ -113,14 +156,18 @@ def settings_of(base: dict, values: dict) -> dict:
 # --------------------------------------------------------------------------- the model
 
 
-def environment_of(rho: float, current, wind) -> dict:
-    """Open water of density ``rho`` below z = 0 (air above) with the given flows (m/s, world)."""
-    return {"planes": [[0, 0, 1, 0]],
-            "cells": [{"name": "air", "signs": [1], "density": 1.225, "viscosity": 1.81e-5,
-                       "flow": [float(x) for x in wind]},
-                      {"name": "water", "signs": [-1], "density": float(rho), "viscosity": 1.08e-3,
-                       "flow": [float(x) for x in current]}],
-            "gravity": {"type": "uniform", "g": [0, 0, -9.81]}}
+def environment_of(rho: float, current, wind, sea=None) -> dict:
+    """Open water of density ``rho`` below z = 0 (air above) with the given flows (m/s, world);
+    ``sea`` (an aurgen.runtime.waves.Sea on plane 0, :func:`aurgen.analysis.sea.sea_of`) its ``waves``."""
+    out = {"planes": [[0, 0, 1, 0]],
+           "cells": [{"name": "air", "signs": [1], "density": 1.225, "viscosity": 1.81e-5,
+                      "flow": [float(x) for x in wind]},
+                     {"name": "water", "signs": [-1], "density": float(rho), "viscosity": 1.08e-3,
+                      "flow": [float(x) for x in current]}],
+           "gravity": {"type": "uniform", "g": [0, 0, -9.81]}}
+    if sea is not None:
+        out["waves"] = sea.block()
+    return out
 
 
 _MODELS: OrderedDict = OrderedDict()
@@ -257,7 +304,9 @@ def run_batch(model, qpos0: np.ndarray, settings: list[dict], draws: list[tuple]
 def run_variants(jobs: list[dict], seed: int, nthread: int = 1) -> dict:
     """{variant: td columns} of ``jobs`` ({variant, vehicle, eq, settings}), grouped by model (module doc).
     A variant that cannot run gets ``{"reason": ...}``."""
+    from aurgen.analysis import sea as seamod
     from aurgen.analysis.stability import body_of
+    from aurgen.core.errors import AurgenError
 
     groups: dict = {}
     out = {}
@@ -267,7 +316,12 @@ def run_variants(jobs: list[dict], seed: int, nthread: int = 1) -> dict:
         if q0 is None:
             out[job["variant"]] = {c: None for c in COLUMNS}
             continue
-        env = environment_of(float(body_of(v).rho), st["current"], st["wind"])
+        try:
+            sea = sea_of_settings(st)
+        except AurgenError as exc:  # a sea only this combination of swept values breaks: the row's reason
+            out[job["variant"]] = {"reason": f"time domain: {exc}"}
+            continue
+        env = environment_of(float(body_of(v).rho), st["current"], st["wind"], sea)
         xml = mjcf_of(v)
         key = (xml, json.dumps(env, sort_keys=True), st["duration"], st["control"], st["settle_band"],
                st["settle_window"])
@@ -281,5 +335,6 @@ def run_variants(jobs: list[dict], seed: int, nthread: int = 1) -> dict:
         except Exception as exc:  # noqa: BLE001 (a model MuJoCo refuses or a run that fails: rows, not a crash)
             rows = [{"reason": f"time domain: {type(exc).__name__}: {exc}"}] * len(members)
         for m, r in zip(members, rows):
-            out[m[0]] = r
+            out[m[0]] = r if m[2].get("waves") is None or "reason" in r else \
+                r | {SEA_COLUMN: seamod.describe(m[2]["waves"])}
     return out

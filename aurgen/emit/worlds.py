@@ -224,7 +224,49 @@ def render_sdf(world: WorldConfig, placed: list[Placed]) -> str:
     ctx.update(gazebo_flows(world))
     ctx["sensor_systems"] = sensors.systems({s.type for pl in placed for s in pl.vehicle.sensors})
     ctx["spherical"] = SPHERICAL_COORDINATES
+    ctx["still_water"] = still_water_comment(world)
     return jinja_environment().get_template("world.sdf.j2").render(**ctx)
+
+
+# A sea in Gazebo (issue 25): no system we can declare models this sea, so the SDF world is still water.
+# Read, to decide (the sources, not their docs):
+# - gz-sim src/systems/buoyancy/Buoyancy.cc (BuoyancyPrivate::GradedFluidDensity, Buoyancy::PreUpdate): the
+#   graded density is a function of z alone; no surface moves, no waves.
+# - osrf/vrx vrx_gz/src/Wavefield.cc (WavefieldPrivate::RecalculatePms, RecalculateCwr,
+#   Wavefield::ComputeDepthSimply / ComputeDepthDirectly) with vrx_gz/src/Surface.cc and WaveVisual.cc: a
+#   "PMS" sea is at most 3 components (omegaSpacing has three entries, indexed by component) at
+#   omega_p scale^n with Phillips' alpha = 0.0081 (no hs, no JONSWAP), "CWR" a geometric series; every
+#   component gets the one mean phase and the elevation ignores it (theta = k d.x - omega t), deep water
+#   at g = 9.8 whatever the world's gravity, an exponential start-up 1 - exp(-t / tau) (not our cosine
+#   ramp), and it moves only VRX's own Surface plugin's hull, not gz-sim's Buoyancy that our models use.
+# - srmainwaring/asv_wave_sim gz-waves/src/WaveParameters.cc (WaveParametersPrivate::Recalculate,
+#   SetFromSDF) and LinearRandomWaveSimulation.cc (Impl::ComputeAmplitudes): the same number/scale/angle
+#   series, or a Pierson-Moskowitz spectrum set by a wind speed (u19) over equally spaced omega, its
+#   phases from std::default_random_engine's default seed (no seed to set), deep water, no JONSWAP.
+# None takes an explicit list of components (a, omega, k, phase), so none can carry a synthesised
+# spectrum, its components and seed exactly; the SDF says so in a comment and `note` says so once.
+GAZEBO_SEA_WHY = ("the gz-sim Buoyancy system has no waves, and neither the VRX wavefield (at most three "
+                  "Pierson-Moskowitz components, one phase, deep water at g 9.8) nor the asv_wave_sim one (a "
+                  "wind-speed spectrum, a fixed seed) takes a list of components with their phases")
+
+
+def still_water_comment(world: WorldConfig) -> str | None:
+    """The SDF's comment for a world with a sea (None: none), from numbers and fixed words only: the
+    sea's component count, significant height 4 sqrt(m0), frequency band, ramp and depth."""
+    sea = world.waves
+    if sea is None:
+        return None
+    c = np.asarray(sea.components, dtype=float)
+    hs = 4.0 * math.sqrt(float(np.sum(c[:, 0] ** 2)) / 2.0)
+    lo, hi = float(np.min(c[:, 1])), float(np.max(c[:, 1]))
+    band = f"{lo:.4g} rad/s" if lo == hi else f"{lo:.4g} to {hi:.4g} rad/s"
+    depth = "deep water" if sea.depth is None else f"depth {float(sea.depth):g} m"
+    text = (f"still water: the sea of this world ({len(c)} component{'s' if len(c) != 1 else ''} on plane "
+            f"{int(sea.surface)}, 4 sqrt(m0) {hs:.4g} m, {band}, ramp {float(sea.ramp):g} s, {depth}) has no "
+            f"Gazebo form here: {GAZEBO_SEA_WHY}. The MJCF world carries the sea.")
+    if "--" in text or text.endswith("-") or any(ch in text for ch in "<>&'\""):  # nothing XML or Jinja escapes
+        raise AssertionError(f"the still-water comment is not a valid XML comment: {text!r}")
+    return text
 
 
 # Where the SDF worlds sit on the Earth (NavSat, magnetometer): Blue Robotics' home harbour,
@@ -281,10 +323,17 @@ def _vehicle_mjcf(placed: list[Placed]) -> dict:
 def _render(world: WorldConfig, placed: list[Placed], note) -> dict:
     """{file name: text} of one world; the SDF left out (and ``note`` told) when Gazebo cannot express it."""
     files = {f"{world.name}.xml": render_mjcf(world, placed)}
+    if world.waves is not None and world.waves.warning:
+        note(f"{world.path}: {world.waves.warning}")
     try:
         files[f"{world.name}.sdf"] = render_sdf(world, placed)
     except NotExpressible as exc:
         note(str(exc))
+    else:
+        if world.waves is not None:
+            note(f"{world.path}: the SDF world for {world.name!r} is still water (no Gazebo system we can declare "
+                 "models this sea: gz-sim's Buoyancy has no waves, VRX's and asv_wave_sim's wavefields take no "
+                 "list of components); the MJCF world carries the sea")
     return files
 
 
@@ -294,7 +343,9 @@ def write_worlds(names=None, output="build", *, build_vehicles: bool = True, not
 
     Writes ``output/worlds/<world>.xml`` always and ``output/worlds/<world>.sdf``
     when Gazebo can express the world (otherwise ``note``, default a line on
-    stderr, says why, and a stale SDF of that world is removed). With
+    stderr, says why, and a stale SDF of that world is removed). A world with a
+    sea gets its SDF still water (a comment in it says why: :func:`still_water_comment`)
+    and one ``note`` saying so; its sea's steepness warning, if any, is a ``note`` too. With
     ``build_vehicles`` the placed vehicles' model files are (re)written first
     into ``output/<vehicle>/`` so the worlds' includes resolve. Every config
     is loaded, checked and rendered before anything is written. Returns the

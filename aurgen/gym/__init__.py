@@ -85,6 +85,22 @@ a bool or NaN is not); ``target_range`` ≥ 0, ``max_distance``, ``reach_radius`
 ``max_depth_error`` > 0, ``reach_bonus`` finite; ``leg`` (low, high) with 0 < low ≤ high;
 ``depth_range`` (low, high) with low ≤ high ≤ 0.
 
+A sea: ``sea=`` None (still water, the default: the model as it always was) or a mapping of the
+world's ``waves:`` keys but ``surface`` (docs/config.md "Waves": ``spectrum``, ``height``,
+``period``, ``hs``, ``tp``, ``gamma``, ``components``, ``seed``, ``spreading``, ``direction``,
+``depth``, ``ramp``), checked and synthesised as a world's sea is (aurgen.analysis.sea.sea_of: the
+world loader's checks and words; a bad one refused with a ``ValueError`` naming ``sea.<key>``, or
+``sea`` for a value that is not a mapping), on the open water's surface z = 0 (deep unless it
+declares ``depth``; no seabed). Its components ride in the environment of the env's model, so the
+plugin steps the sea inside ``mj_step``. An irregular sea's phases (and frequencies, directions) are
+redrawn every episode: ``reset(seed=s)`` draws the episode's sea seed from
+``numpy.random.default_rng([0x5EA, sea seed, s])`` (``sea seed``: the declared ``seed``, default
+0), a reset without a seed draws the next from the same generator (from entropy if the env was
+never seeded), so episodes differ and the same seeds replay bitwise; ``env.sea_seed`` is the sea
+of the episode, and the model is compiled again with it (about 10 ms for the BlueBoat). A regular
+wave has no phases to draw: the same sea every episode. The episode starts at t = 0: a ``ramp``
+brings the sea in from still water.
+
 Vector version: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point",
 threads=2)`` gives a :class:`MarineVectorEnv`: the N worlds share one compiled model and
 advance together on ``mujoco.batch.Batch`` (on ``threads`` threads); gymnasium's VectorEnv
@@ -95,7 +111,10 @@ run several processes) and ``threads`` in [1, 256], both checked before anything
 allocated; ``actions`` must be of shape (num_envs, nu), each row checked as above (a
 non-finite row is refused even for a world being autoreset); ``reset(seed=)`` takes an int,
 None or one seed per world. Each world's health is in ``infos`` as above, and a world whose
-health turns invalid terminates (and is reset by the next step).
+health turns invalid terminates (and is reset by the next step). In a sea the worlds share one sea
+(one model): a reset of every world draws it as the single environment would on world 0's reset
+(world 0 is bitwise that environment); a ``reset_mask`` reset and an autoreset keep it, so world
+i > 0 of an irregular sea runs in world 0's sea, not the one its own seed would draw.
 """
 
 from __future__ import annotations

@@ -61,6 +61,36 @@ def interval(name: str, v, lo: float = -math.inf, hi: float = math.inf, positive
     return a, b
 
 
+def sea_keyword(sea):
+    """The ``sea`` keyword checked: None (still water), or a mapping of the world's ``waves:`` keys
+    but ``surface`` (aurgen.analysis.sea: checked and synthesised as a world's sea, in its words).
+    Returns (the mapping as a plain dict, its Sea) or (None, None); ValueError naming ``sea.<key>``."""
+    from collections.abc import Mapping
+
+    from aurgen.analysis.sea import sea_of
+    from aurgen.core.errors import ConfigError
+
+    if sea is None:
+        return None, None
+    if not isinstance(sea, Mapping):
+        raise ValueError(f"sea: None or a mapping of the world's waves keys (spectrum, height, period, hs, tp, "
+                         f"...), got {sea!r}")
+    try:
+        return dict(sea), sea_of(sea, prefix="sea")
+    except ConfigError as exc:
+        raise ValueError(exc.render()) from None
+
+
+SEA_STREAM = 0x5EA  # the episode seeds' stream, beside the env's np_random: numpy.random.default_rng([SEA_STREAM, ...])
+
+
+def sea_seeds(declared: int, seed):
+    """The generator of an irregular sea's episode seeds: seeded by (the sea's declared ``seed``, the
+    reset's ``seed``), or from entropy for ``seed`` None (an env never seeded)."""
+    return np.random.default_rng([SEA_STREAM, int(declared), int(seed)]) if seed is not None \
+        else np.random.default_rng()
+
+
 _MODELS: dict = {}
 
 
@@ -99,20 +129,25 @@ class _MarineEnv(gymnasium.Env):
     metadata = {"render_modes": [], "render_fps": 50}
     config = ""
 
-    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None, config=None):
+    def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, _model=None, config=None,
+                 sea=None):
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
         from aurgen.runtime.health import find_instance
-        from aurgen.runtime.sim import Simulation
 
         self.render_mode = None
         self.frame_skip = whole("frame_skip", frame_skip, 1, MAX_FRAME_SKIP)
         self.step_limit = whole("step_limit", step_limit, 1, MAX_STEP_LIMIT)
-        xml, rho, self._eq = _vehicle_xml(self.config, config)
+        self.sea, sea0 = sea_keyword(sea)  # the declaration as given (None: still water)
+        self._xml, self._rho, self._eq = _vehicle_xml(self.config, config)
+        # an irregular sea is reseeded per episode (reset); a regular wave has no phases to draw
+        self._reseeds = self.sea is not None and self.sea.get("spectrum") != "regular"
+        self._sea_rng = None
+        self.sea_seed = self.sea.get("seed", 0) if self._reseeds else None  # the sea the model now carries
         if _model is None:
-            self.sim = Simulation(xml, water=rho)
+            self.sim = self._simulation(sea0)
             self.model, self.data = self.sim.model, self.sim.data
-        else:  # a world of a vector env: the shared model (carrying the plugin), its own MjData
+        else:  # a world of a vector env: the shared model (carrying the plugin and the sea), its own MjData
             self.sim = None
             self.model, self.data = _model, mujoco.MjData(_model)
         self._instance = find_instance(self.model)
@@ -125,6 +160,58 @@ class _MarineEnv(gymnasium.Env):
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(n,), dtype=np.float64)
         self._steps = 0
         self._target = np.zeros(4)  # x, y, z, yaw
+
+    # -- the sea
+    def _simulation(self, sea):
+        """A Simulation of the vehicle in open water at its density (surface z = 0), carrying ``sea``
+        (an aurgen.runtime.waves.Sea) or still water (``water=``: the model as it always was)."""
+        from aurgen.runtime.sim import Simulation
+
+        if sea is None:
+            return Simulation(self._xml, water=self._rho)
+        from aurgen.analysis.timedomain import environment_of
+
+        return Simulation(self._xml, environment=environment_of(self._rho, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), sea))
+
+    def next_sea_seed(self, seed) -> int | None:
+        """The seed of the next episode's sea (None: no sea to reseed): a reset with ``seed`` restarts
+        the draws (:func:`sea_seeds`), one without takes the next (from entropy if never seeded)."""
+        if not self._reseeds:
+            return None
+        if seed is not None or self._sea_rng is None:
+            self._sea_rng = sea_seeds(self.sea.get("seed", 0), seed)
+        return int(self._sea_rng.integers(0, 2 ** 63 - 1))
+
+    def use_sea(self, sea_seed: int):
+        """Carry the sea with seed ``sea_seed`` (its model compiled again: about 10 ms for the BlueBoat);
+        the model now stepped."""
+        from aurgen.analysis.sea import sea_of
+        from aurgen.runtime.health import find_instance
+
+        if sea_seed != self.sea_seed:
+            sim = self._simulation(sea_of(dict(self.sea, seed=sea_seed), prefix="sea"))
+            if self.sim is not None:
+                self.sim.close()
+            self.sim, self.model, self.data = sim, sim.model, sim.data
+            self._instance = find_instance(self.model)
+            self.sea_seed = sea_seed
+        return self.model
+
+    def adopt(self, model):
+        """A vector env's world: step ``model`` (its sea) with an MjData of its own."""
+        from aurgen.runtime.health import find_instance
+
+        self.model, self.data = model, mujoco.MjData(model)
+        self._instance = find_instance(model)
+
+    def reset(self, *, seed=None, options=None):
+        """gymnasium's reset (``np_random`` seeded by ``seed``), then, for an irregular sea of an env of
+        its own (not a vector env's world: the vector env draws its worlds' one sea), the episode's sea."""
+        super().reset(seed=seed)
+        if self.sim is not None:
+            s = self.next_sea_seed(seed)
+            if s is not None:
+                self.use_sea(s)
 
     # -- kinematics of the free body
     def _R(self) -> np.ndarray:

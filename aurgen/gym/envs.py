@@ -18,8 +18,8 @@ class BlueBoatStationKeeping(_MarineEnv):
     _nobs = 11
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
-                 target_range: float = 5.0, max_distance: float = 20.0, _model=None, config=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model, config)
+                 target_range: float = 5.0, max_distance: float = 20.0, _model=None, config=None, sea=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config, sea)
         self.target_range = real("target_range", target_range, 0.0)
         self.max_distance = real("max_distance", max_distance, above=0.0)
 
@@ -60,8 +60,8 @@ class BlueBoatWaypoint(_MarineEnv):
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000, n_waypoints: int = 4,
                  leg=(3.0, 8.0), reach_radius: float = 1.0, reach_bonus: float = 10.0,
-                 max_distance: float = 20.0, _model=None, config=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model, config)
+                 max_distance: float = 20.0, _model=None, config=None, sea=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config, sea)
         self.n_waypoints = whole("n_waypoints", n_waypoints, 1, MAX_WAYPOINTS)
         self.leg = interval("leg", leg, positive=True)
         self.reach_radius = real("reach_radius", reach_radius, above=0.0)
@@ -129,8 +129,8 @@ class BlueROV2DepthHeading(_MarineEnv):
     _nobs = 10
 
     def __init__(self, render_mode=None, frame_skip: int = 10, step_limit: int = 1000,
-                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0, _model=None, config=None):
-        super().__init__(render_mode, frame_skip, step_limit, _model, config)
+                 depth_range=(-4.0, -1.0), max_depth_error: float = 3.0, _model=None, config=None, sea=None):
+        super().__init__(render_mode, frame_skip, step_limit, _model, config, sea)
         self.depth_range = interval("depth_range", depth_range, hi=0.0)
         self.max_depth_error = real("max_depth_error", max_depth_error, above=0.0)
 

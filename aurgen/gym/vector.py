@@ -26,6 +26,12 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
     ``aurgen.hydrostatics`` plugin carries each world's state in its MjData);
     ``threads`` > 1 runs the batch on that many threads (bitwise the same).
 
+    A sea (``sea=``): every world steps the same sea (one compiled model). A reset of every world
+    draws it as the single environment would on world 0's reset (so world 0 is bitwise that
+    environment reset with the same seeds); a partial reset (``reset_mask``) and an autoreset keep
+    it (a world's episode then starts in the sea the others are in, at its own time 0). So for an
+    irregular sea world i > 0 is the single environment with ``seed + i`` in world 0's sea, not its own.
+
     The batch holds each world's ``mjSTATE_INTEGRATION`` row: a reset writes the row
     from the world's own MjData (the single environment's reset), a step writes the
     controls into the rows, advances the live worlds ``frame_skip`` steps in C, and
@@ -64,6 +70,24 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
         self._ctrl = self.batch.bind("ctrl")
         self._done = np.zeros(self.num_envs, dtype=bool)
         self.frame_skip = self._proto.frame_skip
+        self._threads = threads
+
+    def _reseed_sea(self, seed):
+        """Every world's one sea for the episodes that follow (an irregular sea; the Batch holds one
+        model): the one the single environment would draw on this reset (``seed``: world 0's), the
+        model compiled again and each world given an MjData of it."""
+        from mujoco import batch as mjbatch
+
+        s = self._proto.next_sea_seed(seed)
+        if s is None or s == self._proto.sea_seed:
+            return
+        model = self._proto.use_sea(s)
+        for env in self.envs:
+            env.adopt(model)
+        self.model = model
+        self.batch = mjbatch.Batch(model, nsim=self.num_envs, nthread=self._threads)
+        self._rows = self.batch.state
+        self._ctrl = self.batch.bind("ctrl")
 
     def _reset_world(self, i, seed, options):
         env = self.envs[i]
@@ -90,6 +114,8 @@ class MarineVectorEnv(gymnasium.vector.VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: an int, None or one seed per world ({self.num_envs}), got {len(seeds)}")
+        if mask.all():  # a reset of every world: the sea reseeded, as world 0's single environment would
+            self._reseed_sea(seeds[0])
         obs, infos = [], {}
         for i, sd in enumerate(seeds):
             if mask[i]:

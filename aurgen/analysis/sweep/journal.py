@@ -23,7 +23,7 @@ from aurgen.analysis.sweep.spec import FIGURES, Sweep, plain
 
 #: columns that hold true/false, and those that hold text; every other figure is a number or empty
 BOOLEANS = frozenset({"composed", "capsized", "safe", "is_pass", "td_capsized"})
-TEXTS = frozenset({"reason", "equilibrium_status"})
+TEXTS = frozenset({"reason", "equilibrium_status", "td_sea"})
 #: what a row that composed and has no reason always has
 COMPOSED_NEEDS = ("equilibrium_status", "capsized", "safe", "total_mass_kg", "com_x_m", "com_y_m", "com_z_m",
                   "displaced_volume_m3", "reserve_buoyancy_kg")

@@ -23,7 +23,8 @@ _UNITS = {"mass": "kg", "net_buoyancy": "kg", "xyz": "m", "com": "m", "cob_offse
 class Key:
     """A swept key. ``kind``: ``config`` (a key of the vehicle config), ``slot`` (the type filling
     a slot), ``catalog`` (a field of a catalog entry) or ``time`` (a setting of the time-domain
-    run, :mod:`aurgen.analysis.timedomain`: ``(name,)`` or ``(name, component)``). ``tokens``: str keys, int
+    run, :mod:`aurgen.analysis.timedomain`: ``(name,)`` or ``(name, component)``; a key of its sea,
+    ``waves.period``: ``("waves", "period")``). ``tokens``: str keys, int
     indices and ``("sel", name)`` selectors, inside the config mapping or the catalog entry."""
 
     text: str
@@ -37,7 +38,8 @@ class Key:
 def parse_key(text) -> Key:
     """Parse a key path: ``hull_displacement.length``, ``buoyancy.cob_offset[2]``,
     ``parts[payload].xyz[0]``, ``slot.port_fwd``, ``slot.ping_mount.ping``, ``catalog.payload.mass``,
-    ``catalog.blueboat_chassis.com[2]``. Raises ValueError with the reason."""
+    ``catalog.blueboat_chassis.com[2]``, ``time_domain.heel``, ``waves.period`` (the time-domain run's sea).
+    Raises ValueError with the reason."""
     if not isinstance(text, str) or not text:
         raise ValueError("a key is a path such as hull_displacement.length or catalog.payload.mass")
     tokens = []
@@ -76,6 +78,14 @@ def parse_key(text) -> Key:
         elif len(rest) != 1:
             raise ValueError(f"time_domain.{rest[0]} is a number: no index or sub-key")
         return Key(text, "time", tuple(rest))
+    if first == "waves":  # a key of the time-domain run's sea (aurgen.analysis.sea: the world's waves keys)
+        from aurgen.analysis.sea import KEYS
+
+        rest = tokens[1:]
+        if len(rest) != 1 or rest[0] not in KEYS:
+            raise ValueError(f"a sea key is waves.<{'|'.join(KEYS)}> (the world's waves keys; open water has one "
+                             "surface)")
+        return Key(text, "time", ("waves", rest[0]))
     if first == "catalog":
         if len(tokens) < 3 or not isinstance(tokens[1], str) or not isinstance(tokens[2], str):
             raise ValueError("a catalog key is catalog.<part type>.<field>, e.g. catalog.payload.mass")
@@ -89,6 +99,10 @@ def unit_of(key: Key) -> str:
     if key.kind == "time":
         from aurgen.analysis.timedomain import UNITS
 
+        if key.tokens[0] == "waves":
+            from aurgen.analysis.sea import UNITS as SEA_UNITS
+
+            return SEA_UNITS[key.tokens[1]]
         return UNITS[key.tokens[0]]
     names = [t for t in key.tokens if isinstance(t, str)]
     return _UNITS.get(names[-1], "") if names else ""

@@ -112,7 +112,10 @@ def td_settings(sweep: Sweep, values: dict) -> dict:
         if a.key.kind == "time" and a.column in values:
             name = a.key.tokens[0]
             comp = a.key.tokens[1] if len(a.key.tokens) > 1 else None
-            swept[(name, comp)] = td.check_value(name, values[a.column], a.key.text)
+            if name == "waves":  # a key of the sea: checked with the others when the sea is made (run_variants)
+                swept[(name, comp)] = values[a.column]
+            else:
+                swept[(name, comp)] = td.check_value(name, values[a.column], a.key.text)
     return td.settings_of(sweep.td, swept)
 
 
@@ -129,7 +132,7 @@ def run_chunk(sweep: Sweep, indices) -> list:
 
     jobs = []
     for r, vehicle in out:
-        r.update({c: None for c in td.COLUMNS})
+        r.update({c: None for c in sweep.columns if c.startswith("td_") and c not in r})
         if vehicle is None:
             continue
         try:

@@ -107,10 +107,17 @@ class Sweep:
         return math.prod(len(a.values) for a in self.grid) * self.samples
 
     @property
-    def columns(self) -> tuple:
-        from aurgen.analysis.timedomain import COLUMNS
+    def sea(self) -> bool:
+        """The time-domain runs are in a sea: ``time_domain.waves`` declared, or a ``waves.*`` key swept."""
+        return self.td.get("waves") is not None or any(a.key.kind == "time" and a.key.tokens[0] == "waves"
+                                                       for a in self.axes)
 
-        return ("variant",) + tuple(a.column for a in self.axes) + FIGURES + (COLUMNS if self.time_domain else ())
+    @property
+    def columns(self) -> tuple:
+        from aurgen.analysis.timedomain import COLUMNS, SEA_COLUMN
+
+        td = (COLUMNS + ((SEA_COLUMN,) if self.sea else ())) if self.time_domain else ()
+        return ("variant",) + tuple(a.column for a in self.axes) + FIGURES + td
 
 
 def plain(node):

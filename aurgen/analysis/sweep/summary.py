@@ -42,6 +42,14 @@ def summary(sweep: Sweep, table: list, blobs: dict, ins: dict, version: str) -> 
     lines = [f"{TITLE}{sweep.label}", "",
              f"{sweep.n} variants of {Path(sweep.base_path).name} ({failed} with a reason), swept keys: {keys}.",
              "", "| file | what |", "|---|---|"]
+    if sweep.time_domain and sweep.sea:  # the runs' sea: the declared keys, the swept ones per row (td_sea)
+        from aurgen.analysis.sea import describe
+
+        swept = [a.key.text for a in sweep.axes if a.key.kind == "time" and a.key.tokens[0] == "waves"]
+        lines[3:3] = ["", f"The time-domain runs are in a sea (docs/config.md, Waves): "
+                      f"`{describe(sweep.td.get('waves') or {}) or 'none declared'}`"
+                      + (f", with {', '.join(f'`{k}`' for k in swept)} swept" if swept else "")
+                      + "; column `td_sea` names each variant's."]
     lines += [f"| {n} | {WHAT.get(n, '')} |" for n in sorted(blobs)]
     lines += ["", "The inputs every row depends on; `aurgen audit` says the sweep is stale when one changes",
               "(rerun `aurgen sweep`), and names any file of the set edited, missing or added:", ""]

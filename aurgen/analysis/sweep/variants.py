@@ -243,9 +243,11 @@ def check(sweep: Sweep) -> list:
         compose_variant(sweep, {})
     except AurgenError as exc:
         return [("(base with the sweep's parts and add:)", str(exc))]
+    out.extend(_check_sea(sweep))
     for a in sweep.axes:
         if a.key.kind == "time":
-            out.extend(_check_time(sweep, a))
+            if a.key.tokens[0] != "waves":
+                out.extend(_check_time(sweep, a))
             continue
         for v in _unique(a.extremes()):
             try:
@@ -270,6 +272,44 @@ def _check_time(sweep: Sweep, a: Axis) -> list:
         except ValueError as exc:
             return [(a.key.text, f"= {v!r}{str(exc)}")]
     return []
+
+
+def _check_sea(sweep: Sweep) -> list:
+    """[(key, reason)] of the sea (``time_domain.waves`` and the swept ``waves.*`` keys), checked as the
+    world loader checks a world's (aurgen.analysis.sea.sea_of, its words): every swept sea key at its
+    first value (a grid's first, a distribution's first end or choice) over the declared ones, then
+    each swept key alone at each of its values checked up front (``Axis.extremes``)."""
+    from aurgen.analysis import sea as seamod
+    from aurgen.core.errors import ConfigError
+
+    axes = [a for a in sweep.axes if a.key.kind == "time" and a.key.tokens[0] == "waves"]
+    if not sweep.time_domain:  # a declared sea is a setting of the runs, like the others; a swept key is refused
+        return [(a.key.text, "a key of the time-domain run's sea: sweep it with --time-domain") for a in axes]
+    if not sweep.sea:
+        return []
+
+    def why(exc) -> str:
+        return exc.message + (f" ({exc.hint})" if exc.hint else "")
+
+    swept = {a.key.text for a in axes}
+    base = dict(sweep.td.get("waves") or {})
+    first = {a.key.tokens[1]: a.extremes()[0] for a in axes}
+    try:
+        seamod.sea_of(base | first, prefix="waves")
+    except ConfigError as exc:
+        key = exc.key or "waves"
+        at = ", ".join(f"waves.{k} = {v!r}" for k, v in first.items())
+        return [(key if key in swept else f"time_domain.{key}",
+                 why(exc) + (f" (with each swept sea key at its first value: {at})" if at else ""))]
+    out = []
+    for a in axes:
+        for v in _unique(a.extremes()):
+            try:
+                seamod.sea_of(base | first | {a.key.tokens[1]: v}, prefix="waves")
+            except ConfigError as exc:
+                out.append((a.key.text, f"= {v!r}: " + (f"{exc.key}: " if exc.key != a.key.text else "") + why(exc)))
+                break
+    return out
 
 
 def _unique(values):
