@@ -181,6 +181,13 @@ def _add_report(sub):
     s.add_argument("--payload-at", metavar='"X Y Z"',
                    help="point (m, base_link) where the load line adds payload (default: the payload slot)")
     s.add_argument("--no-roll-decay", action="store_true", help="skip the roll-decay run in the runtime")
+    s.add_argument("--seakeeping", action="store_true",
+                   help="add a seakeeping section: RAOs in regular head and beam waves and the motion statistics "
+                        "in an irregular sea (runs in the runtime, about 45 s for the BlueBoat)")
+    s.add_argument("--seakeeping-set", action="append", metavar="KEY=VALUE",
+                   help="a seakeeping setting (implies --seakeeping; repeatable), e.g. periods=2,5,10, height=0.05, "
+                        "headings=head, sea.hs=0.5, sea.tp=4, sea.duration=300, sea.world=open_sea.yaml "
+                        "(docs/report.md, Seakeeping)")
     s.add_argument("--json", action="store_true",
                    help="print the headline figures and the IS Code criteria as JSON (the directory is written too)")
     s.add_argument("--quiet", action="store_true", help="no progress output")

@@ -115,6 +115,11 @@ def headline(rep: Report) -> list[tuple[str, str]]:
                          f"{len(dec['peaks'])} peaks, {shape})"))
     else:
         rows.append(("roll period (runtime)", r["decay_note"] or "—"))
+    if rep.seakeeping is not None:
+        from aurgen.analysis import seakeeping_report as skr
+
+        row = skr.headline(rep.seakeeping)
+        rows += [row] if row is not None else []
     return rows
 
 
@@ -257,6 +262,10 @@ def markdown(rep: Report, figures: dict) -> str:
         out.append(r["decay_note"] or "")
     if "decay" in figures:
         out += ["", f"![roll decay]({figures['decay']})"]
+    if rep.seakeeping is not None:
+        from aurgen.analysis import seakeeping_report as skr
+
+        out += [""] + skr.markdown(rep, figures)
     out += ["", "## Limits", "",
             "Static free surface; the displacement is the declared boxes (not the hull's true shape); "
             "GZ at constant displacement; no wind heeling, free-surface or icing corrections. "
@@ -353,6 +362,15 @@ def write(rep: Report, target: Path, progress: Progress | None = None, root: Pat
     if rep.roll.get("decay") is not None:
         figures["decay"] = "roll_decay.png"
         fills[figures["decay"]] = lambda tmp: fig_decay(rep, tmp)
+    if rep.seakeeping is not None:
+        from aurgen.analysis import seakeeping_report as skr
+
+        if rep.seakeeping["regular"]:
+            figures["seakeeping"] = "seakeeping.png"
+            fills[figures["seakeeping"]] = lambda tmp: skr.fig_raos(rep, tmp)
+        if rep.seakeeping["irregular"]:
+            figures["sea_state"] = "sea_state.png"
+            fills[figures["sea_state"]] = lambda tmp: skr.fig_sea_state(rep, tmp)
     blobs = {}  # the figures rendered first: report.md's seal line names each one's sha256 (aurgen audit)
     with tempfile.TemporaryDirectory(prefix="aurgen-report-") as d:
         for name, fill in fills.items():
@@ -394,12 +412,24 @@ def cli_report(args) -> int:
     # the default path lies in aurgen's tree: each of its folders from build/ opened without following a link
     root = target if getattr(args, "output", None) else Path("build")
     payload_at = parse_point(getattr(args, "payload_at", None))
+    seakeeping = None
+    if getattr(args, "seakeeping", False) or getattr(args, "seakeeping_set", None):
+        from aurgen.analysis import seakeeping as skm
+
+        seakeeping = skm.parse_settings(getattr(args, "seakeeping_set", None) or ())
+        skm.check_sea(seakeeping)  # a sea that would break, a world without one: refused before the work
     check_dir(target)  # refuse a foreign folder before the work, not after
     preflight((), root, folders=[target])
     progress = Progress(quiet=getattr(args, "quiet", False))
     rep = compute(vehicle, payload_at=payload_at, progress=progress,
-                  roll_decay=not getattr(args, "no_roll_decay", False))
+                  roll_decay=not getattr(args, "no_roll_decay", False), seakeeping=seakeeping)
     write(rep, target, progress, root=root)
+    if rep.seakeeping is not None and not getattr(args, "quiet", False):
+        import sys
+
+        reg, irr = rep.seakeeping["seconds"]
+        print(f"report: seakeeping runs took {reg:.1f} s (regular waves) and {irr:.1f} s (the irregular sea)",
+              file=sys.stderr)
     if getattr(args, "json", False):
         import json
 

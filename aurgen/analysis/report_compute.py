@@ -64,6 +64,7 @@ class Report:
     notes: list = field(default_factory=list)
     capacity: dict | None = None  # the vehicle at its base part's published payload capacity (capacity_point)
     criteria: object | None = None  # aurgen.analysis.criteria.Criteria (floating only)
+    seakeeping: dict | None = None  # aurgen.analysis.seakeeping.run's (``--seakeeping``), or None
 
     @property
     def tag(self) -> str:
@@ -71,8 +72,9 @@ class Report:
 
 
 def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_decay: bool = True,
-            step_deg: float = 1.0, load_samples: int = 41) -> Report:
-    """All the report's figures for a resolved vehicle (no files written)."""
+            step_deg: float = 1.0, load_samples: int = 41, seakeeping: dict | None = None) -> Report:
+    """All the report's figures for a resolved vehicle (no files written); ``seakeeping``: the settings
+    (aurgen.analysis.seakeeping.parse_settings) of the seakeeping runs, None for none."""
     progress = progress or Progress(quiet=True)
     body = st.body_of(vehicle)
     uuv = vehicle.displacement.kind == "buoyancy"
@@ -107,7 +109,13 @@ def compute(vehicle, payload_at=None, progress: Progress | None = None, roll_dec
     capacity = None if uuv else capacity_point(vehicle, body, at)
     progress.stage("roll decay")
     roll = roll_figures(vehicle, body, heel, eq=eq, run=roll_decay, progress=progress)
-    return Report(vehicle, eq, heel, trim, load, balance, roll, notes, capacity, crit)
+    sk = None
+    if seakeeping is not None:
+        from aurgen.analysis import seakeeping as skm
+
+        progress.stage("seakeeping (regular waves, then the irregular sea)")
+        sk = skm.run(vehicle, body, eq, seakeeping, progress)
+    return Report(vehicle, eq, heel, trim, load, balance, roll, notes, capacity, crit, sk)
 
 
 def capacity_point(vehicle, body, at) -> dict | None:
