@@ -1,19 +1,22 @@
 """The hydrostatics on MuJoCo Warp (GPU, or Warp's CPU device): a passive-force callback.
 
-    import mujoco, mujoco_warp as mjw
+    import mujoco_warp as mjw
     from aurgen.runtime import mjwarp
-    mjm = mujoco.MjModel.from_xml_path("build/worlds/open_water.xml")
-    m = mjwarp.put_model(mjm)                 # mujoco_warp.put_model + the hydrostatics
-    d = mjw.make_data(mjm, nworld=4096)
+    from aurgen.runtime.sim import Simulation
+    xml = Simulation("build/blueboat/blueboat.xml", water=1025).to_xml()  # or a built world's path
+    m = mjwarp.put_model(xml)                 # mujoco_warp.put_model + the hydrostatics
+    d = mjw.make_data(m.aurgen.mjm, nworld=4096)   # the plain MjModel (instance taken out)
     m.aurgen.set_cells(4096, density=rho)     # per-world water density (nworld, ncell), optional
     mjw.step(m, d)
 
 MuJoCo Warp runs no engine plugins; its ``Model.callback.passive`` runs at the end of the passive
 stage and may add to ``Data.qfrc_passive``, which is where the plugin's forces enter MuJoCo too.
+It loads no engine plugin either (its put_model fails on a model declaring one), so an MJCF with the
+``aurgen.hydrostatics`` instance is compiled again without it (:func:`plain_model`), its config kept.
 This module is the second implementation of the force stage (runtime/native/core/forces.cc),
 kept in one place and mirroring it function for function (docs/runtime.md "MuJoCo Warp"):
-``_support`` is kernel.h SupportLocal, ``_box_clip1`` / ``_box_clip_row`` are clip_box.cc
-BoxClip1 / BoxClipRow, ``_sphere_row`` the sphere's one-plane tier of clip_smooth.cc, the piece
+``_support`` is kernel.h SupportLocal, ``_box_clip1`` clip_box.cc BoxClip1, ``_clip_row`` clip_box.cc
+BoxClipRow and (for a sphere) the one-plane cap tier of clip_smooth.cc, the piece
 kernel ForceStage::Pieces and Wrenches (buoyancy, drag, surface damping), the damper kernel
 ForceStage::Damping, the projection ForceStage::Project. The arithmetic is float64 inside the
 kernels; MuJoCo Warp's state is float32, so forces agree with the plugin's to float32 precision
@@ -78,9 +81,14 @@ def _plugin_flags(mjm) -> dict:
     return out
 
 
-def records(mjm, env) -> dict:
-    """The arrays the kernels read, from the MjModel and its environment (numpy, float64)."""
+def records(mjm, env, config=None) -> dict:
+    """The arrays the kernels read, from the MjModel and its environment (numpy, float64);
+    ``config`` the instance's switches where the model no longer carries it (plain_model)."""
     flags = _plugin_flags(mjm)
+    for k, v in (config or {}).items():
+        if k not in flags or not isinstance(v, (bool, np.bool_)):
+            raise MjWarpRefused(f"config {k!r}: expected one of {sorted(flags)} with a bool value, got {v!r}")
+        flags[k] = bool(v)
     if flags["added_mass"]:
         added = [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_NUMERIC, i) or "" for i in range(mjm.nnumeric)]
         added = [n for n in added if "aurgen:added_mass:" in n]
@@ -623,10 +631,11 @@ class Hydro:
     piece there left out) since the last ``clear_flags``.
     """
 
-    def __init__(self, mjm, env, device=None):
+    def __init__(self, mjm, env, device=None, config=None):
         mjw, wp = _import()
         self._wp = wp
-        r = records(mjm, env)
+        self.mjm = mjm
+        r = records(mjm, env, config)
         self.records = r
         self.ngeom = len(r["geom_id"])
         self.ndamper = len(r["damper_body"])
@@ -712,20 +721,61 @@ class Hydro:
                       outputs=[d.qfrc_passive], device=self.device)
 
 
-def put_model(mjm, device=None, **kwargs):
+def plain_model(source):
+    """The MjModel MuJoCo Warp can load from an MJCF that declares the ``aurgen.hydrostatics`` instance
+    (a built world, ``Simulation.to_xml()``): ``(mjm, config)``, the model compiled without the
+    instance (MuJoCo Warp loads no engine plugin: its put_model fails on one) and the instance's
+    switches (drag, added_mass, buoyancy, damping) read from the model compiled with it.
+
+    ``source``: a path to an MJCF file, an MJCF string, or an MjSpec (not modified). A path keeps
+    its folder for mesh files; a string resolves them from the working directory.
+    """
+    import os
+
+    from aurgen.runtime import plugin as hplugin
+
+    hplugin.load()  # the instance compiles only with the plugin registered
+    if isinstance(source, mujoco.MjSpec):
+        spec = source.copy()
+    elif isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("<"):
+        spec = mujoco.MjSpec.from_file(str(source))
+    elif isinstance(source, str):
+        spec = mujoco.MjSpec.from_string(source)
+    else:
+        raise MjWarpRefused(f"plain_model: expected an MJCF path, string or MjSpec, got {type(source).__name__}")
+    config = _plugin_flags(spec.compile())
+    for p in [p for p in spec.plugins if p.plugin_name == hplugin.NAME]:
+        spec.delete(p)
+    return spec.compile(), config
+
+
+def put_model(mjm, device=None, config=None, **kwargs):
     """``mujoco_warp.put_model(mjm, **kwargs)`` with the hydrostatics of the model's environment
-    installed as its passive callback (``Model.callback.passive``); the Hydro object is ``m.aurgen``.
+    installed as its passive callback (``Model.callback.passive``); the Hydro object is ``m.aurgen``
+    and the MjModel it was made from ``m.aurgen.mjm`` (give that to ``mujoco_warp.make_data``).
+
+    ``mjm``: an MjModel without engine plugins, or an MJCF path, string or MjSpec, whose
+    ``aurgen.hydrostatics`` instance is taken out and its config kept (:func:`plain_model`).
+    ``config``: the instance's switches for a plugin-free MjModel (``{"drag": False}``; default
+    all on, as the plugin's).
 
     The environment is read from the model (``<custom><text name="aurgen:environment">``) through
     runtime/env.py, the plugin's schema and words; what this backend cannot serve is refused
     (MjWarpRefused). The model keeps MuJoCo's own gravity (the plugin's too).
     """
     mjw, _ = _import()
+    if not isinstance(mjm, mujoco.MjModel):
+        mjm, read = plain_model(mjm)
+        config = {**read, **(config or {})}
+    elif set(range(mjm.nplugin)) - set(int(p) for p in mjm.geom_plugin):  # an engine instance
+        raise MjWarpRefused("this MjModel declares an engine plugin instance, which MuJoCo Warp cannot load: "
+                            "pass put_model the MJCF path or string (the aurgen.hydrostatics instance is "
+                            "taken out and its config kept), or an MjModel compiled without it")
     env = envmod.from_model(mjm)
     if env is None:
         raise MjWarpRefused("the model has no <custom><text name=\"aurgen:environment\"> (build a world, or "
-                            "attach an environment with aurgen.runtime.sim.Simulation(...).model)")
-    hydro = Hydro(mjm, env, device=device)
+                            "attach an environment with aurgen.runtime.sim.Simulation(...).to_xml())")
+    hydro = Hydro(mjm, env, device=device, config=config)
     m = mjw.put_model(mjm, **kwargs)
     m.callback = mjw.Callback(passive=hydro.passive)
     m.aurgen = hydro
