@@ -115,12 +115,7 @@ class Environment:
 
     def cell_planes(self, i: int) -> np.ndarray:
         """Cell i as rows (n, d) of half-spaces n.x <= d (the kernel's clip_cell form)."""
-        rows = []
-        for s, p in zip(self.cells[i].signs, self.planes):
-            if s < 0:
-                rows.append(p)
-            elif s > 0:
-                rows.append(-p)
+        rows = [p if s < 0 else -p for s, p in zip(self.cells[i].signs, self.planes) if s != 0]
         return np.array(rows, float).reshape(-1, 4)
 
     def cell_at(self, x) -> int:
@@ -341,9 +336,8 @@ def parse(obj) -> Environment:
     return env
 
 
-def _r(v) -> str:
+def _r(v) -> str:  # a number as the plugin prints it (PyFloat)
     return repr(float(v))
-
 
 def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     """The ``waves`` block (docs/formats.md), checked in the order the plugin checks it, in its words."""
@@ -352,12 +346,12 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     i = wd.get("surface")
     integral = _is_number(i) and (isinstance(i, numbers.Integral) or math.isfinite(i) and float(i).is_integer())
     if not (integral and 0 <= i < k):  # an integral number, as a sign may be (1.0 is 1)
-        raise EnvironmentInvalid(f"waves.surface: expected a plane index (an integer from 0 to {k - 1}), "
-                                 f"got {_kind(i)}")
+        raise EnvironmentInvalid(f"waves.surface: expected a plane index (an integer from 0 to {k - 1}), got "
+                                 + _kind(i))
     i = int(i)
     if not any(c.signs[i] == -1 for c in cells):
-        raise EnvironmentInvalid(f"waves.surface: plane {i} has no fluid cell below it (sign -1): the sea's water "
-                                 f"is the cell under its surface")
+        raise EnvironmentInvalid(f"waves.surface: plane {i} has no fluid cell below it (sign -1): the sea's water is "
+                                 "the cell under its surface")
     n = P[i, :3]
     g = np.array(gravity.g, float)
     gn = float(np.linalg.norm(g))
@@ -376,8 +370,8 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     rows = wd.get("components")
     if not isinstance(rows, _LISTS) or not 1 <= len(rows) <= MAX_WAVES:
         got = len(rows) if isinstance(rows, _LISTS) else _kind(rows)
-        raise EnvironmentInvalid(f"waves.components: expected 1 to {MAX_WAVES} components "
-                                 f"[a, omega, kx, ky, kz, phase], got {got}")
+        raise EnvironmentInvalid(f"waves.components: expected 1 to {MAX_WAVES} components [a, omega, kx, ky, kz, "
+                                 f"phase], got {got}")
     out = np.empty((len(rows), 6))
     for j, row in enumerate(rows):
         what = f"waves.components[{j}]"
@@ -386,11 +380,10 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
             raise EnvironmentInvalid(f"{what}: amplitude {_r(a)} m must be >= 0")
         if not w > 0:
             raise EnvironmentInvalid(f"{what}: omega {_r(w)} rad/s must be > 0")
-        kv = np.array([kx, ky, kz])
-        kk = float(np.linalg.norm(kv))
+        kk = float(np.linalg.norm([kx, ky, kz]))
         if kk == 0:
             raise EnvironmentInvalid(f"{what}: the wave vector is zero")
-        kn = float(kv @ n)
+        kn = float(np.array([kx, ky, kz]) @ n)
         if abs(kn) > 1e-9 * kk:
             raise EnvironmentInvalid(f"{what}: the wave vector must lie in the surface plane (k.n = {_r(kn)} rad/m)")
         t = 1.0 if depth is None else math.tanh(kk * depth)

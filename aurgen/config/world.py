@@ -314,9 +314,9 @@ def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: 
                       "name the plane the water cell lists under 'below:'", node=w, field="surface")
     up = np.array(planes[i].normal, float)
     g = np.array(gravity.get("g", (0.0, 0.0, 0.0)), float)
-    gn = float(np.linalg.norm(g))
+    gn = spatial.norm(g)
     if (gravity["type"] != "uniform" or any(c.gravity is not None for c in cells)
-            or float(np.linalg.norm(np.cross(g, up))) > 1e-9 * gn or float(g @ up) >= 0.0):
+            or spatial.norm(spatial.cross(g, up)) > 1e-9 * gn or spatial.dot(g, up) >= 0.0):
         raise r.error("waves", f"a sea needs uniform gravity along -n of its surface plane {surface!r} "
                       f"(n = {[float(x) for x in up]})", "give the world one uniform gravity pointing into the water, "
                       "with no cell gravity", node=data, field="waves")
@@ -363,7 +363,7 @@ def _water_depth(r: Reader, w, planes: tuple, water, i: int):
         if j == i or s == 0:
             continue
         inward = s * np.array(p.normal, float)  # into the water
-        c = float(inward @ n)
+        c = spatial.dot(inward, n)
         if c <= 1e-12:
             continue  # a wall or a ceiling
         if abs(c - 1.0) <= 1e-12:

@@ -257,7 +257,7 @@ def still_water_comment(world: WorldConfig) -> str | None:
     if sea is None:
         return None
     c = np.asarray(sea.components, dtype=float)
-    hs = 4.0 * math.sqrt(float(np.sum(c[:, 0] ** 2)) / 2.0)
+    hs = 4.0 * math.sqrt(math.fsum(float(a) ** 2 for a in c[:, 0]) / 2.0)
     lo, hi = float(np.min(c[:, 1])), float(np.max(c[:, 1]))
     band = f"{lo:.4g} rad/s" if lo == hi else f"{lo:.4g} to {hi:.4g} rad/s"
     depth = "deep water" if sea.depth is None else f"depth {float(sea.depth):g} m"

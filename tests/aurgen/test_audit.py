@@ -47,8 +47,9 @@ def _rows(out: str, path) -> list[str]:
 def test_clean_build_audits_clean(clean_build, capsys):
     code, out, err = _run(capsys, clean_build)
     assert code == 0, out + err
-    n = len(bundled_vehicles())  # each: 4 files and a ROS package of 6; and 5 world files
-    assert f"clean ({4 * n + 5 + 6 * n} files" in out and err == ""
+    n = len(bundled_vehicles())  # each: 4 files and a ROS package of 6; and 7 world files (open_water,
+    # open_sea and pool: MJCF and SDF; tilted_tank: MJCF only)
+    assert f"clean ({4 * n + 7 + 6 * n} files" in out and err == ""
 
 
 def test_clean_single_files_and_directory(boat, capsys):

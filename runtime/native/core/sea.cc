@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace aurgen::core {
 namespace {
@@ -51,29 +52,6 @@ void Complete(const double u[3], double f[3], double h[3]) {
   h[2] = u[0] * f[1] - u[1] * f[0];
 }
 
-// The sum over the components at x: pd = sum a D cos theta (m) and the gradient
-// gp = sum a (D' cos theta n - D sin theta k) (dimensionless), each per unit rho g r.
-void Field(const Sea& s, const double x[3], double t, double* pd, double gp[3]) {
-  const double zeta = std::min(Dot(s.n, x) - s.d, 0.0);  // held at the mean level above it
-  const bool above = Dot(s.n, x) - s.d > 0.0;
-  double P = 0.0, Gn = 0.0, G[3] = {0.0, 0.0, 0.0};
-  for (const Wave& w : s.waves) {
-    const double th = Dot(w.k, x) - w.omega * t + w.phase;
-    const double c = std::cos(th), sn = std::sin(th);
-    const double e1 = std::exp(w.kn * zeta);
-    const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;  // e^{-k (zeta + 2 h)}
-    const double D = w.c * (e1 + e2);
-    P += w.a * D * c;
-    if (!above) Gn += w.a * w.kn * w.c * (e1 - e2) * c;
-    const double q = w.a * D * sn;
-    G[0] -= q * w.k[0];
-    G[1] -= q * w.k[1];
-    G[2] -= q * w.k[2];
-  }
-  *pd = P;
-  for (int i = 0; i < 3; ++i) gp[i] = G[i] + Gn * s.n[i];
-}
-
 // What the columns of one piece sum (world): F and T about p.
 struct Sums {
   const Sea& sea;
@@ -93,23 +71,23 @@ struct Sums {
     T[2] += dx * f[1] - dy * f[0];
   }
   // The total pressure's force on the cap at the chord end x, for a column of weight w and
-  // direction E, when plane row `row` (the tangent plane) bounds it there.
-  void Cap(const double x[3], const double E[3], double w, int row) {
+  // direction E, when plane row `row` (the tangent plane) bounds it there; pd: sum a D cos theta
+  // at x (m).
+  void CapAt(const double x[3], const double E[3], double w, int row, double pd) {
     const double* nc = planes + 4 * row;
     const double ne = std::fabs(Dot(nc, E));
     if (!(ne > 0.0)) return;
-    double pd, gp[3];
-    Field(sea, x, t, &pd, gp);
     const double ptot = rg * (-(Dot(sea.n, x) - sea.d) + r * pd);  // Pa
     const double s = ptot * w / ne;
     const double f[3] = {s * nc[0], s * nc[1], s * nc[2]};
     Add(x, f);
   }
-  // The line x0 + s E for s in [s0, s1] (inside the geom), weight w (m^2 x |E| ... the
-  // column's cross-section: dV = w ds), ns Gauss points along it; ex: an extra half-space
-  // (world row, or null) that bounds the part of the geom the column belongs to.
+  // The line x0 + s E for s in [s0, s1] (inside the geom), weight w (the column's cross-section:
+  // dV = w ds); ns is unused (each chord is integrated exactly); ex: an extra half-space (world
+  // row, or null) that bounds the part of the geom the column belongs to.
   void Column(const double x0[3], const double E[3], double s0, double s1, double w, int ns,
               const double* ex) {
+    (void)ns;
     int lo = -1, hi = -1;  // the rows bounding s0 and s1 (-1: the geom)
     auto clip = [&](const double* row, int id) {
       const double a = Dot(row, E), b = row[3] - Dot(row, x0);
@@ -126,45 +104,112 @@ struct Sums {
     for (int j = 0; j < npl; ++j) clip(planes + 4 * j, j);
     if (ex) clip(ex, -2);
     if (!(s1 > s0)) return;
-    // split where the chord crosses the mean level (the field's rule changes there)
+    // the chord below the mean level [s0, sm] and above it [sm, s1] (one of them may be empty)
     const double z0 = Dot(sea.n, x0) - sea.d, zs = Dot(sea.n, E);
-    double cuts[3] = {s0, s1, s1};
-    int nseg = 1;
-    if (zs != 0.0) {
-      const double sm = -z0 / zs;
-      if (sm > s0 && sm < s1) {
-        cuts[1] = sm;
-        cuts[2] = s1;
-        nseg = 2;
+    const double sm = zs != 0.0 ? -z0 / zs : s1;  // where zeta = 0 (level: none inside)
+    const bool rising = zs > 0.0 || (zs == 0.0 && z0 <= 0.0);  // below first along +s
+    double bl = rising ? s0 : std::max(s0, sm), bh = rising ? std::min(s1, sm) : s1;  // below
+    double al = rising ? std::max(s0, sm) : s0, ah = rising ? s1 : std::min(s1, sm);  // above
+    const bool hasb = bh > bl, hasa = ah > al;
+    double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0};
+    double plo = 0.0, phi = 0.0;  // sum a Re W at the chord's ends (the caps' dynamic pressure)
+    const double dx0[3] = {x0[0] - p[0], x0[1] - p[1], x0[2] - p[2]};
+    const bool fin = std::isfinite(sea.depth);
+    for (const Wave& wv : sea.waves) {
+      const double th0 = Dot(wv.k, x0) - wv.omega * t + wv.phase, ths = Dot(wv.k, E);
+      // one segment [a, b]: the field W(s) = C exp(sig k zeta(s) + i theta(s)) (sig 0: above,
+      // the depth factor held at 1), its gradient Re[kap W] with kap = sig k n + i k; adds
+      // -a (Re[kap I0], Re[J x kap]) with I0 = int W ds, J = int (x - p) W ds, and returns W at
+      // a and b for the caps
+      auto seg = [&](double a, double b, double sig, double lc, double* wa, double* wb) {
+        const double L = b - a;
+        const double ga = sig * wv.kn * zs, gb = ths;  // gamma = ga + i gb
+        const double ea = std::exp(lc + sig * wv.kn * (z0 + zs * a));
+        const double Wa[2] = {ea * std::cos(th0 + ths * a), ea * std::sin(th0 + ths * a)};
+        const double zr = ga * L, zi = gb * L;
+        const double ez = std::exp(zr), ezc = ez * std::cos(zi), ezs = ez * std::sin(zi);
+        // p1 = int_0^1 e^{z v} dv = (e^z - 1) / z, p2 = int_0^1 v e^{z v} dv = (z e^z - e^z + 1) / z^2
+        double p1[2], p2[2];
+        if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2))
+          double t1[2] = {1.0, 0.0}, s1c[2] = {0.0, 0.0}, s2c[2] = {0.0, 0.0};
+          double fact = 1.0;  // n!
+          for (int n = 0; n < 9; ++n) {
+            const double d1 = fact * (n + 1.0), d2 = fact * (n + 2.0);
+            s1c[0] += t1[0] / d1;
+            s1c[1] += t1[1] / d1;
+            s2c[0] += t1[0] / d2;
+            s2c[1] += t1[1] / d2;
+            const double r0 = t1[0] * zr - t1[1] * zi, r1 = t1[0] * zi + t1[1] * zr;
+            t1[0] = r0;
+            t1[1] = r1;
+            fact *= (n + 1.0);
+          }
+          p1[0] = s1c[0];
+          p1[1] = s1c[1];
+          p2[0] = s2c[0];
+          p2[1] = s2c[1];
+        } else {
+          const double den = zr * zr + zi * zi;
+          const double n1r = ezc - 1.0, n1i = ezs;  // (e^z - 1) / z
+          p1[0] = (n1r * zr + n1i * zi) / den;
+          p1[1] = (n1i * zr - n1r * zi) / den;
+          // z e^z - e^z + 1, over z^2
+          const double n2r = (zr * ezc - zi * ezs) - ezc + 1.0, n2i = (zr * ezs + zi * ezc) - ezs;
+          const double z2r = zr * zr - zi * zi, z2i = 2.0 * zr * zi, d2 = z2r * z2r + z2i * z2i;
+          p2[0] = (n2r * z2r + n2i * z2i) / d2;
+          p2[1] = (n2i * z2r - n2r * z2i) / d2;
+        }
+        // I0 = Wa L p1; I1 = int_a^b s W ds = a I0 + Wa L^2 p2
+        const double I0[2] = {L * (Wa[0] * p1[0] - Wa[1] * p1[1]), L * (Wa[0] * p1[1] + Wa[1] * p1[0])};
+        const double q2[2] = {L * L * (Wa[0] * p2[0] - Wa[1] * p2[1]), L * L * (Wa[0] * p2[1] + Wa[1] * p2[0])};
+        const double I1[2] = {a * I0[0] + q2[0], a * I0[1] + q2[1]};
+        const double kr = sig * wv.kn;  // kap = kr n + i k
+        double Jr[3], Ji[3], kapr[3];
+        for (int i = 0; i < 3; ++i) {
+          Jr[i] = dx0[i] * I0[0] + E[i] * I1[0];
+          Ji[i] = dx0[i] * I0[1] + E[i] * I1[1];
+          kapr[i] = kr * sea.n[i];
+          Fv[i] -= wv.a * (kapr[i] * I0[0] - wv.k[i] * I0[1]);
+        }
+        // Re[J x kap] = Jr x kapr - Ji x k
+        Tv[0] -= wv.a * ((Jr[1] * kapr[2] - Jr[2] * kapr[1]) - (Ji[1] * wv.k[2] - Ji[2] * wv.k[1]));
+        Tv[1] -= wv.a * ((Jr[2] * kapr[0] - Jr[0] * kapr[2]) - (Ji[2] * wv.k[0] - Ji[0] * wv.k[2]));
+        Tv[2] -= wv.a * ((Jr[0] * kapr[1] - Jr[1] * kapr[0]) - (Ji[0] * wv.k[1] - Ji[1] * wv.k[0]));
+        *wa = Wa[0];
+        *wb = Wa[0] * ezc - Wa[1] * ezs;
+      };
+      double wbl = 0.0, wbh = 0.0, wal = 0.0, wah = 0.0, w2l = 0.0, w2h = 0.0;
+      if (hasb) {
+        seg(bl, bh, 1.0, std::log(wv.c), &wbl, &wbh);  // c e^{k zeta}
+        if (fin && wv.e2h > 0.0)  // c e^{-k (zeta + 2 h)}
+          seg(bl, bh, -1.0, std::log(wv.c) - 2.0 * wv.kn * sea.depth, &w2l, &w2h);
       }
+      if (hasa) seg(al, ah, 0.0, 0.0, &wal, &wah);
+      // the chord's ends: rising, the below segment comes first (s0 its start when it exists,
+      // s1 the above's end when that exists); falling, the above segment first
+      const double v0 = rising ? (hasb ? wbl + w2l : wal) : (hasa ? wal : wbl + w2l);
+      const double v1 = rising ? (hasa ? wah : wbh + w2h) : (hasb ? wbh + w2h : wah);
+      if (lo == cap) plo += wv.a * v0;
+      if (hi == cap) phi += wv.a * v1;
     }
-    for (int sg = 0; sg < nseg; ++sg) {
-      const double a = cuts[sg], b = cuts[sg + 1];
-      // above the mean level the field varies only along the plane (its depth factor held):
-      // the rule for the segment's extent along the plane
-      const bool up = z0 + zs * 0.5 * (a + b) > 0.0;
-      const double eh = std::sqrt(std::max(Dot(E, E) - zs * zs, 0.0));
-      const int m = up ? sea.Order(eh * (b - a)) : ns;
-      const double* gx = sea.Nodes(m);
-      const double* gw = sea.Weights(m);
-      const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
-      for (int i = 0; i < m; ++i) {
-        const double s = mid + half * gx[i];
-        const double x[3] = {x0[0] + s * E[0], x0[1] + s * E[1], x0[2] + s * E[2]};
-        double pd, gp[3];
-        Field(sea, x, t, &pd, gp);
-        const double c = -rg * r * half * gw[i] * w;  // -integral grad p_d dV
-        const double f[3] = {c * gp[0], c * gp[1], c * gp[2]};
-        Add(x, f);
-      }
+    const double sc = rg * r * w;
+    for (int i = 0; i < 3; ++i) {
+      Fv[i] *= sc;
+      Tv[i] *= sc;
     }
+    F[0] += Fv[0];
+    F[1] += Fv[1];
+    F[2] += Fv[2];
+    T[0] += Tv[0];
+    T[1] += Tv[1];
+    T[2] += Tv[2];
     if (hi == cap) {
       const double x[3] = {x0[0] + s1 * E[0], x0[1] + s1 * E[1], x0[2] + s1 * E[2]};
-      Cap(x, E, w, cap);
+      CapAt(x, E, w, cap, phi);
     }
     if (lo == cap) {
       const double x[3] = {x0[0] + s0 * E[0], x0[1] + s0 * E[1], x0[2] + s0 * E[2]};
-      Cap(x, E, w, cap);
+      CapAt(x, E, w, cap, plo);
     }
   }
 };
@@ -324,6 +369,22 @@ void Sea::Prepare() {
       w.cu = 1.0;
     }
   }
+  // Order's thresholds: n points integrate e^{i k x} over an extent L with the Gauss-Legendre
+  // remainder c_n (k L / 2)^{2n}, c_n = 2^{2n} (n!)^4 / ((2n + 1) ((2n)!)^3); the extent n
+  // suffices for is the largest L with (a_j / a_max) c_n (k_j L / 2)^{2n} <= 1e-9 for every j
+  double amax = 0.0;
+  for (const Wave& w : waves) amax = std::max(amax, w.a);
+  double c = 4.0 / 3.0 / 8.0;  // c_1
+  for (int n = 1; n <= kMaxRule; ++n) {
+    double L = std::numeric_limits<double>::infinity();
+    for (const Wave& w : waves)
+      if (w.a > 0.0 && w.kn > 0.0)
+        L = std::min(L, 2.0 / w.kn * std::pow(1e-9 * amax / (w.a * c), 1.0 / (2.0 * n)));
+    lmax[n] = L;
+    const double m = n + 1.0;
+    c *= 4.0 * m * m * m * m * (2.0 * n + 1.0) /
+         ((2.0 * n + 3.0) * std::pow((2.0 * n + 1.0) * (2.0 * n + 2.0), 3.0));
+  }
   gx.assign(kMaxRule * (kMaxRule + 1) / 2, 0.0);
   gw.assign(gx.size(), 0.0);
   for (int n = 1; n <= kMaxRule; ++n) Legendre(n, gx.data() + n * (n - 1) / 2, gw.data() + n * (n - 1) / 2);
@@ -336,18 +397,9 @@ double Sea::Ramp(double t) const {
 }
 
 int Sea::Order(double L) const {
-  // the fewest points n >= 2 whose rule's error on e^{i k x} over an interval of length L,
-  // relative to the interval: 2^{2n} (n!)^4 / ((2n + 1) ((2n)!)^3) (k L / 2)^{2n} (the
-  // Gauss-Legendre remainder), is below 1e-9 (docs/kernel.md "Waves")
-  const double h2 = 0.25 * kmax * kmax * L * L;
-  double c = 4.0 / 3.0 / 8.0, hp = h2;  // n = 1: 2^2 (1!)^4 / (3 (2!)^3), (k L / 2)^2
-  for (int n = 1; n < kMaxRule; ++n) {
-    if (n >= 2 && c * hp <= 1e-9) return n;
-    const double m = n + 1.0;  // c_{n+1} / c_n
-    c *= 4.0 * m * m * m * m * (2.0 * n + 1.0) /
-         ((2.0 * n + 3.0) * std::pow((2.0 * n + 1.0) * (2.0 * n + 2.0), 3.0));
-    hp *= h2;
-  }
+  const double a = std::fabs(L);
+  for (int n = 2; n < kMaxRule; ++n)
+    if (a <= lmax[n]) return n;
   return kMaxRule;
 }
 

@@ -47,6 +47,8 @@ struct Sea {
   double g = 9.81;                // |g|, m/s^2
   double kmax = 0.0;              // the largest |k|, rad/m
   std::vector<Wave> waves;
+  // Order's thresholds: the largest extent (m) rule n serves (Prepare)
+  double lmax[kMaxRule + 1] = {};
   // Gauss-Legendre nodes and weights, rule n at [n (n - 1) / 2, n (n + 1) / 2)
   std::vector<double> gx, gw;
 
@@ -57,7 +59,8 @@ struct Sea {
   void Elevation(const double x[3], double t, double* eta, double grad[3]) const;
   // The orbital velocity (m/s, world) at x, time t.
   void Orbital(const double x[3], double t, double u[3]) const;
-  // The Gauss points for a dimension of extent L (m): how many, by k_max L (docs/kernel.md).
+  // The Gauss points for a dimension of extent L (m) across a column: the fewest n >= 2 whose
+  // remainder, weighted by each component's amplitude, is below 1e-9 (docs/kernel.md).
   int Order(double L) const;
   const double* Nodes(int n) const { return gx.data() + n * (n - 1) / 2; }
   const double* Weights(int n) const { return gw.data() + n * (n - 1) / 2; }

@@ -1,0 +1,457 @@
+"""The MuJoCo Warp kernels of the hydrostatics (aurgen.runtime.mjwarp's device side).
+
+One module, mirroring the compiled force stage function for function (docs/runtime.md "MuJoCo
+Warp"): ``_support`` is runtime/native/core/kernel.h SupportLocal, ``_box_clip1`` and
+``_clip_row`` are clip_box.cc BoxClip1 and BoxClipRow (with the sphere's one-plane cap of
+clip_smooth.cc), ``pieces`` is forces.cc ForceStage::Pieces and Wrenches (buoyancy, drag,
+surface damping), ``dampers`` ForceStage::Damping, ``project`` ForceStage::Project. float64
+inside; MuJoCo Warp's state arrays are float32. Built on first use (``kernels()``): importing
+this module does not import warp.
+"""
+
+import mujoco
+
+
+_KERNELS = None
+
+
+def kernels():
+    """The Warp functions and kernels, built once (Warp compiles a module on first launch)."""
+    global _KERNELS
+    if _KERNELS is not None:
+        return _KERNELS
+    import warp as wp
+    f64 = wp.float64
+    vec3d, mat33d = wp.vec3d, wp.mat33d
+    vec8d = wp.types.vector(length=8, dtype=wp.float64)
+    vec5d = wp.types.vector(length=5, dtype=wp.float64)
+    vec6d = wp.types.vector(length=6, dtype=wp.float64)
+    mat83d = wp.types.matrix(shape=(8, 3), dtype=wp.float64)
+    BOX, SPHERE = int(mujoco.mjtGeom.mjGEOM_BOX), int(mujoco.mjtGeom.mjGEOM_SPHERE)
+
+    @wp.func
+    def _corner(i: int, L: vec3d) -> vec3d:
+        u = vec3d(f64(0.0), f64(0.0), f64(0.0))
+        if (i & 1) != 0:
+            u[0] = L[0]
+        if (i & 2) != 0:
+            u[1] = L[1]
+        if (i & 4) != 0:
+            u[2] = L[2]
+        return u
+
+    @wp.func
+    def _face(f: int, j: int) -> int:
+        # clip_box.cc kFaces: corner loops counter-clockwise from outside, c0 the deepest
+        row = wp.vec4i(0, 0, 0, 0)
+        if f == 0:
+            row = wp.vec4i(1, 3, 7, 5)
+        elif f == 1:
+            row = wp.vec4i(2, 6, 7, 3)
+        elif f == 2:
+            row = wp.vec4i(4, 5, 7, 6)
+        elif f == 3:
+            row = wp.vec4i(0, 4, 6, 2)
+        elif f == 4:
+            row = wp.vec4i(0, 1, 5, 4)
+        else:
+            row = wp.vec4i(0, 2, 3, 1)
+        return row[j]
+
+    @wp.func
+    def _crossing(lo: int, hi: int, xc: mat83d, L: vec3d) -> vec3d:
+        x = hi ^ lo
+        k = 2
+        if x == 1:
+            k = 0
+        elif x == 2:
+            k = 1
+        u = _corner(lo, L)
+        u[k] = xc[lo, k]
+        return u
+
+    @wp.func
+    def _box_clip1(a: f64, b: f64, c: f64, n: vec3d, t: f64) -> vec5d:
+        # clip_box.cc BoxClip1 (want_wp false): V, its first moments about the centre, the cap area
+        out = vec5d()
+        h = vec3d(a, b, c)
+        L = vec3d(f64(2.0) * a, f64(2.0) * b, f64(2.0) * c)
+        sg = vec3d(f64(1.0), f64(1.0), f64(1.0))
+        for k in range(3):
+            if n[k] < f64(0.0):
+                sg[k] = f64(-1.0)
+        m = vec3d(wp.abs(n[0]), wp.abs(n[1]), wp.abs(n[2]))
+        am = a * m[0]
+        bm = b * m[1]
+        cm = c * m[2]
+        d = vec8d()
+        for i in range(8):
+            sx = -am
+            if (i & 1) != 0:
+                sx = am
+            sy = -bm
+            if (i & 2) != 0:
+                sy = bm
+            sz = -cm
+            if (i & 4) != 0:
+                sz = cm
+            d[i] = t - ((sx + sy) + sz)
+        tau = d[0]
+        if d[0] < f64(0.0) or d[7] >= f64(0.0):
+            if d[0] >= f64(0.0):
+                out[0] = f64(8.0) * a * b * c
+            return out
+        for k in range(3):  # the prism across axis k
+            bk = 1 << k
+            if d[7 ^ bk] >= f64(0.0) and d[bk] < f64(0.0):
+                p = (k + 1) % 3
+                r = (k + 2) % 3
+                z0 = L[k] * (d[0] / (d[0] - d[bk]))
+                z1 = L[k] * (d[1 << p] / (d[1 << p] - d[(1 << p) | bk]))
+                z2 = L[k] * (d[1 << r] / (d[1 << r] - d[(1 << r) | bk]))
+                lo3 = (1 << p) | (1 << r)
+                z3 = L[k] * (d[lo3] / (d[lo3] - d[lo3 | bk]))
+                S = L[p] * L[r]
+                zm = f64(0.25) * ((z0 + z1) + (z2 + z3))
+                dp = f64(0.5) * ((z1 + z3) - (z0 + z2))
+                dr = f64(0.5) * ((z2 + z3) - (z0 + z1))
+                q2 = dp * dp + dr * dr
+                out[0] = S * zm
+                out[1 + p] = sg[p] * (S * (L[p] * dp / f64(12.0)))
+                out[1 + r] = sg[r] * (S * (L[r] * dr / f64(12.0)))
+                out[1 + k] = sg[k] * (S * (f64(0.5) * zm * (zm - L[k]) + q2 / f64(24.0)))
+                out[4] = S / m[k]
+                return out
+        xc = mat83d()
+        for lo in range(8):
+            for k in range(3):
+                hi = lo | (1 << k)
+                if hi != lo and d[lo] >= f64(0.0) and d[hi] < f64(0.0):
+                    xc[lo, k] = L[k] * (d[lo] / (d[lo] - d[hi]))
+        K = 2
+        if m[0] >= m[1]:
+            if m[0] >= m[2]:
+                K = 0
+        elif m[1] >= m[2]:
+            K = 1
+        K1 = (K + 1) % 3
+        K2 = (K + 2) % 3
+        inv_mK = f64(1.0) / m[K]
+        vsum = f64(0.0)
+        msum = vec3d()
+        has_q = bool(False)
+        q = vec3d()
+        A2 = f64(0.0)
+        C1 = vec3d()
+        for f in range(6):
+            c0 = _face(f, 0)
+            c1 = _face(f, 1)
+            c2 = _face(f, 2)
+            c3 = _face(f, 3)
+            far = f < 3
+            skip = d[c2] >= f64(0.0)
+            if far:
+                skip = d[c0] < f64(0.0)
+            if skip:
+                continue
+            wet1 = d[c1] >= f64(0.0)
+            wet3 = d[c3] >= f64(0.0)
+            ex = _crossing(c0, c1, xc, L)
+            if wet1:
+                ex = _crossing(c1, c2, xc, L)
+            ent = _crossing(c0, c3, xc, L)
+            if wet3:
+                ent = _crossing(c3, c2, xc, L)
+            if far:
+                k = f
+                pa = (k + 1) % 3
+                ra = (k + 2) % 3
+                v1 = vec3d()
+                v4 = vec3d()
+                if wet1:
+                    v1 = _corner(c1, L)
+                else:
+                    v1[pa] = ex[pa]
+                    v1[ra] = ex[ra]
+                if wet3:
+                    v4 = _corner(c3, L)
+                else:
+                    v4[pa] = ent[pa]
+                    v4[ra] = ent[ra]
+                cr1 = v1[pa] * ex[ra] - ex[pa] * v1[ra]
+                cr2 = ex[pa] * ent[ra] - ent[pa] * ex[ra]
+                cr3 = ent[pa] * v4[ra] - v4[pa] * ent[ra]
+                area = f64(0.5) * (cr1 + cr2 + cr3)
+                sp = cr1 * (v1[pa] + ex[pa]) + cr2 * (ex[pa] + ent[pa]) + cr3 * (ent[pa] + v4[pa])
+                sr = cr1 * (v1[ra] + ex[ra]) + cr2 * (ex[ra] + ent[ra]) + cr3 * (ent[ra] + v4[ra])
+                vsum += L[k] * area
+                msum[k] = msum[k] + L[k] * (L[k] * area)
+                msum[pa] = msum[pa] + L[k] * (sp / f64(6.0))
+                msum[ra] = msum[ra] + L[k] * (sr / f64(6.0))
+            if not has_q:
+                has_q = True
+                q = ent
+            w1 = ent - q
+            w2 = ex - q
+            a2 = (w1[K1] * w2[K2] - w1[K2] * w2[K1]) * inv_mK
+            A2 += a2
+            C1 = C1 + a2 * (w1 + w2)
+        A = f64(0.5) * A2
+        V = (vsum + tau * A) / f64(3.0)
+        out[0] = V
+        out[4] = A
+        for k in range(3):
+            cu = q[k] * A + C1[k] / f64(6.0)
+            mu = (msum[k] + tau * cu) / f64(4.0)
+            out[1 + k] = sg[k] * (mu - h[k] * V)
+        return out
+
+    @wp.func
+    def _support(typ: int, size: vec3d, l: vec3d) -> f64:
+        # kernel.h SupportLocal: the half-extent of the geom along the unit l (its frame)
+        if typ == BOX:
+            return size[0] * wp.abs(l[0]) + size[1] * wp.abs(l[1]) + size[2] * wp.abs(l[2])
+        return size[0]
+
+    @wp.func
+    def _clip_row(typ: int, size: vec3d, vfull: f64, pos: vec3d, R: mat33d, pl: wp.vec4d
+                  ) -> vec5d:
+        # clip_box.cc BoxClipRow, and the sphere's one-plane cap (clip_smooth.cc): volume,
+        # centroid (world; the geom centre when dry) and section area of geom n.x <= d
+        row = vec5d()
+        n = vec3d(pl[0], pl[1], pl[2])
+        l = wp.transpose(R) @ n
+        t = pl[3] - wp.dot(n, pos)
+        h = _support(typ, size, l)
+        row[1] = pos[0]
+        row[2] = pos[1]
+        row[3] = pos[2]
+        if -h >= t:
+            return row
+        if h <= t:
+            row[0] = vfull
+            return row
+        if typ == BOX:
+            acc = _box_clip1(size[0], size[1], size[2], l, t)
+            V = acc[0]
+            if V > f64(0.0):
+                c = R @ vec3d(acc[1] / V, acc[2] / V, acc[3] / V)
+                row[0] = V
+                row[1] = pos[0] + c[0]
+                row[2] = pos[1] + c[1]
+                row[3] = pos[2] + c[2]
+                row[4] = acc[4]
+            return row
+        r = size[0]  # a sphere: the cap of height hh = r + t below the plane
+        hh = r + t
+        V = f64(3.141592653589793) * hh * hh * (f64(3.0) * r - hh) / f64(3.0)
+        off = f64(3.0) * (f64(2.0) * r - hh) * (f64(2.0) * r - hh) / (f64(4.0) * (f64(3.0) * r - hh))
+        row[0] = V
+        row[1] = pos[0] - off * n[0]
+        row[2] = pos[1] - off * n[1]
+        row[3] = pos[2] - off * n[2]
+        row[4] = f64(3.141592653589793) * (r * r - t * t)
+        return row
+
+    @wp.kernel
+    def pieces(geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
+               subtree_com: wp.array2d(dtype=wp.vec3), cvel: wp.array2d(dtype=wp.spatial_vector),
+               body_rootid: wp.array(dtype=int), geom_bodyid: wp.array(dtype=int),
+               gid: wp.array(dtype=int), gmark: wp.array(dtype=int), gtype: wp.array(dtype=int),
+               gsize: wp.array(dtype=vec3d), gvol: wp.array(dtype=f64),
+               planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int),
+               rho: wp.array2d(dtype=f64), mu: wp.array2d(dtype=f64), flow: wp.array2d(dtype=vec3d),
+               g: vec3d, drag: int, buoy: int, damp: int,
+               out_m: wp.array2d(dtype=vec3d), out_f: wp.array2d(dtype=vec3d), out_rv: wp.array2d(dtype=f64),
+               flags: wp.array(dtype=int)):
+        w, k = wp.tid()
+        nwp = rho.shape[0]
+        wi = w
+        if nwp == 1:
+            wi = 0
+        gi = gid[k]
+        b = geom_bodyid[gi]
+        pos = vec3d(geom_xpos[w, gi])
+        R = mat33d(geom_xmat[w, gi])
+        sc = vec3d(subtree_com[w, body_rootid[b]])
+        cv = cvel[w, b]
+        om = vec3d(f64(cv[0]), f64(cv[1]), f64(cv[2]))
+        vl = vec3d(f64(cv[3]), f64(cv[4]), f64(cv[5]))
+        typ = gtype[k]
+        size = gsize[k]
+        vfull = gvol[k]
+        displaces = gmark[k] == 1
+        deq = wp.pow(f64(6.0) * vfull / f64(3.141592653589793), f64(1.0) / f64(3.0))
+        gn = wp.length(g)
+        up = -g / gn
+        Fs = vec3d()
+        Ms = vec3d()
+        rv = f64(0.0)
+        for c in range(nplanes.shape[0]):
+            rc = rho[wi, c]
+            if not displaces and rc >= f64(10.0):
+                continue
+            # the planes of cell c at this geom: one cutting at most (ClipGeom's support test)
+            outside = bool(False)
+            ncut = int(0)
+            jc = int(0)
+            for j in range(nplanes[c]):
+                pl = planes[c, j]
+                n = vec3d(pl[0], pl[1], pl[2])
+                l = wp.transpose(R) @ n
+                t = pl[3] - wp.dot(n, pos)
+                h = _support(typ, size, l)
+                if -h >= t:
+                    outside = True
+                elif h > t:
+                    ncut += 1
+                    jc = j
+            if outside:
+                continue
+            V = vfull
+            x = pos
+            A = f64(0.0)
+            if ncut > 1:
+                flags[w] = 1  # two planes of one cell cut this geom: not served (the piece left out)
+                continue
+            if ncut == 1:
+                row = _clip_row(typ, size, vfull, pos, R, planes[c, jc])
+                V = row[0]
+                x = vec3d(row[1], row[2], row[3])
+                A = row[4]
+            if V <= f64(0.0):
+                continue
+            if displaces:
+                rv += rc * V
+            F = vec3d()
+            T = vec3d()
+            if displaces and buoy != 0:
+                F = -rc * V * g
+            dx = x - sc
+            vab = vl + wp.cross(om, dx)
+            v = vab - flow[wi, c]
+            f = V / vfull
+            Fd = vec3d()
+            Td = vec3d()
+            if drag != 0:
+                lv = wp.transpose(R) @ v
+                sp2 = wp.dot(v, v)
+                dq = f64(0.0)
+                if typ == BOX:
+                    pr = vec3d(size[1] * size[2], size[0] * size[2], size[0] * size[1])
+                    dq = f64(0.5) * rc * f64(1.0) * (f64(4.0) * ((pr[0] * wp.abs(lv[0]) + pr[1] * wp.abs(lv[1]))
+                                                               + pr[2] * wp.abs(lv[2])))
+                else:
+                    dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * size[0] * size[0]) * wp.sqrt(sp2)
+                ncoef = -((f64(3.0) * f64(3.141592653589793) * mu[wi, c] * deq + dq) * f)
+                if sp2 > f64(0.0):
+                    Fd = ncoef * v
+                wn = wp.length(om)
+                nct = -((f64(3.141592653589793) * mu[wi, c] * deq * deq * deq
+                         + rc * f64(1.0) * wp.pow(deq, f64(5.0)) / f64(64.0) * wn) * f)
+                Td = nct * om
+            if damp != 0 and displaces and A > f64(0.0):
+                lu = wp.transpose(R) @ up
+                ext = f64(2.0) * _support(typ, size, lu)
+                B = f64(0.3) * rc * A * wp.sqrt(gn * ext)
+                Fd = Fd - B * wp.dot(v, up) * up
+                Td = Td - B * A / f64(12.0) * (om - wp.dot(om, up) * up)
+            F = F + Fd
+            T = T + Td
+            Fs = Fs + F
+            Ms = Ms + T + wp.cross(dx, F)
+        out_m[w, k] = Ms
+        out_f[w, k] = Fs
+        out_rv[w, k] = rv
+
+    @wp.kernel
+    def dampers(xpos: wp.array2d(dtype=wp.vec3), xmat: wp.array2d(dtype=wp.mat33),
+                subtree_com: wp.array2d(dtype=wp.vec3), cvel: wp.array2d(dtype=wp.spatial_vector),
+                body_rootid: wp.array(dtype=int), dbody: wp.array(dtype=int), dgroup: wp.array(dtype=int),
+                D: wp.array2d(dtype=f64), Q: wp.array2d(dtype=f64),
+                gweld: wp.array(dtype=int), wvol: wp.array(dtype=f64), rv: wp.array2d(dtype=f64),
+                rho: wp.array2d(dtype=f64), flow: wp.array2d(dtype=vec3d),
+                planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int),
+                out_m: wp.array2d(dtype=vec3d), out_f: wp.array2d(dtype=vec3d)):
+        # ForceStage::Damping: tau = s (D nu + Dq |nu| nu), nu in body axes relative to the flow of the
+        # cell holding the body origin, s the weld group's submerged fraction (densest equivalent)
+        w, i = wp.tid()
+        nwp = rho.shape[0]
+        wi = w
+        if nwp == 1:
+            wi = 0
+        b = dbody[i]
+        s = f64(1.0)
+        grp = dgroup[i]
+        if grp >= 0:
+            rmax = f64(0.0)
+            for c in range(rho.shape[1]):
+                rmax = wp.max(rmax, rho[wi, c])
+            tot = f64(0.0)
+            for k in range(gweld.shape[0]):
+                if gweld[k] == grp:
+                    tot += rv[w, k]
+            s = f64(0.0)
+            if rmax > f64(0.0) and wvol[grp] > f64(0.0):
+                s = tot / rmax / wvol[grp]
+        out_m[w, i] = vec3d()
+        out_f[w, i] = vec3d()
+        if s <= f64(0.0):
+            return
+        x = vec3d(xpos[w, b])
+        sc = vec3d(subtree_com[w, body_rootid[b]])
+        r = x - sc
+        cv = cvel[w, b]
+        om = vec3d(f64(cv[0]), f64(cv[1]), f64(cv[2]))
+        v = vec3d(f64(cv[3]), f64(cv[4]), f64(cv[5])) + wp.cross(om, r)
+        for c in range(nplanes.shape[0]):  # ForceModel::CellAt
+            inside = bool(True)
+            for j in range(nplanes[c]):
+                pl = planes[c, j]
+                if pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]:
+                    inside = False
+            if inside:
+                v = v - flow[wi, c]
+                break
+        Rb = mat33d(xmat[w, b])
+        vb = wp.transpose(Rb) @ v
+        wb = wp.transpose(Rb) @ om
+        nu = vec6d(vb[0], vb[1], vb[2], wb[0], wb[1], wb[2])
+        tau = vec6d()
+        for a in range(6):
+            acc = f64(0.0)
+            for j in range(6):
+                acc += D[i, 6 * a + j] * nu[j] + Q[i, 6 * a + j] * wp.abs(nu[a]) * nu[j]
+            tau[a] = s * acc
+        F = Rb @ vec3d(tau[0], tau[1], tau[2])
+        T = Rb @ vec3d(tau[3], tau[4], tau[5])
+        out_m[w, i] = T + wp.cross(r, F)
+        out_f[w, i] = F
+
+    @wp.kernel
+    def project(cdof: wp.array2d(dtype=wp.spatial_vector), isanc: wp.array2d(dtype=int),
+                geom_bodyid: wp.array(dtype=int), gid: wp.array(dtype=int),
+                gm: wp.array2d(dtype=vec3d), gf: wp.array2d(dtype=vec3d),
+                dbody: wp.array(dtype=int), dm: wp.array2d(dtype=vec3d), df: wp.array2d(dtype=vec3d),
+                qfrc: wp.array2d(dtype=float)):
+        # ForceStage::Project: each wrench (moment about its root's subtree com, force) on the
+        # dofs its body hangs from, summed in geom then damper order (no atomics: deterministic)
+        w, j = wp.tid()
+        cd = cdof[w, j]
+        q = f64(0.0)
+        for k in range(gid.shape[0]):
+            if isanc[geom_bodyid[gid[k]], j] != 0:
+                m = gm[w, k]
+                fo = gf[w, k]
+                q += (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
+                      + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+        for i in range(dbody.shape[0]):
+            if isanc[dbody[i], j] != 0:
+                m = dm[w, i]
+                fo = df[w, i]
+                q += (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
+                      + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+        qfrc[w, j] = qfrc[w, j] + float(q)
+
+    _KERNELS = {"pieces": pieces, "dampers": dampers, "project": project}
+    return _KERNELS
