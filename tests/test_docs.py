@@ -117,6 +117,10 @@ def test_python_blocks_run(code, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     if "build/worlds/open_water.xml" in code:
         assert main(["worlds", "open_water"]) == 0
+    if "build/blueboat/blueboat.xml" in code:
+        assert main(["build", "blueboat.yaml"]) == 0
+    if "mujoco_warp" in code and importlib.util.find_spec("mujoco_warp") is None:
+        pytest.skip("mujoco-warp is not installed (the gpu extra)")
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         exec(compile(code, "<doc>", "exec"), {"__name__": "__doc__"})
