@@ -133,7 +133,7 @@ def note_long_geoms(m, env, source: str) -> None:
             continue
         if abs(float(n @ d.geom_xpos[g]) - off) > float(m.geom_rbound[g]) + reach:
             continue
-        L = 2.0 * float(m.geom_rbound[g])  # the geom's bounding-sphere diameter, m
+        L = 2.0 * float(np.max(m.geom_aabb[g, 3:6]))  # the geom's longest side (its own frame), m
         if L > lam / LONG_FRACTION:
             long.append((mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}", L))
     if not long:

@@ -99,8 +99,6 @@ def records(mjm, env, config=None) -> dict:
             raise MjWarpRefused(f"{what}: added mass must enter the mass matrix, which MuJoCo Warp's passive "
                                 "callback cannot do; run this model with the plugin, or set the plugin's "
                                 "added_mass=\"false\" to step it without added mass here")
-    if env.waves is not None:
-        raise MjWarpRefused("waves: the MuJoCo Warp backend has no sea yet; run a sea with the plugin")
     if env.gravity.kind != "uniform" or any(c.gravity is not None for c in env.cells):
         raise MjWarpRefused("gravity: the MuJoCo Warp backend serves uniform gravity only (no central, "
                             "linear or per-cell field yet)")
@@ -138,6 +136,7 @@ def records(mjm, env, config=None) -> dict:
         planes[c, : len(rows)] = rows
         npl[c] = len(rows)
     dampers = _dampers(mjm, geoms, weld, flags)
+    sea = _sea(mjm, env, geoms) if env.waves is not None else None
     return {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
             "geom_mark": np.array([m for _, m, _ in geoms], np.int32),
             "geom_type": np.array([t for _, _, t in geoms], np.int32), "geom_size": size, "geom_volume": vol,
@@ -145,7 +144,50 @@ def records(mjm, env, config=None) -> dict:
             "density": np.array([c.density for c in env.cells] or [0.0], float),
             "viscosity": np.array([c.viscosity for c in env.cells] or [0.0], float),
             "flow": np.array([c.flow for c in env.cells] or [(0.0, 0.0, 0.0)], float).reshape(-1, 3),
-            "gravity": np.array(env.gravity.g, float), "ncell": nc, **dampers}
+            "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers}
+
+
+def thresholds(components) -> np.ndarray:
+    """sea.cc Sea::Prepare's lmax: (17,) the largest extent (m) Gauss rule n serves for these
+    components (N, 6): the amplitude-weighted remainder c_n (k_j L / 2)^{2n} a_j / a_max <= 1e-9."""
+    c = np.asarray(components, float)
+    a, k = c[:, 0], np.sqrt(c[:, 2] ** 2 + c[:, 3] ** 2 + c[:, 4] ** 2)
+    amax, cn, out = float(a.max()), 4.0 / 3.0 / 8.0, np.zeros(17)
+    for n in range(1, 17):
+        L = math.inf
+        for aj, kj in zip(a, k):
+            if aj > 0 and kj > 0:
+                L = min(L, 2.0 / kj * (1e-9 * amax / (aj * cn)) ** (1.0 / (2.0 * n)))
+        out[n] = L
+        m = n + 1.0
+        cn *= 4.0 * m ** 4 * (2.0 * n + 1.0) / ((2.0 * n + 3.0) * ((2.0 * n + 1.0) * (2.0 * n + 2.0)) ** 3)
+    return out
+
+
+def _sea(mjm, env, geoms) -> dict:
+    """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side): boxes only."""
+    for g, mark, typ in geoms:
+        if mark == MARK_DISPLACEMENT and typ != int(mujoco.mjtGeom.mjGEOM_BOX):
+            name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
+            raise MjWarpRefused(f"{name}: a {_SERVED[typ]} displacement geom in a sea; the MuJoCo Warp backend "
+                                "integrates the Froude-Krylov force over boxes only so far (the plugin serves every "
+                                "shape)")
+    w = env.waves
+    rows, sides = [], []
+    for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
+        used = [j for j, sg in enumerate(cell.signs) if sg != 0]
+        i = used.index(w.surface) if w.surface in used else -1
+        rows.append(i)
+        sides.append(0 if i < 0 else -int(cell.signs[w.surface]))
+    gx = np.zeros(136)
+    gw = np.zeros(136)
+    for n in range(1, 17):
+        x, wt = np.polynomial.legendre.leggauss(n)
+        gx[n * (n - 1) // 2: n * (n + 1) // 2], gw[n * (n - 1) // 2: n * (n + 1) // 2] = x, wt
+    comps = np.asarray(w.components, float)
+    return {"n": np.array(env.planes[w.surface, :3], float), "d": float(env.planes[w.surface, 3]),
+            "depth": w.depth, "ramp": float(w.ramp), "components": comps, "lmax": thresholds(comps),
+            "gx": gx, "gw": gw, "row": np.array(rows or [0], np.int32), "side": np.array(sides or [0], np.int32)}
 
 
 def _dampers(mjm, geoms, weld, flags) -> dict:
@@ -206,6 +248,20 @@ class Hydro:
         self.D = a(r["damper_D"].reshape(-1, 36) if self.ndamper else np.zeros((0, 36)), wp.float64)
         self.Q = a(r["damper_Q"].reshape(-1, 36) if self.ndamper else np.zeros((0, 36)), wp.float64)
         self.gravity = wp.vec3d(*r["gravity"])
+        self.env = env
+        sea = r["sea"]
+        self.sea = sea is not None
+        z = {"n": np.array([0.0, 0.0, 1.0]), "d": 0.0, "depth": None, "ramp": 0.0, "components": np.zeros((1, 6)),
+             "lmax": np.zeros(17), "gx": np.zeros(136), "gw": np.zeros(136), "row": np.zeros(1, np.int32),
+             "side": np.zeros(1, np.int32)}
+        sea = sea or z
+        self.sea_n, self.sea_d = wp.vec3d(*sea["n"]), float(sea["d"])
+        self.deep = sea["depth"] is None
+        self.depth = 0.0 if self.deep else float(sea["depth"])
+        self.ramp = sea["ramp"]
+        self.gx, self.gw = a(sea["gx"], wp.float64), a(sea["gw"], wp.float64)
+        self.sea_row, self.sea_side = a(sea["row"], int), a(sea["side"], int)
+        self._waves(sea["components"][None], sea["lmax"][None])
         self.set_cells(1)
         self._nworld = 0
         _kernels.kernels()
@@ -232,6 +288,33 @@ class Hydro:
         self.mu = wp.array(mu, dtype=wp.float64, device=self.device)
         self.flow = wp.array(fl, dtype=wp.vec3d, device=self.device)
 
+    def _waves(self, comps, lmax) -> None:
+        wp = self._wp
+        self.comps = wp.array(np.ascontiguousarray(comps, float), dtype=wp.float64, device=self.device)
+        self.lmax = wp.array(np.ascontiguousarray(lmax, float), dtype=wp.float64, device=self.device)
+
+    def set_waves(self, components) -> None:
+        """Per-world seas (a wave seed per world, say): ``components`` (nworld, N, 6) rows
+        [a, omega, kx, ky, kz, phase] (runtime.waves.synthesize(...).components per world), each world's
+        checked as the environment's waves block is (runtime/env.py, the plugin's words); (N, 6): one
+        sea for every world. The model must carry a sea (its surface, depth and ramp are kept)."""
+        if not self.sea:
+            raise MjWarpRefused("set_waves: the model's environment has no sea (declare waves in its world)")
+        c = np.asarray(components, float)
+        c = c[None] if c.ndim == 2 else c
+        if c.ndim != 3 or c.shape[2] != 6:
+            raise MjWarpRefused(f"set_waves: components must have shape (nworld, N, 6) or (N, 6), got {c.shape}")
+        w = self.env.waves
+        for i, rows in enumerate(c):  # each world's block through the environment's checks
+            block = {"surface": int(w.surface), "ramp": float(w.ramp), "components": rows.tolist()}
+            if w.depth is not None:
+                block["depth"] = float(w.depth)
+            try:
+                envmod._waves(block, self.env.planes, list(self.env.cells), self.env.gravity)
+            except envmod.EnvironmentInvalid as exc:
+                raise MjWarpRefused(f"set_waves: world {i}: {exc}") from None
+        self._waves(c, np.stack([thresholds(rows) for rows in c]))
+
     def _buffers(self, nworld: int) -> None:
         if nworld == self._nworld:
             return
@@ -254,13 +337,17 @@ class Hydro:
         wp, K, fl = self._wp, _kernels.kernels(), self.records["flags"]
         if self.rho.shape[0] not in (1, d.nworld):
             raise MjWarpRefused(f"set_cells was given {self.rho.shape[0]} worlds; the data has {d.nworld}")
+        if self.comps.shape[0] not in (1, d.nworld):
+            raise MjWarpRefused(f"set_waves was given {self.comps.shape[0]} worlds; the data has {d.nworld}")
         self._buffers(d.nworld)
         if self.ngeom:
             wp.launch(K["pieces"], dim=(d.nworld, self.ngeom),
                       inputs=[d.geom_xpos, d.geom_xmat, d.subtree_com, d.cvel, m.body_rootid, m.geom_bodyid,
                               self.gid, self.gmark, self.gtype, self.gsize, self.gvol, self.planes, self.nplanes,
                               self.rho, self.mu, self.flow, self.gravity, int(fl["drag"]), int(fl["buoyancy"]),
-                              int(fl["damping"])],
+                              int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
+                              float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,
+                              self.sea_side],
                       outputs=[self.gm, self.gf, self.rv, self.flags], device=self.device)
         if self.ndamper:
             wp.launch(K["dampers"], dim=(d.nworld, self.ndamper),

@@ -11,6 +11,8 @@ this module does not import warp.
 
 import mujoco
 
+from aurgen.runtime import mjwarp_sea
+
 
 _KERNELS = None
 
@@ -253,6 +255,11 @@ def kernels():
         row[4] = f64(3.141592653589793) * (r * r - t * t)
         return row
 
+    # a sea (sea.cc), runtime/mjwarp_sea.py
+    sea = mjwarp_sea.build(wp, vec6d)
+    _ramp, _tangent, _orbital, _plane, _fk_box = (sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"],
+                                                  sea["fk_box"])
+
     @wp.kernel
     def pieces(geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
                subtree_com: wp.array2d(dtype=wp.vec3), cvel: wp.array2d(dtype=wp.spatial_vector),
@@ -262,6 +269,9 @@ def kernels():
                planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int),
                rho: wp.array2d(dtype=f64), mu: wp.array2d(dtype=f64), flow: wp.array2d(dtype=vec3d),
                g: vec3d, drag: int, buoy: int, damp: int,
+               sea: int, sea_n: vec3d, sea_d: f64, depth: f64, deep: int, ramp: f64, time: wp.array(dtype=float),
+               comps: wp.array3d(dtype=f64), lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
+               gw: wp.array(dtype=f64), sea_row: wp.array(dtype=int), sea_side: wp.array(dtype=int),
                out_m: wp.array2d(dtype=vec3d), out_f: wp.array2d(dtype=vec3d), out_rv: wp.array2d(dtype=f64),
                flags: wp.array(dtype=int)):
         w, k = wp.tid()
@@ -287,7 +297,21 @@ def kernels():
         Fs = vec3d()
         Ms = vec3d()
         rv = f64(0.0)
+        ws = int(0)
+        if comps.shape[0] > 1:
+            ws = w
+        tw = f64(time[w])
+        rr = f64(0.0)
+        tp = wp.vec4d()
+        if sea != 0:  # the geom's tangent plane of the sea (its centroid: a box's or sphere's centre)
+            rr = _ramp(ramp, tw)
+            tp = _tangent(comps, ws, sea_n, sea_d, rr, tw, pos)
         for c in range(nplanes.shape[0]):
+            side = int(0)
+            srow = int(-1)
+            if sea != 0:
+                side = sea_side[c]
+                srow = sea_row[c]
             rc = rho[wi, c]
             if not displaces and rc >= f64(10.0):
                 continue
@@ -296,7 +320,7 @@ def kernels():
             ncut = int(0)
             jc = int(0)
             for j in range(nplanes[c]):
-                pl = planes[c, j]
+                pl = _plane(planes, c, j, srow, side, tp)
                 n = vec3d(pl[0], pl[1], pl[2])
                 l = wp.transpose(R) @ n
                 t = pl[3] - wp.dot(n, pos)
@@ -315,7 +339,7 @@ def kernels():
                 flags[w] = 1  # two planes of one cell cut this geom: not served (the piece left out)
                 continue
             if ncut == 1:
-                row = _clip_row(typ, size, vfull, pos, R, planes[c, jc])
+                row = _clip_row(typ, size, vfull, pos, R, _plane(planes, c, jc, srow, side, tp))
                 V = row[0]
                 x = vec3d(row[1], row[2], row[3])
                 A = row[4]
@@ -330,6 +354,8 @@ def kernels():
             dx = x - sc
             vab = vl + wp.cross(om, dx)
             v = vab - flow[wi, c]
+            if side > 0:  # the orbital velocity at the piece's centroid (SeaFlow)
+                v = v - _orbital(comps, ws, sea_n, sea_d, depth, deep, rr, tw, x)
             f = V / vfull
             Fd = vec3d()
             Td = vec3d()
@@ -360,6 +386,13 @@ def kernels():
             T = T + Td
             Fs = Fs + F
             Ms = Ms + T + wp.cross(dx, F)
+            if side > 0 and displaces and buoy != 0:  # ForceStage::SeaForces (boxes: put_model refuses the rest)
+                fk = _fk_box(size, pos, R, planes, c, nplanes[c], srow, tp, comps, ws, sea_n, sea_d, depth, deep,
+                             tw, rr, rc * gn, lmax, gx, gw)
+                Ff = vec3d(fk[0], fk[1], fk[2])
+                Tf = vec3d(fk[3], fk[4], fk[5])
+                Fs = Fs + Ff
+                Ms = Ms + Tf + wp.cross(pos - sc, Ff)
         out_m[w, k] = Ms
         out_f[w, k] = Fs
         out_rv[w, k] = rv

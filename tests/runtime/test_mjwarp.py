@@ -378,7 +378,15 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
     cyl = body("c", (0, 0, 0), 10.0, (1, 1, 1), geom("cylinder", [0.1, 0.3]))
     assert "a cylinder displacement geom" in _refused(cyl, water_env())
     sea = sea_env([component(0.1, 1.0, 1.0 / G)])
-    assert "waves: the MuJoCo Warp backend has no sea" in _refused(box, sea)
+    ball = body("s", (0, 0, 0), 1.0, (1, 1, 1), geom("sphere", [R]))
+    assert "a sphere displacement geom in a sea" in _refused(ball, sea)
+    m = mjwarp.put_model(mujoco.MjModel.from_xml_string(mjcf(box, env=water_env())))
+    with pytest.raises(mjwarp.MjWarpRefused, match="set_waves: the model's environment has no sea"):
+        m.aurgen.set_waves([[0.1, 1.0, 1.0 / G, 0, 0, 0]])
+    m = mjwarp.put_model(mujoco.MjModel.from_xml_string(mjcf(box, env=sea)))
+    with pytest.raises(mjwarp.MjWarpRefused, match=r"set_waves: world 1: waves.components\[0\]: omega and k do "
+                                                   "not satisfy"):
+        m.aurgen.set_waves([[[0.1, 1.0, 1.0 / G, 0, 0, 0]], [[0.1, 1.0, 2.0 / G, 0, 0, 0]]])
     central = {"planes": [], "cells": [], "gravity": {"type": "central", "mu": 3.986e14, "centre": [0, 0, -6.4e6]}}
     assert "serves uniform gravity only" in _refused(box, central)
     assert "has no <custom><text name=\"aurgen:environment\">" in _refused(box, None)
@@ -409,3 +417,76 @@ def test_two_runs_are_bitwise_identical(blueboat):
         out.append((d.qpos.numpy().tobytes(), d.qvel.numpy().tobytes(), d.qfrc_passive.numpy().tobytes()))
     assert out[0] == out[1]
     assert np.all(np.isfinite(np.frombuffer(out[0][0], np.float32)))
+
+
+# ---------------------------------------------------------------- a sea
+
+def _qfrc_at(backend, sim, q, v, t, wm=None):
+    """qfrc_passive at states (n, nq), (n, nv) and times (n,), float32, from either backend."""
+    if backend == "plugin":
+        d = mujoco.MjData(sim.model)
+        out = []
+        for qi, vi, ti in zip(q, v, t):
+            d.qpos[:], d.qvel[:], d.time = qi, vi, ti
+            mujoco.mj_forward(sim.model, d)
+            out.append(d.qfrc_passive.copy())
+        return np.array(out)
+    m, mjm = wm if wm is not None else _warp(sim)
+    d = mjw.make_data(mjm, nworld=len(q))
+    d.qpos.assign(q.astype(np.float32))
+    d.qvel.assign(v.astype(np.float32))
+    d.time.assign(np.asarray(t, np.float32))
+    mjw.forward(m, d)
+    wp.synchronize()
+    return d.qfrc_passive.numpy().astype(float)
+
+
+def _sea_states(sim, n, extent, seed):
+    rng = np.random.default_rng(seed)
+    q, v = _random_states(rng, sim, n, extent)
+    q[:, 2] = _f32(rng.uniform(-0.6 * extent, 0.3 * extent, n))  # mostly across the surface
+    return q, v, _f32(rng.uniform(0.0, 30.0, n))
+
+
+@pytest.mark.parametrize("seaname", ["regular", "jonswap_finite"])
+@pytest.mark.parametrize("scene", ["box", "blueboat"])
+def test_sea_forces_match_the_plugin(scene, seaname, blueboat):
+    """In a sea (sea.cc mirrored in runtime/mjwarp_sea.py: tangent planes, the orbital velocity, the
+    Froude-Krylov correction over a box's columns): qfrc_passive at 48 random float32 states and
+    times matches the plugin's to float32 precision."""
+    from aurgen.runtime import waves
+
+    if seaname == "regular":
+        comps = [component(0.08, 2 * math.pi / 2.5, (2 * math.pi / 2.5) ** 2 / G, 0.5)]
+        env = sea_env(comps, ramp=5.0)
+    else:
+        sea = waves.synthesize({"spectrum": "jonswap", "hs": 0.4, "tp": 3.0, "components": 8, "seed": 7,
+                                "direction": 20.0}, (0.0, 0.0, 1.0), G, 6.0)
+        env = sea_env(sea.components, depth=6.0)
+    src, extent = {"box": (_box_xml(), 0.35), "blueboat": (blueboat, 0.8)}[scene]
+    sim = _sim(src, env)
+    q, v, t = _sea_states(sim, 48, extent, 25)
+    ref = _qfrc_at("plugin", sim, q, v, t)
+    got = _qfrc_at("warp", sim, q, v, t)
+    err = np.abs(got - ref).max(axis=1) / np.maximum(np.abs(ref).max(axis=1), 1e-300)
+    print(f"{scene} {seaname}: worst per-state relative difference {err.max():.3g} (median {np.median(err):.3g})")
+    assert err.max() <= TOL_STATE, (err.max(), int(err.argmax()))
+
+
+def test_per_world_seas_each_match_the_plugin_in_that_sea():
+    """set_waves: two worlds with seas of different seeds feel different forces at the same state, each
+    the plugin's in that world's sea."""
+    from aurgen.runtime import waves
+
+    seas = [waves.synthesize({"spectrum": "jonswap", "hs": 0.3, "tp": 2.5, "components": 6, "seed": s},
+                             (0.0, 0.0, 1.0), G).components for s in (1, 2)]
+    sims = [_sim(_box_xml(), sea_env(c)) for c in seas]
+    q, v, t = _sea_states(sims[0], 1, 0.35, 3)
+    q, v, t = np.repeat(q, 2, axis=0), np.repeat(v, 2, axis=0), np.repeat(t, 2)
+    wm = _warp(sims[0])
+    wm[0].aurgen.set_waves(np.stack(seas))
+    got = _qfrc_at("warp", sims[0], q, v, t, wm)
+    for i, sim in enumerate(sims):
+        ref = _qfrc_at("plugin", sim, q[i:i + 1], v[i:i + 1], t[i:i + 1])[0]
+        assert np.abs(got[i] - ref).max() <= TOL_STATE * np.abs(ref).max(), (i, got[i], ref)
+    assert np.abs(got[0] - got[1]).max() > 1e-3 * np.abs(got[0]).max()
