@@ -27,8 +27,9 @@ sphere displacement and windage geoms; uniform gravity; any cells, each geom cut
 plane of a cell at a time (a geom cut by two planes of one cell in some world, at a corner of a
 tank, is flagged in ``m.aurgen.flags`` for that world and its piece in that cell left out:
 docs/runtime.md); declared damping. Refused: added mass (it must enter the mass matrix, which a
-passive callback cannot), a sea (``waves``), gravity fields and per-cell gravity, mesh, cylinder,
-capsule and ellipsoid displacement geoms. The health ledger does not run here.
+passive callback cannot), a sphere in a sea, gravity fields and per-cell gravity, mesh, cylinder,
+capsule and ellipsoid displacement geoms. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
+sea.cc), a sea per world through ``set_waves``. The health ledger does not run here.
 
 Frames and units: world frame, SI, as the plugin (docs/runtime.md).
 """
