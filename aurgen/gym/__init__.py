@@ -115,6 +115,13 @@ health turns invalid terminates (and is reset by the next step). In a sea the wo
 (one model): a reset of every world draws it as the single environment would on world 0's reset
 (world 0 is bitwise that environment); a ``reset_mask`` reset and an autoreset keep it, so world
 i > 0 of an irregular sea runs in world 0's sea, not the one its own seed would draw.
+
+On MuJoCo Warp (``pip install '.[gpu]'``): ``gymnasium.make_vec("BlueBoatStationKeeping-v0",
+num_envs=N, vectorization_mode="vector_entry_point", backend="warp")`` gives
+:class:`aurgen.gym.warp.WarpStationKeeping`, the same environment with everything on the device
+(actions, observations, rewards, ends, resets; per-world density, current and mass): float32, its
+own random streams, no health ledger (a non-finite state terminates); its module docstring says
+what differs.
 """
 
 from __future__ import annotations
@@ -136,8 +143,19 @@ def _register():
 
 
 def _vector_entry(cls):
-    def make(num_envs: int = 1, **kwargs):
-        return MarineVectorEnv(cls, num_envs, **kwargs)
+    def make(num_envs: int = 1, backend: str = "batch", **kwargs):
+        if backend == "batch":
+            return MarineVectorEnv(cls, num_envs, **kwargs)
+        if backend != "warp":
+            raise ValueError(f"backend: expected 'batch' (mujoco.batch, the default) or 'warp' (MuJoCo Warp), "
+                             f"got {backend!r}")
+        if cls is not BlueBoatStationKeeping:
+            raise ValueError(f"backend 'warp': {cls.__name__} has no MuJoCo Warp version yet (BlueBoatStationKeeping "
+                             "has: aurgen.gym.warp; the BlueROV2 carries added mass, which MuJoCo Warp's passive "
+                             "callback cannot)")
+        from aurgen.gym.warp import WarpStationKeeping
+
+        return WarpStationKeeping(num_envs, **kwargs)
     return make
 
 
