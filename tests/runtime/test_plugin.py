@@ -48,12 +48,12 @@ def declare(xml: str, config: str = "") -> str:
 def world(tmp_path_factory):
     out = tmp_path_factory.mktemp("build")
     assert main(["build", "blueboat.yaml", "bluerov2.yaml", "-o", str(out)]) == 0
-    assert main(["worlds", "open_water", "-o", str(out)]) == 0
+    assert main(["worlds", "open_water", "open_sea", "-o", str(out)]) == 0
     return out
 
 
-def _world_xml(world, integrator):
-    path = world / "worlds" / "open_water.xml"
+def _world_xml(world, integrator, name="open_water"):
+    path = world / "worlds" / f"{name}.xml"
     text = path.read_text().replace('file="../', f'file="{world}/')
     return text.replace('integrator="implicitfast"', f'integrator="{integrator}"')
 
@@ -111,11 +111,14 @@ def test_ledger_in_plugin_state_matches_the_python_layer(world):
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
 
 
-def test_rollout_and_batch_on_two_threads_are_bitwise_serial(world):
+@pytest.mark.parametrize("name", ["open_water", "open_sea"])
+def test_rollout_and_batch_on_two_threads_are_bitwise_serial(world, name):
+    """Threads (rollout, Batch) step bitwise as one loop, in still water and in a sea (its phase
+    from each MjData's time: the same sea in every host)."""
     from mujoco import rollout
     from mujoco.batch import Batch
 
-    m = mujoco.MjModel.from_xml_string(declare(_world_xml(world, "implicitfast")))
+    m = mujoco.MjModel.from_xml_string(declare(_world_xml(world, "implicitfast", name)))
     nroll, nstep = 6, 150
     d0 = mujoco.MjData(m)
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
