@@ -23,12 +23,12 @@ kernels; MuJoCo Warp's state is float32, so forces agree with the plugin's to fl
 of the poses they are computed from (tests/runtime/test_mjwarp.py measures it).
 
 What this first version serves, and refuses (``MjWarpRefused``, naming what and why): box, sphere,
-ellipsoid and cylinder displacement and windage geoms; uniform gravity; any cells, each geom cut by at most one
+ellipsoid, cylinder and capsule displacement and windage geoms; uniform gravity; any cells, each geom cut by at most one
 plane of a cell at a time (a geom cut by two planes of one cell in some world, at a corner of a
 tank, is flagged in ``m.aurgen.flags`` for that world and its piece in that cell left out:
 docs/runtime.md); declared damping. Refused: added mass (it must enter the mass matrix, which a
-passive callback cannot), a non-box geom in a sea, gravity fields and per-cell gravity, mesh and
-capsule displacement geoms. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
+passive callback cannot), a non-box geom in a sea, gravity fields and per-cell gravity, mesh
+displacement geoms. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
 sea.cc), a sea per world through ``set_waves``. The health ledger does not run here.
 
 Frames and units: world frame, SI, as the plugin (docs/runtime.md).
@@ -47,7 +47,8 @@ MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
 C_D, C_S = 1.0, 0.3  # forces.cc kCD, kCS
 _SERVED = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
-           int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid", int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder"}
+           int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid", int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
+           int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule"}
 
 
 class MjWarpRefused(AurgenError):
@@ -114,7 +115,7 @@ def records(mjm, env, config=None) -> dict:
         if typ not in _SERVED:
             name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
             raise MjWarpRefused(f"{name}: a {mujoco.mjtGeom(typ).name[7:].lower()} displacement geom; the MuJoCo "
-                                "Warp backend serves boxes, spheres, ellipsoids and cylinders so far")
+                                "Warp backend serves boxes, spheres, ellipsoids, cylinders and capsules so far")
         geoms.append((g, mark, typ))
     size = np.array([mjm.geom_size[g] for g, _, _ in geoms], float).reshape(-1, 3)
     vol = np.array([_volume(t, s) for (_, _, t), s in zip(geoms, size)], float)
@@ -156,6 +157,8 @@ def _volume(typ: int, s) -> float:
         return 4.0 * math.pi / 3.0 * s[0] * s[1] * s[2]
     if typ == mujoco.mjtGeom.mjGEOM_CYLINDER:
         return 2.0 * math.pi * s[0] * s[0] * s[1]
+    if typ == mujoco.mjtGeom.mjGEOM_CAPSULE:
+        return math.pi * s[0] * s[0] * (2.0 * s[1] + 4.0 * s[0] / 3.0)
     return 4.0 * math.pi / 3.0 * s[0] ** 3
 
 

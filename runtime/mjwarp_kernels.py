@@ -1,19 +1,13 @@
-"""The MuJoCo Warp kernels of the hydrostatics (aurgen.runtime.mjwarp's device side).
-
-One module, mirroring the compiled force stage function for function (docs/runtime.md "MuJoCo
-Warp"): ``_support`` is runtime/native/core/kernel.h SupportLocal, ``_box_clip1`` and
-``_clip_row`` are clip_box.cc BoxClip1 and BoxClipRow (with the sphere's one-plane cap and
-clip_smooth.cc's Ellipsoid1 and Cylinder1: ``_ellipsoid1``, ``_cylinder1``), ``pieces`` is forces.cc ForceStage::Pieces and Wrenches (buoyancy, drag,
-surface damping), ``dampers`` ForceStage::Damping, ``project`` ForceStage::Project. float64
-inside; MuJoCo Warp's state arrays are float32. Built on first use (``kernels()``): importing
-this module does not import warp.
+"""The MuJoCo Warp kernels of the hydrostatics (aurgen.runtime.mjwarp's device side), mirroring the
+force stage function for function (docs/runtime.md "MuJoCo Warp": ``_support`` kernel.h SupportLocal,
+``_box_clip1`` / ``_clip_row`` clip_box.cc BoxClip1 / BoxClipRow, the smooth shapes in mjwarp_smooth.py,
+the sea in mjwarp_sea.py, ``pieces`` forces.cc Pieces and Wrenches, ``dampers`` Damping, ``project``
+Project). float64 inside, float32 state; built on first use (``kernels()``, no warp import here).
 """
 
 import mujoco
-import numpy as np
 
-from aurgen.runtime import mjwarp_sea
-
+from aurgen.runtime import mjwarp_sea, mjwarp_smooth
 
 _KERNELS = None
 
@@ -24,18 +18,12 @@ def kernels():
     if _KERNELS is not None:
         return _KERNELS
     import warp as wp
-    f64 = wp.float64
-    vec3d, mat33d = wp.vec3d, wp.mat33d
-    vec8d = wp.types.vector(length=8, dtype=wp.float64)
-    vec5d = wp.types.vector(length=5, dtype=wp.float64)
-    vec6d = wp.types.vector(length=6, dtype=wp.float64)
+    f64, vec3d, mat33d = wp.float64, wp.vec3d, wp.mat33d
+    vec8d, vec5d, vec6d = (wp.types.vector(length=n, dtype=wp.float64) for n in (8, 5, 6))
     mat83d = wp.types.matrix(shape=(8, 3), dtype=wp.float64)
-    BOX, SPHERE = int(mujoco.mjtGeom.mjGEOM_BOX), int(mujoco.mjtGeom.mjGEOM_SPHERE)
-    ELLIPSOID, CYLINDER = int(mujoco.mjtGeom.mjGEOM_ELLIPSOID), int(mujoco.mjtGeom.mjGEOM_CYLINDER)
-    vec16d = wp.types.vector(length=16, dtype=wp.float64)
-    # gauss.h kX16, kW16 (numpy's leggauss(16)): Cylinder1's rule
-    X16 = wp.constant(vec16d(*[float(x) for x in np.polynomial.legendre.leggauss(16)[0]]))
-    W16 = wp.constant(vec16d(*[float(x) for x in np.polynomial.legendre.leggauss(16)[1]]))
+    G = mujoco.mjtGeom
+    BOX, SPHERE, ELLIPSOID, CYLINDER, CAPSULE = (int(t) for t in (G.mjGEOM_BOX, G.mjGEOM_SPHERE, G.mjGEOM_ELLIPSOID,
+                                                                   G.mjGEOM_CYLINDER, G.mjGEOM_CAPSULE))
 
     @wp.func
     def _corner(i: int, L: vec3d) -> vec3d:
@@ -226,158 +214,13 @@ def kernels():
             return wp.sqrt(a * a + b * b + c * c)
         if typ == CYLINDER:
             return size[0] * wp.sqrt(l[0] * l[0] + l[1] * l[1]) + size[1] * wp.abs(l[2])
+        if typ == CAPSULE:  # segment +-h z swept by a ball: h |l_z| + r |l|
+            return size[1] * wp.abs(l[2]) + size[0] * wp.length(l)
         return size[0]
 
-    @wp.func
-    def _clamp1(x: f64) -> f64:
-        return wp.clamp(x, f64(-1.0), f64(1.0))
-
-    @wp.func
-    def _seg_area(x: f64) -> f64:  # clip_smooth.cc SegArea: the unit disk where u <= x
-        if x <= f64(-1.0):
-            return f64(0.0)
-        if x >= f64(1.0):
-            return f64(3.141592653589793)
-        v = wp.acos(-x) + x * wp.sqrt(f64(1.0) - x * x)
-        return wp.max(v, f64(0.0))
-
-    @wp.func
-    def _mean_chord(u0: f64, u1: f64) -> f64:  # clip_smooth.cc MeanChord
-        d = u1 - u0
-        if wp.abs(d) > f64(0.25):
-            f1 = u1 * wp.sqrt(f64(1.0) - u1 * u1) + wp.asin(u1)
-            f0 = u0 * wp.sqrt(f64(1.0) - u0 * u0) + wp.asin(u0)
-            return (f1 - f0) / d
-        c0 = wp.sqrt(f64(1.0) - u0 * u0)
-        c1 = wp.sqrt(f64(1.0) - u1 * u1)
-        cs = c0 + c1
-        if cs <= f64(0.0):
-            return f64(0.0)
-        g = u0 * (u0 + u1) / cs
-        k = c0 + g
-        cc = c0 * c1 + u0 * u1
-        at = f64(0.0)
-        if d == f64(0.0):
-            at = k / cc
-        else:
-            at = wp.atan2(d * k, cc) / d
-        return c1 - g + at
-
-    @wp.func
-    def _ellipsoid1(size: vec3d, n: vec3d, t: f64) -> vec5d:
-        # clip_smooth.cc Ellipsoid1 (V, its first moment, the section area): Ball1 on the unit ball
-        out = vec5d()
-        px = size[0] * n[0]
-        py = size[1] * n[1]
-        pz = size[2] * n[2]
-        L = wp.sqrt(px * px + py * py + pz * pz)
-        tau = t / L
-        v = f64(0.0)
-        k = f64(-1.0)
-        area = f64(0.0)
-        if tau >= f64(1.0):
-            v = f64(4.0) * f64(3.141592653589793) / f64(3.0)
-            k = f64(0.0)
-        elif tau > f64(-1.0):
-            p = f64(1.0) + tau
-            q = f64(1.0) - tau
-            v = f64(3.141592653589793) * p * p * (f64(2.0) - tau) / f64(3.0)
-            k = f64(-0.75) * q * q / (f64(2.0) - tau)
-            area = f64(3.141592653589793) * p * q
-        det = size[0] * size[1] * size[2]
-        V = det * v
-        out[0] = V
-        out[1] = V * k * size[0] * (px / L)
-        out[2] = V * k * size[1] * (py / L)
-        out[3] = V * k * size[2] * (pz / L)
-        out[4] = det * area / L
-        return out
-
-    @wp.func
-    def _cylinder1(r: f64, h: f64, n: vec3d, t: f64) -> vec5d:
-        # clip_smooth.cc Cylinder1: 16-point Gauss in theta (s = -r cos theta) between the breakpoints
-        out = vec5d()
-        nz = n[2]
-        rho = wp.sqrt(n[0] * n[0] + n[1] * n[1])
-        ex = f64(1.0)
-        ey = f64(0.0)
-        if rho > f64(0.0):
-            ex = n[0] / rho
-            ey = n[1] / rho
-        b1 = f64(0.0)
-        b2 = f64(0.0)
-        s1 = f64(0.0)
-        s2 = f64(0.0)
-        if rho > f64(0.0):
-            s1 = (t - nz * h) / rho
-            s2 = (t + nz * h) / rho
-            b1 = wp.acos(-_clamp1(s1 / r))
-            b2 = wp.acos(-_clamp1(s2 / r))
-            if b1 > b2:
-                tmp = b1
-                b1 = b2
-                b2 = tmp
-        V = f64(0.0)
-        Ms = f64(0.0)
-        Mz = f64(0.0)
-        for piece in range(3):
-            lo = b2
-            hi = f64(3.141592653589793)
-            if piece == 0:
-                lo = f64(0.0)
-                hi = b1
-            elif piece == 1:
-                lo = b1
-                hi = b2
-            if hi <= lo:
-                continue
-            mid = f64(0.5) * (lo + hi)
-            hl = f64(0.5) * (hi - lo)
-            for kk in range(16):
-                th = mid + hl * X16[kk]
-                sn = wp.sin(th)
-                sv = -r * wp.cos(th)
-                zlo = -h
-                zhi = h
-                use = bool(True)
-                if nz > f64(0.0):
-                    zhi = wp.clamp((t - rho * sv) / nz, -h, h)
-                elif nz < f64(0.0):
-                    zlo = wp.clamp((t - rho * sv) / nz, -h, h)
-                elif rho * sv > t:
-                    use = False
-                ln = zhi - zlo
-                if use and ln > f64(0.0):
-                    fw = hl * W16[kk] * f64(2.0) * r * r * sn * sn * ln
-                    V += fw
-                    Ms += fw * sv
-                    Mz += fw * f64(0.5) * (zhi + zlo)
-        out[0] = V
-        out[1] = Ms * ex
-        out[2] = Ms * ey
-        out[3] = Mz
-        anz = wp.abs(nz)
-        A = f64(0.0)
-        if rho == f64(0.0):
-            if wp.abs(t) < h:
-                A = f64(3.141592653589793) * r * r
-        elif anz >= rho:
-            A = r * r * (_seg_area(wp.max(s1, s2) / r) - _seg_area(wp.min(s1, s2) / r)) / anz
-        elif nz == f64(0.0):
-            u = t / rho / r
-            if wp.abs(u) < f64(1.0):
-                A = f64(2.0) * h * r * f64(2.0) * wp.sqrt((f64(1.0) - u) * (f64(1.0) + u)) / rho
-        else:
-            za = (t - rho * r) / nz
-            zb = (t + rho * r) / nz
-            z0 = wp.max(wp.min(za, zb), -h)
-            z1 = wp.min(wp.max(za, zb), h)
-            if z1 > z0:
-                u0 = _clamp1((t - nz * z0) / rho / r)
-                u1 = _clamp1((t - nz * z1) / rho / r)
-                A = (z1 - z0) * r * _mean_chord(u0, u1) / rho
-        out[4] = A
-        return out
+    # the smooth shapes' one-plane tiers (clip_smooth.cc), runtime/mjwarp_smooth.py
+    smooth = mjwarp_smooth.build(wp, vec5d)
+    _ellipsoid1, _cylinder1, _capsule1 = smooth["ellipsoid1"], smooth["cylinder1"], smooth["capsule1"]
 
     @wp.func
     def _clip_row(typ: int, size: vec3d, vfull: f64, pos: vec3d, R: mat33d, pl: wp.vec4d
@@ -397,14 +240,16 @@ def kernels():
         if h <= t:
             row[0] = vfull
             return row
-        if typ == BOX or typ == ELLIPSOID or typ == CYLINDER:
+        if typ != SPHERE:
             acc = vec5d()
             if typ == BOX:
                 acc = _box_clip1(size[0], size[1], size[2], l, t)
             elif typ == ELLIPSOID:
                 acc = _ellipsoid1(size, l, t)
-            else:
+            elif typ == CYLINDER:
                 acc = _cylinder1(size[0], size[1], l, t)
+            else:
+                acc = _capsule1(size[0], size[1], l, t)
             V = acc[0]
             if V > f64(0.0):
                 c = R @ vec3d(acc[1] / V, acc[2] / V, acc[3] / V)
@@ -542,13 +387,15 @@ def kernels():
                     pb = pr[1] * lv[1]
                     pc = pr[2] * lv[2]
                     dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * wp.sqrt(pa * pa + pb * pb + pc * pc))
-                elif typ == CYLINDER:  # forces.cc ProjArea across u = lv / |v|, times |v|
+                elif typ == CYLINDER or typ == CAPSULE:  # forces.cc ProjArea across u = lv / |v|, times |v|
                     sp = wp.sqrt(sp2)
                     uz = f64(0.0)
                     if sp > f64(0.0):
                         uz = lv[2] / sp
                     lat = wp.sqrt(wp.max(f64(1.0) - uz * uz, f64(0.0)))
                     ap = f64(4.0) * size[0] * size[1] * lat + f64(3.141592653589793) * size[0] * size[0] * wp.abs(uz)
+                    if typ == CAPSULE:
+                        ap = ap + f64(3.141592653589793) * size[0] * size[0] * lat
                     dq = f64(0.5) * rc * f64(1.0) * ap * sp
                 else:
                     dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * size[0] * size[0]) * wp.sqrt(sp2)

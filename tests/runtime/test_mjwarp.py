@@ -90,6 +90,10 @@ def _ellipsoid_xml(z=0.0):
     return mjcf(body("e", (0, 0, z), 4.0, (0.05, 0.08, 0.1), geom("ellipsoid", [0.3, 0.18, 0.1])))
 
 
+def _capsule_xml(z=0.0):
+    return mjcf(body("k", (0, 0, z), 3.0, (0.05, 0.05, 0.02), geom("capsule", [0.1, 0.2])))
+
+
 def _currents_env():
     """Air above z = 0; below it two waters split at x = 0, each with its own density and current."""
     return {"planes": [[0, 0, 1, 0], [1, 0, 0, 0]],
@@ -256,14 +260,15 @@ def _compare(sim, q, v, wm=None):
 
 
 @pytest.mark.parametrize("envname", ["open", "currents"])
-@pytest.mark.parametrize("scene", ["box", "sphere", "cylinder", "ellipsoid", "blueboat"])
+@pytest.mark.parametrize("scene", ["box", "sphere", "cylinder", "ellipsoid", "capsule", "blueboat"])
 def test_forces_match_the_plugin_at_random_float32_states(scene, envname, blueboat):
     """qfrc_passive at 96 random float32 states (crossing the surface, heeled, submerged, in air,
     moving: buoyancy, drag, surface damping and declared damping all acting) matches the plugin's
     on the same state to float32 precision, per state relative to its largest component."""
     env = water_env(RHO, AIR, flow=(0.3, -0.1, 0.0)) if envname == "open" else _currents_env()
     src, extent = {"box": (_box_xml(), 0.35), "sphere": (_sphere_xml(), 0.1), "cylinder": (_cylinder_xml(), 0.28),
-                   "ellipsoid": (_ellipsoid_xml(), 0.3), "blueboat": (blueboat, 0.8)}[scene]
+                   "ellipsoid": (_ellipsoid_xml(), 0.3), "capsule": (_capsule_xml(), 0.3),
+                   "blueboat": (blueboat, 0.8)}[scene]
     sim = _sim(src, env)
     rng = np.random.default_rng(26)
     q, v = _random_states(rng, sim, 96, extent, x_away=0.0 if envname == "open" else extent + 1.2)
@@ -384,8 +389,11 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
     sim = _sim(bluerov2, water_env())
     msg = _refused(mjwarp.plain_model(sim.to_xml())[0], None)
     assert "added mass must enter the mass matrix" in msg and "passive callback cannot" in msg
-    cap = body("c", (0, 0, 0), 10.0, (1, 1, 1), geom("capsule", [0.1, 0.3]))
-    assert "a capsule displacement geom" in _refused(cap, water_env())
+    mesh = mjcf(body("c", (0, 0, 0), 10.0, (1, 1, 1), '<geom type="mesh" mesh="t" user="1" contype="0" '
+                     'conaffinity="0"/>'), env=water_env())
+    mesh = mesh.replace("<worldbody>", '<asset><mesh name="t" vertex="0 0 0  1 0 0  0 1 0  0 0 1"/></asset>'
+                        "<worldbody>", 1)
+    assert "a mesh displacement geom" in _refused(mujoco.MjModel.from_xml_string(mesh), None)
     sea = sea_env([component(0.1, 1.0, 1.0 / G)])
     ball = body("s", (0, 0, 0), 1.0, (1, 1, 1), geom("sphere", [R]))
     assert "a sphere displacement geom in a sea" in _refused(ball, sea)
