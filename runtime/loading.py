@@ -77,6 +77,14 @@ def deferred_notes():
         _DEFERRED = prev
 
 
+def _note(text: str) -> None:
+    """One note line: held back inside deferred_notes, else printed on stderr."""
+    if _DEFERRED is not None:
+        _DEFERRED.append(text)
+    else:
+        print(text, file=sys.stderr)
+
+
 def print_notes(notes) -> None:
     for n in notes:
         print(n, file=sys.stderr)
@@ -99,10 +107,7 @@ def note_undamped(m, source: str) -> None:
     note = (f"aurgen: note: {source} declares no hydrodynamic damping (no aurgen:damping_linear or "
             "aurgen:damping_quadratic numeric; a vehicle config without hydrodynamics:): only the drag "
             "model and surface damping act, and a roll decays with a damping ratio of about 0.01")
-    if _DEFERRED is not None:
-        _DEFERRED.append(note)
-    else:
-        print(note, file=sys.stderr)
+    _note(note)
 
 
 NOTED_LONG: set = set()  # the sources already noted for geoms long against a sea's waves
@@ -144,7 +149,4 @@ def note_long_geoms(m, env, source: str) -> None:
             f"wavelength that matters ({lam:.3g} m): {names}; each is clipped against one tangent plane of the "
             "sea, which departs from the wave by up to 7.6 % of its amplitude at that length: segment the hull "
             "(hull_displacement segments) to follow the waves")
-    if _DEFERRED is not None:
-        _DEFERRED.append(note)
-    else:
-        print(note, file=sys.stderr)
+    _note(note)

@@ -290,10 +290,7 @@ def kernels():
                out_m: wp.array2d(dtype=vec3d), out_f: wp.array2d(dtype=vec3d), out_rv: wp.array2d(dtype=f64),
                flags: wp.array(dtype=int)):
         w, k = wp.tid()
-        nwp = rho.shape[0]
-        wi = w
-        if nwp == 1:
-            wi = 0
+        wi = wp.where(rho.shape[0] > 1, w, 0)  # the row of the per-world cells (one row: every world's)
         gi = gid[k]
         b = geom_bodyid[gi]
         pos = vec3d(geom_xpos[w, gi])
@@ -439,10 +436,7 @@ def kernels():
         # ForceStage::Damping: tau = s (D nu + Dq |nu| nu), nu in body axes relative to the flow of the
         # cell holding the body origin, s the weld group's submerged fraction (densest equivalent)
         w, i = wp.tid()
-        nwp = rho.shape[0]
-        wi = w
-        if nwp == 1:
-            wi = 0
+        wi = wp.where(rho.shape[0] > 1, w, 0)  # the row of the per-world cells (one row: every world's)
         b = dbody[i]
         s = f64(1.0)
         grp = dgroup[i]

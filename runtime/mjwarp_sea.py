@@ -45,6 +45,14 @@ def build(wp, vec6d) -> dict:
         return row / L
 
     @wp.func
+    def _depth_factors(kn: f64, depth: f64, deep: int) -> vec3d:
+        # Sea::Prepare's per-component constants: e^{-2 k h}, c = 1 / (1 + e^{-2 k h}), 1 / tanh(k h)
+        if deep != 0:
+            return vec3d(f64(0.0), f64(1.0), f64(1.0))
+        e2h = wp.exp(f64(-2.0) * kn * depth)
+        return vec3d(e2h, f64(1.0) / (f64(1.0) + e2h), f64(1.0) / wp.tanh(kn * depth))
+
+    @wp.func
     def _orbital(comps: wp.array3d(dtype=f64), ws: int, n: vec3d, dsea: f64, depth: f64, deep: int, r: f64,
                  t: f64, x: vec3d) -> vec3d:
         # Sea::Orbital
@@ -55,13 +63,10 @@ def build(wp, vec6d) -> dict:
             cw = _wave(comps, ws, j)
             k = vec3d(cw[2], cw[3], cw[4])
             kn = wp.length(k)
-            e2h = f64(0.0)
-            c = f64(1.0)
-            cu = f64(1.0)
-            if deep == 0:
-                e2h = wp.exp(f64(-2.0) * kn * depth)
-                c = f64(1.0) / (f64(1.0) + e2h)
-                cu = f64(1.0) / wp.tanh(kn * depth)
+            dfac = _depth_factors(kn, depth, deep)
+            e2h = dfac[0]
+            c = dfac[1]
+            cu = dfac[2]
             th = wp.dot(k, x) - cw[1] * t + cw[5]
             e1 = wp.exp(kn * zeta)
             e2 = f64(0.0)
@@ -170,11 +175,9 @@ def build(wp, vec6d) -> dict:
                     cw = _wave(comps, ws, jw)
                     k = vec3d(cw[2], cw[3], cw[4])
                     kn = wp.length(k)
-                    e2h = f64(0.0)
-                    cf = f64(1.0)
-                    if deep == 0:
-                        e2h = wp.exp(f64(-2.0) * kn * depth)
-                        cf = f64(1.0) / (f64(1.0) + e2h)
+                    dfac = _depth_factors(kn, depth, deep)
+                    e2h = dfac[0]
+                    cf = dfac[1]
                     th0 = wp.dot(k, x0) - cw[1] * t + cw[5]
                     ths = wp.dot(k, E)
                     wbl = f64(0.0)

@@ -120,15 +120,17 @@ def _f32(x):
     return np.asarray(x, np.float32).astype(float)
 
 
-def qfrc(backend, sim, qpos, qvel, wm=None):
-    """qfrc_passive (n, nv) at the states (n, nq), (n, nv), from ``backend`` "plugin" (mj_forward on
-    the Simulation's model) or "warp" (mjw.forward, one world per state)."""
+def qfrc(backend, sim, qpos, qvel, wm=None, t=None):
+    """qfrc_passive (n, nv) at the states (n, nq), (n, nv) (and times (n,), float32; None: 0), from
+    ``backend`` "plugin" (mj_forward on the Simulation's model) or "warp" (mjw.forward, one world per
+    state)."""
     qpos, qvel = np.atleast_2d(qpos), np.atleast_2d(qvel)
+    t = np.zeros(len(qpos)) if t is None else np.asarray(t, float)
     if backend == "plugin":
         d = mujoco.MjData(sim.model)
         out = []
-        for q, v in zip(qpos, qvel):
-            d.qpos[:], d.qvel[:] = q, v
+        for q, v, ti in zip(qpos, qvel, t):
+            d.qpos[:], d.qvel[:], d.time = q, v, ti
             mujoco.mj_forward(sim.model, d)
             out.append(d.qfrc_passive.copy())
         return np.array(out)
@@ -136,6 +138,7 @@ def qfrc(backend, sim, qpos, qvel, wm=None):
     d = mjw.make_data(mjm, nworld=len(qpos))
     d.qpos.assign(qpos.astype(np.float32))
     d.qvel.assign(qvel.astype(np.float32))
+    d.time.assign(t.astype(np.float32))
     mjw.forward(m, d)
     wp.synchronize()
     assert not m.aurgen.flags.numpy().any()
@@ -438,26 +441,6 @@ def test_two_runs_are_bitwise_identical(blueboat):
 
 # ---------------------------------------------------------------- a sea
 
-def _qfrc_at(backend, sim, q, v, t, wm=None):
-    """qfrc_passive at states (n, nq), (n, nv) and times (n,), float32, from either backend."""
-    if backend == "plugin":
-        d = mujoco.MjData(sim.model)
-        out = []
-        for qi, vi, ti in zip(q, v, t):
-            d.qpos[:], d.qvel[:], d.time = qi, vi, ti
-            mujoco.mj_forward(sim.model, d)
-            out.append(d.qfrc_passive.copy())
-        return np.array(out)
-    m, mjm = wm if wm is not None else _warp(sim)
-    d = mjw.make_data(mjm, nworld=len(q))
-    d.qpos.assign(q.astype(np.float32))
-    d.qvel.assign(v.astype(np.float32))
-    d.time.assign(np.asarray(t, np.float32))
-    mjw.forward(m, d)
-    wp.synchronize()
-    return d.qfrc_passive.numpy().astype(float)
-
-
 def _sea_states(sim, n, extent, seed):
     rng = np.random.default_rng(seed)
     q, v = _random_states(rng, sim, n, extent)
@@ -483,8 +466,8 @@ def test_sea_forces_match_the_plugin(scene, seaname, blueboat):
     src, extent = {"box": (_box_xml(), 0.35), "blueboat": (blueboat, 0.8)}[scene]
     sim = _sim(src, env)
     q, v, t = _sea_states(sim, 48, extent, 25)
-    ref = _qfrc_at("plugin", sim, q, v, t)
-    got = _qfrc_at("warp", sim, q, v, t)
+    ref = qfrc("plugin", sim, q, v, t=t)
+    got = qfrc("warp", sim, q, v, t=t)
     err = np.abs(got - ref).max(axis=1) / np.maximum(np.abs(ref).max(axis=1), 1e-300)
     print(f"{scene} {seaname}: worst per-state relative difference {err.max():.3g} (median {np.median(err):.3g})")
     assert err.max() <= TOL_STATE, (err.max(), int(err.argmax()))
@@ -502,8 +485,8 @@ def test_per_world_seas_each_match_the_plugin_in_that_sea():
     q, v, t = np.repeat(q, 2, axis=0), np.repeat(v, 2, axis=0), np.repeat(t, 2)
     wm = _warp(sims[0])
     wm[0].aurgen.set_waves(np.stack(seas))
-    got = _qfrc_at("warp", sims[0], q, v, t, wm)
+    got = qfrc("warp", sims[0], q, v, wm, t=t)
     for i, sim in enumerate(sims):
-        ref = _qfrc_at("plugin", sim, q[i:i + 1], v[i:i + 1], t[i:i + 1])[0]
+        ref = qfrc("plugin", sim, q[i:i + 1], v[i:i + 1], t=t[i:i + 1])[0]
         assert np.abs(got[i] - ref).max() <= TOL_STATE * np.abs(ref).max(), (i, got[i], ref)
     assert np.abs(got[0] - got[1]).max() > 1e-3 * np.abs(got[0]).max()

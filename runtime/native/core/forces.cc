@@ -365,6 +365,17 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
   const L dx = x0 - Set(r.sc[0], z), dy = x1 - Set(r.sc[1], z), dz = x2 - Set(r.sc[2], z);
   L F0 = zero, F1 = zero, F2 = zero, T0 = zero, T1 = zero, T2 = zero;
   L Fb0 = zero, Fb1 = zero, Fb2 = zero;  // a sea cell's buoyancy: booked as work (recorded)
+  // the recorded work: force W (drag and damping, and a sea cell's buoyancy) and torque Tw at the
+  // piece's velocity (va, w), with its moment about the run's root com
+  auto book = [&](L W0, L W1, L W2, L Tw0, L Tw1, L Tw2, L va0, L va1, L va2, L w0, L w1, L w2) {
+    Store(col(kSP), W0 * va0 + W1 * va1 + W2 * va2 + Tw0 * w0 + Tw1 * w1 + Tw2 * w2);
+    Store(col(kSDM), Tw0 + dy * W2 - dz * W1);
+    Store(col(kSDM + 1), Tw1 + dz * W0 - dx * W2);
+    Store(col(kSDM + 2), Tw2 + dx * W1 - dy * W0);
+    Store(col(kSDF), W0);
+    Store(col(kSDF + 1), W1);
+    Store(col(kSDF + 2), W2);
+  };
   if (pf.buoy) {
     const L nrv = -rho * V;
     const L g0 = pf.uniform ? Set(pf.g[0], z) : Load(col(kSG), z);
@@ -444,24 +455,10 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Td1 = Sel(surf, Td1 - bt * (w1 - wnn * n1), Td1);
       Td2 = Sel(surf, Td2 - bt * (w2 - wnn * n2), Td2);
     }
-    if (pf.record && pf.sea) {  // with the sea cells' buoyancy
-      const L W0 = Fd0 + Fb0, W1 = Fd1 + Fb1, W2 = Fd2 + Fb2;
-      Store(col(kSP), W0 * vab0 + W1 * vab1 + W2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
-      Store(col(kSDM), Td0 + dy * W2 - dz * W1);
-      Store(col(kSDM + 1), Td1 + dz * W0 - dx * W2);
-      Store(col(kSDM + 2), Td2 + dx * W1 - dy * W0);
-      Store(col(kSDF), W0);
-      Store(col(kSDF + 1), W1);
-      Store(col(kSDF + 2), W2);
-    } else if (pf.record) {
-      Store(col(kSP), Fd0 * vab0 + Fd1 * vab1 + Fd2 * vab2 + Td0 * w0 + Td1 * w1 + Td2 * w2);
-      Store(col(kSDM), Td0 + dy * Fd2 - dz * Fd1);
-      Store(col(kSDM + 1), Td1 + dz * Fd0 - dx * Fd2);
-      Store(col(kSDM + 2), Td2 + dx * Fd1 - dy * Fd0);
-      Store(col(kSDF), Fd0);
-      Store(col(kSDF + 1), Fd1);
-      Store(col(kSDF + 2), Fd2);
-    }
+    if (pf.record && pf.sea)  // with the sea cells' buoyancy
+      book(Fd0 + Fb0, Fd1 + Fb1, Fd2 + Fb2, Td0, Td1, Td2, vab0, vab1, vab2, w0, w1, w2);
+    else if (pf.record)
+      book(Fd0, Fd1, Fd2, Td0, Td1, Td2, vab0, vab1, vab2, w0, w1, w2);
     F0 = F0 + Fd0;
     F1 = F1 + Fd1;
     F2 = F2 + Fd2;
@@ -473,13 +470,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     const L vab0 = Set(r.cv[3], z) + w1 * dz - w2 * dy;
     const L vab1 = Set(r.cv[4], z) + w2 * dx - w0 * dz;
     const L vab2 = Set(r.cv[5], z) + w0 * dy - w1 * dx;
-    Store(col(kSP), Fb0 * vab0 + Fb1 * vab1 + Fb2 * vab2);
-    Store(col(kSDM), dy * Fb2 - dz * Fb1);
-    Store(col(kSDM + 1), dz * Fb0 - dx * Fb2);
-    Store(col(kSDM + 2), dx * Fb1 - dy * Fb0);
-    Store(col(kSDF), Fb0);
-    Store(col(kSDF + 1), Fb1);
-    Store(col(kSDF + 2), Fb2);
+    book(Fb0, Fb1, Fb2, zero, zero, zero, vab0, vab1, vab2, w0, w1, w2);
   }
   Store(col(kSM), T0 + dy * F2 - dz * F1);
   Store(col(kSM + 1), T1 + dz * F0 - dx * F2);
