@@ -23,12 +23,11 @@ kernels; MuJoCo Warp's state is float32, so forces agree with the plugin's to fl
 of the poses they are computed from (tests/runtime/test_mjwarp.py measures it).
 
 What this first version serves, and refuses (``MjWarpRefused``, naming what and why): box, sphere,
-ellipsoid, cylinder and capsule displacement and windage geoms; uniform gravity; any cells, each geom cut by at most one
+ellipsoid, cylinder, capsule and convex mesh-hull displacement and windage geoms; uniform gravity; any cells, each geom cut by at most one
 plane of a cell at a time (a geom cut by two planes of one cell in some world, at a corner of a
 tank, is flagged in ``m.aurgen.flags`` for that world and its piece in that cell left out:
 docs/runtime.md); declared damping. Refused: added mass (it must enter the mass matrix, which a
-passive callback cannot), a non-box geom in a sea, gravity fields and per-cell gravity, mesh
-displacement geoms. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
+passive callback cannot), a non-box geom in a sea, gravity fields and per-cell gravity. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
 sea.cc), a sea per world through ``set_waves``. The health ledger does not run here.
 
 Frames and units: world frame, SI, as the plugin (docs/runtime.md).
@@ -42,13 +41,14 @@ import numpy as np
 from aurgen.core.errors import AurgenError
 from aurgen.runtime import env as envmod
 from aurgen.runtime import mjwarp_kernels as _kernels
+from aurgen.runtime import mjwarp_mesh
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
 C_D, C_S = 1.0, 0.3  # forces.cc kCD, kCS
 _SERVED = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
            int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid", int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
-           int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule"}
+           int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule", int(mujoco.mjtGeom.mjGEOM_MESH): "mesh"}
 
 
 class MjWarpRefused(AurgenError):
@@ -115,10 +115,22 @@ def records(mjm, env, config=None) -> dict:
         if typ not in _SERVED:
             name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
             raise MjWarpRefused(f"{name}: a {mujoco.mjtGeom(typ).name[7:].lower()} displacement geom; the MuJoCo "
-                                "Warp backend serves boxes, spheres, ellipsoids, cylinders and capsules so far")
+                                "Warp backend serves boxes, spheres, ellipsoids, cylinders, capsules and meshes")
         geoms.append((g, mark, typ))
     size = np.array([mjm.geom_size[g] for g, _, _ in geoms], float).reshape(-1, 3)
     vol = np.array([_volume(t, s) for (_, _, t), s in zip(geoms, size)], float)
+    cen = np.zeros((max(len(geoms), 1), 3))
+    mrange, tris = np.zeros((max(len(geoms), 1), 2), np.int32), [np.zeros((1, 3, 3))]
+    nt = 0
+    for k, (g, _, typ) in enumerate(geoms):  # a mesh: its hull (the plugin's is BuildHull's, the same set)
+        if typ == int(mujoco.mjtGeom.mjGEOM_MESH):
+            mid = int(mjm.geom_dataid[g])
+            a0, nv = int(mjm.mesh_vertadr[mid]), int(mjm.mesh_vertnum[mid])
+            tri, vol[k], cen[k] = mjwarp_mesh.hull_triangles(np.asarray(mjm.mesh_vert[a0:a0 + nv], float))
+            size[k] = mjm.geom_aabb[g, 3:6]  # hydro.cc: a mesh's sizes are its bounding half-extents
+            mrange[k] = (nt, nt + len(tri))
+            tris.append(tri)
+            nt += len(tri)
     welds, weld = [], []
     for g, _, _ in geoms:
         w = int(mjm.body_weldid[mjm.geom_bodyid[g]])
@@ -142,6 +154,7 @@ def records(mjm, env, config=None) -> dict:
     return {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
             "geom_mark": np.array([m for _, m, _ in geoms], np.int32),
             "geom_type": np.array([t for _, _, t in geoms], np.int32), "geom_size": size, "geom_volume": vol,
+            "geom_centre": cen, "mesh_range": mrange, "mesh_triangles": np.concatenate(tris[1:] or tris).reshape(-1, 3),
             "geom_weld": np.array(weld, np.int32), "weld_volume": wvol, "planes": planes, "nplanes": npl,
             "density": np.array([c.density for c in env.cells] or [0.0], float),
             "viscosity": np.array([c.viscosity for c in env.cells] or [0.0], float),
@@ -255,6 +268,8 @@ class Hydro:
         self.gid, self.gmark, self.gtype = (a(r["geom_id"], int), a(r["geom_mark"], int), a(r["geom_type"], int))
         self.gsize = a(r["geom_size"], wp.vec3d)
         self.gvol = a(r["geom_volume"], wp.float64)
+        self.gcen = a(r["geom_centre"], wp.vec3d)
+        self.mrange, self.mtri = a(r["mesh_range"], wp.vec2i), a(r["mesh_triangles"], wp.vec3d)
         self.gweld = a(r["geom_weld"], int)
         self.wvol = a(r["weld_volume"], wp.float64)
         self.planes = a(r["planes"], wp.vec4d)
@@ -358,7 +373,8 @@ class Hydro:
         if self.ngeom:
             wp.launch(K["pieces"], dim=(d.nworld, self.ngeom),
                       inputs=[d.geom_xpos, d.geom_xmat, d.subtree_com, d.cvel, m.body_rootid, m.geom_bodyid,
-                              self.gid, self.gmark, self.gtype, self.gsize, self.gvol, self.planes, self.nplanes,
+                              self.gid, self.gmark, self.gtype, self.gsize, self.gvol, self.gcen, self.mrange,
+                              self.mtri, self.planes, self.nplanes,
                               self.rho, self.mu, self.flow, self.gravity, int(fl["drag"]), int(fl["buoyancy"]),
                               int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
                               float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,

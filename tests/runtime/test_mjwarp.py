@@ -15,6 +15,7 @@ cache: ~/.cache/warp, or WARP_CACHE_PATH); later runs load them.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 
@@ -92,6 +93,20 @@ def _ellipsoid_xml(z=0.0):
 
 def _capsule_xml(z=0.0):
     return mjcf(body("k", (0, 0, z), 3.0, (0.05, 0.05, 0.02), geom("capsule", [0.1, 0.2])))
+
+
+# a convex polytope (a cube with two corners cut, off-centre vertices): the hull MuJoCo's mesh keeps
+_MESH_VERTS = [(x, y, z) for x in (-0.2, 0.25) for y in (-0.15, 0.15) for z in (-0.1, 0.12)
+               if (x, y, z) not in ((0.25, 0.15, 0.12), (-0.2, -0.15, -0.1))]
+_MESH_VERTS += [(0.25, 0.15, 0.0), (0.1, 0.15, 0.12), (0.25, 0.05, 0.12), (-0.2, -0.15, 0.0), (-0.05, -0.15, -0.1),
+                (-0.2, -0.05, -0.1)]
+
+
+def _mesh_xml(z=0.0):
+    vert = "  ".join(" ".join(repr(float(c)) for c in v) for v in _MESH_VERTS)
+    xml = mjcf(body("m", (0, 0, z), 5.0, (0.05, 0.06, 0.07), '<geom type="mesh" mesh="hull" user="1" '
+                    'contype="0" conaffinity="0"/>'))
+    return xml.replace("<worldbody>", f'<asset><mesh name="hull" vertex="{vert}"/></asset><worldbody>', 1)
 
 
 def _currents_env():
@@ -263,14 +278,14 @@ def _compare(sim, q, v, wm=None):
 
 
 @pytest.mark.parametrize("envname", ["open", "currents"])
-@pytest.mark.parametrize("scene", ["box", "sphere", "cylinder", "ellipsoid", "capsule", "blueboat"])
+@pytest.mark.parametrize("scene", ["box", "sphere", "cylinder", "ellipsoid", "capsule", "mesh", "blueboat"])
 def test_forces_match_the_plugin_at_random_float32_states(scene, envname, blueboat):
     """qfrc_passive at 96 random float32 states (crossing the surface, heeled, submerged, in air,
     moving: buoyancy, drag, surface damping and declared damping all acting) matches the plugin's
     on the same state to float32 precision, per state relative to its largest component."""
     env = water_env(RHO, AIR, flow=(0.3, -0.1, 0.0)) if envname == "open" else _currents_env()
     src, extent = {"box": (_box_xml(), 0.35), "sphere": (_sphere_xml(), 0.1), "cylinder": (_cylinder_xml(), 0.28),
-                   "ellipsoid": (_ellipsoid_xml(), 0.3), "capsule": (_capsule_xml(), 0.3),
+                   "ellipsoid": (_ellipsoid_xml(), 0.3), "capsule": (_capsule_xml(), 0.3), "mesh": (_mesh_xml(), 0.3),
                    "blueboat": (blueboat, 0.8)}[scene]
     sim = _sim(src, env)
     rng = np.random.default_rng(26)
@@ -392,11 +407,9 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
     sim = _sim(bluerov2, water_env())
     msg = _refused(mjwarp.plain_model(sim.to_xml())[0], None)
     assert "added mass must enter the mass matrix" in msg and "passive callback cannot" in msg
-    mesh = mjcf(body("c", (0, 0, 0), 10.0, (1, 1, 1), '<geom type="mesh" mesh="t" user="1" contype="0" '
-                     'conaffinity="0"/>'), env=water_env())
-    mesh = mesh.replace("<worldbody>", '<asset><mesh name="t" vertex="0 0 0  1 0 0  0 1 0  0 0 1"/></asset>'
-                        "<worldbody>", 1)
-    assert "a mesh displacement geom" in _refused(mujoco.MjModel.from_xml_string(mesh), None)
+    msh = mujoco.MjModel.from_xml_string(_mesh_xml().replace("<worldbody>", "<custom><text name=\"aurgen:environment\" "
+                                                              f"data='{json.dumps(sea_env([component(0.1, 1.0, 1.0 / G)]))}'/></custom><worldbody>", 1))
+    assert "a mesh displacement geom in a sea" in _refused(msh, None)
     sea = sea_env([component(0.1, 1.0, 1.0 / G)])
     ball = body("s", (0, 0, 0), 1.0, (1, 1, 1), geom("sphere", [R]))
     assert "a sphere displacement geom in a sea" in _refused(ball, sea)
