@@ -114,8 +114,8 @@ def records(mjm, env, config=None) -> dict:
         typ = int(mjm.geom_type[g])
         if typ not in _SERVED:
             name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
-            raise MjWarpRefused(f"{name}: a {mujoco.mjtGeom(typ).name[7:].lower()} displacement geom; the MuJoCo "
-                                "Warp backend serves boxes, spheres, ellipsoids, cylinders, capsules and meshes")
+            raise MjWarpRefused(f"{name}: this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, "
+                                "box or mesh)")  # hydro.cc Build's words
         geoms.append((g, mark, typ))
     size = np.array([mjm.geom_size[g] for g, _, _ in geoms], float).reshape(-1, 3)
     vol = np.array([_volume(t, s) for (_, _, t), s in zip(geoms, size)], float)
