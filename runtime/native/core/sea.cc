@@ -9,6 +9,12 @@ namespace aurgen::core {
 namespace {
 
 constexpr double kPi = 3.141592653589793;
+// the series of phi1(z) = (e^z - 1) / z and phi2(z) = (z e^z - e^z + 1) / z^2: 1 / (n+1)! and
+// 1 / (n! (n+2)), n = 0 .. 8 (below |z| = 0.05 the next term is under 1e-17)
+constexpr double kP1[9] = {1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,
+                           1.0 / 362880};
+constexpr double kP2[9] = {1.0 / 2, 1.0 / 3, 1.0 / 8, 1.0 / 30, 1.0 / 144, 1.0 / 840, 1.0 / 5760, 1.0 / 45360,
+                           1.0 / 403200};
 
 // Gauss-Legendre rule of n points on [-1, 1] by Newton's method on P_n (x, w: n each).
 void Legendre(int n, double* x, double* w) {
@@ -130,34 +136,29 @@ struct Sums {
         const double ez = std::exp(zr), ezc = ez * std::cos(zi), ezs = ez * std::sin(zi);
         // p1 = int_0^1 e^{z v} dv = (e^z - 1) / z, p2 = int_0^1 v e^{z v} dv = (z e^z - e^z + 1) / z^2
         double p1[2], p2[2];
-        if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2))
-          double t1[2] = {1.0, 0.0}, s1c[2] = {0.0, 0.0}, s2c[2] = {0.0, 0.0};
-          double fact = 1.0;  // n!
-          for (int n = 0; n < 9; ++n) {
-            const double d1 = fact * (n + 1.0), d2 = fact * (n + 2.0);
-            s1c[0] += t1[0] / d1;
-            s1c[1] += t1[1] / d1;
-            s2c[0] += t1[0] / d2;
-            s2c[1] += t1[1] / d2;
-            const double r0 = t1[0] * zr - t1[1] * zi, r1 = t1[0] * zi + t1[1] * zr;
-            t1[0] = r0;
-            t1[1] = r1;
-            fact *= (n + 1.0);
+        if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2)), Horner
+          p1[0] = kP1[8];
+          p1[1] = 0.0;
+          p2[0] = kP2[8];
+          p2[1] = 0.0;
+          for (int n = 7; n >= 0; --n) {
+            const double a1 = p1[0] * zr - p1[1] * zi + kP1[n], b1 = p1[0] * zi + p1[1] * zr;
+            const double a2 = p2[0] * zr - p2[1] * zi + kP2[n], b2 = p2[0] * zi + p2[1] * zr;
+            p1[0] = a1;
+            p1[1] = b1;
+            p2[0] = a2;
+            p2[1] = b2;
           }
-          p1[0] = s1c[0];
-          p1[1] = s1c[1];
-          p2[0] = s2c[0];
-          p2[1] = s2c[1];
         } else {
-          const double den = zr * zr + zi * zi;
+          const double inv = 1.0 / (zr * zr + zi * zi);  // 1 / |z|^2 (and |z^2|^2 = |z|^4)
           const double n1r = ezc - 1.0, n1i = ezs;  // (e^z - 1) / z
-          p1[0] = (n1r * zr + n1i * zi) / den;
-          p1[1] = (n1i * zr - n1r * zi) / den;
+          p1[0] = (n1r * zr + n1i * zi) * inv;
+          p1[1] = (n1i * zr - n1r * zi) * inv;
           // z e^z - e^z + 1, over z^2
           const double n2r = (zr * ezc - zi * ezs) - ezc + 1.0, n2i = (zr * ezs + zi * ezc) - ezs;
-          const double z2r = zr * zr - zi * zi, z2i = 2.0 * zr * zi, d2 = z2r * z2r + z2i * z2i;
-          p2[0] = (n2r * z2r + n2i * z2i) / d2;
-          p2[1] = (n2i * z2r - n2r * z2i) / d2;
+          const double z2r = zr * zr - zi * zi, z2i = 2.0 * zr * zi, inv2 = inv * inv;
+          p2[0] = (n2r * z2r + n2i * z2i) * inv2;
+          p2[1] = (n2i * z2r - n2r * z2i) * inv2;
         }
         // I0 = Wa L p1; I1 = int_a^b s W ds = a I0 + Wa L^2 p2
         const double I0[2] = {L * (Wa[0] * p1[0] - Wa[1] * p1[1]), L * (Wa[0] * p1[1] + Wa[1] * p1[0])};
@@ -180,9 +181,9 @@ struct Sums {
       };
       double wbl = 0.0, wbh = 0.0, wal = 0.0, wah = 0.0, w2l = 0.0, w2h = 0.0;
       if (hasb) {
-        seg(bl, bh, 1.0, std::log(wv.c), &wbl, &wbh);  // c e^{k zeta}
+        seg(bl, bh, 1.0, wv.lc, &wbl, &wbh);  // c e^{k zeta}
         if (fin && wv.e2h > 0.0)  // c e^{-k (zeta + 2 h)}
-          seg(bl, bh, -1.0, std::log(wv.c) - 2.0 * wv.kn * sea.depth, &w2l, &w2h);
+          seg(bl, bh, -1.0, wv.lc - 2.0 * wv.kn * sea.depth, &w2l, &w2h);
       }
       if (hasa) seg(al, ah, 0.0, 0.0, &wal, &wah);
       // the chord's ends: rising, the below segment comes first (s0 its start when it exists,
@@ -362,10 +363,12 @@ void Sea::Prepare() {
     if (std::isfinite(depth)) {
       w.e2h = std::exp(-2.0 * w.kn * depth);
       w.c = 1.0 / (1.0 + w.e2h);
+      w.lc = std::log(w.c);
       w.cu = 1.0 / std::tanh(w.kn * depth);
     } else {
       w.e2h = 0.0;
       w.c = 1.0;
+      w.lc = 0.0;
       w.cu = 1.0;
     }
   }

@@ -33,6 +33,7 @@ struct Wave {
   // depth factor constants: D(zeta) = c (e^{k zeta} + e^{-k (zeta + 2 h)}), D' likewise with
   // the minus sign; cu = 1 / tanh(k h) (deep: 1) turns D into the horizontal velocity's factor
   double c = 1.0, e2h = 0.0, cu = 1.0;
+  double lc = 0.0;  // log c
 };
 
 // The Gauss-Legendre rules the quadrature uses (1 to kMaxRule points on [-1, 1]).
