@@ -6,11 +6,17 @@ ForceStage::SeaPlanes, ``orbital`` Sea::Orbital, ``order`` Sea::Order, ``plane``
 float64 throughout. Built by ``build(wp, vec6d)`` from mjwarp_kernels.kernels (no warp import here).
 """
 
+import math
+
 
 def build(wp, vec6d) -> dict:
     """The Warp functions of a sea, by name."""
     f64 = wp.float64
     vec3d, mat33d = wp.vec3d, wp.mat33d
+    vec9d = wp.types.vector(length=9, dtype=wp.float64)
+    # sea.cc kP1, kP2: the series of phi1 and phi2, 1 / (n+1)! and 1 / (n! (n+2)), n = 0 .. 8
+    P1 = wp.constant(vec9d(*[1.0 / math.factorial(n + 1) for n in range(9)]))
+    P2 = wp.constant(vec9d(*[1.0 / (math.factorial(n) * (n + 2)) for n in range(9)]))
 
     # ---- a sea (sea.cc): the tangent plane, the orbital velocity, Froude-Krylov over a box's columns
 
@@ -217,35 +223,32 @@ def build(wp, vec6d) -> dict:
                         p1i = f64(0.0)
                         p2r = f64(0.0)
                         p2i = f64(0.0)
-                        if zr * zr + zi * zi < f64(0.0025):
-                            t1r = f64(1.0)
-                            t1i = f64(0.0)
-                            fact = f64(1.0)
-                            for nn in range(9):
-                                d1 = fact * (f64(nn) + f64(1.0))
-                                d2 = fact * (f64(nn) + f64(2.0))
-                                p1r += t1r / d1
-                                p1i += t1i / d1
-                                p2r += t1r / d2
-                                p2i += t1i / d2
-                                r0 = t1r * zr - t1i * zi
-                                r1 = t1r * zi + t1i * zr
-                                t1r = r0
-                                t1i = r1
-                                fact *= f64(nn) + f64(1.0)
+                        if zr * zr + zi * zi < f64(0.0025):  # the series by Horner (sea.cc kP1, kP2)
+                            p1r = P1[8]
+                            p2r = P2[8]
+                            for m in range(8):
+                                nn = 7 - m
+                                a1 = p1r * zr - p1i * zi + P1[nn]
+                                b1 = p1r * zi + p1i * zr
+                                a2 = p2r * zr - p2i * zi + P2[nn]
+                                b2 = p2r * zi + p2i * zr
+                                p1r = a1
+                                p1i = b1
+                                p2r = a2
+                                p2i = b2
                         else:
-                            den = zr * zr + zi * zi
+                            inv = f64(1.0) / (zr * zr + zi * zi)
                             n1r = ezc - f64(1.0)
                             n1i = ezs
-                            p1r = (n1r * zr + n1i * zi) / den
-                            p1i = (n1i * zr - n1r * zi) / den
+                            p1r = (n1r * zr + n1i * zi) * inv
+                            p1i = (n1i * zr - n1r * zi) * inv
                             n2r = (zr * ezc - zi * ezs) - ezc + f64(1.0)
                             n2i = (zr * ezs + zi * ezc) - ezs
                             z2r = zr * zr - zi * zi
                             z2i = f64(2.0) * zr * zi
-                            d2 = z2r * z2r + z2i * z2i
-                            p2r = (n2r * z2r + n2i * z2i) / d2
-                            p2i = (n2i * z2r - n2r * z2i) / d2
+                            inv2 = inv * inv
+                            p2r = (n2r * z2r + n2i * z2i) * inv2
+                            p2i = (n2i * z2r - n2r * z2i) * inv2
                         i0r = L * (war * p1r - wai * p1i)
                         i0i = L * (war * p1i + wai * p1r)
                         i1r = sa * i0r + L * L * (war * p2r - wai * p2i)
