@@ -41,7 +41,7 @@ import numpy as np
 from aurgen.core.errors import AurgenError
 from aurgen.runtime import env as envmod
 from aurgen.runtime import mjwarp_kernels as _kernels
-from aurgen.runtime import mjwarp_mesh
+from aurgen.runtime import mjwarp_mesh, mjwarp_sea
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
@@ -151,7 +151,7 @@ def records(mjm, env, config=None) -> dict:
         npl[c] = len(rows)
     dampers = _dampers(mjm, geoms, weld, flags)
     sea = _sea(mjm, env, geoms) if env.waves is not None else None
-    return {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
+    out = {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
             "geom_mark": np.array([m for _, m, _ in geoms], np.int32),
             "geom_type": np.array([t for _, _, t in geoms], np.int32), "geom_size": size, "geom_volume": vol,
             "geom_centre": cen, "mesh_range": mrange, "mesh_triangles": np.concatenate(tris[1:] or tris).reshape(-1, 3),
@@ -160,6 +160,8 @@ def records(mjm, env, config=None) -> dict:
             "viscosity": np.array([c.viscosity for c in env.cells] or [0.0], float),
             "flow": np.array([c.flow for c in env.cells] or [(0.0, 0.0, 0.0)], float).reshape(-1, 3),
             "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers}
+    out["hull_planes"], out["hull_range"] = mjwarp_sea.hull_planes(out)
+    return out
 
 
 def _volume(typ: int, s) -> float:
@@ -194,12 +196,7 @@ def thresholds(components) -> np.ndarray:
 
 def _sea(mjm, env, geoms) -> dict:
     """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side): boxes only."""
-    for g, mark, typ in geoms:
-        if mark == MARK_DISPLACEMENT and typ != int(mujoco.mjtGeom.mjGEOM_BOX):
-            name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
-            raise MjWarpRefused(f"{name}: a {_SERVED[typ]} displacement geom in a sea; the MuJoCo Warp backend "
-                                "integrates the Froude-Krylov force over boxes only so far (the plugin serves every "
-                                "shape)")
+    mjwarp_sea.check_geoms(mjm, geoms, _SERVED)
     w = env.waves
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
@@ -252,7 +249,9 @@ class Hydro:
     """The hydrostatics of one model on MuJoCo Warp: its records on the device and the callback.
 
     ``flags``: (nworld,) int, 1 where some geom was cut by two planes of one cell (not served; its
-    piece there left out) since the last ``clear_flags``.
+    piece there left out) since the last ``clear_flags``. ``qfrc``: (nworld, nv) float64, the
+    hydrostatics' generalized force of the last evaluation before it was rounded into the float32
+    ``qfrc_passive`` (N or N m per dof).
     """
 
     def __init__(self, mjm, env, device=None, config=None):
@@ -270,6 +269,7 @@ class Hydro:
         self.gvol = a(r["geom_volume"], wp.float64)
         self.gcen = a(r["geom_centre"], wp.vec3d)
         self.mrange, self.mtri = a(r["mesh_range"], wp.vec2i), a(r["mesh_triangles"], wp.vec3d)
+        self.hrange, self.hplanes = a(r["hull_range"], wp.vec2i), a(r["hull_planes"], wp.vec4d)
         self.gweld = a(r["geom_weld"], int)
         self.wvol = a(r["weld_volume"], wp.float64)
         self.planes = a(r["planes"], wp.vec4d)
@@ -356,6 +356,7 @@ class Hydro:
         self.dm = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
         self.df = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
         self.flags = wp.zeros(nworld, dtype=int, device=self.device)
+        self.qfrc = wp.zeros((nworld, max(self.mjm.nv, 1)), dtype=wp.float64, device=self.device)
         self._nworld = nworld
 
     def clear_flags(self) -> None:
@@ -374,7 +375,7 @@ class Hydro:
             wp.launch(K["pieces"], dim=(d.nworld, self.ngeom),
                       inputs=[d.geom_xpos, d.geom_xmat, d.subtree_com, d.cvel, m.body_rootid, m.geom_bodyid,
                               self.gid, self.gmark, self.gtype, self.gsize, self.gvol, self.gcen, self.mrange,
-                              self.mtri, self.planes, self.nplanes,
+                              self.mtri, self.hrange, self.hplanes, self.planes, self.nplanes,
                               self.rho, self.mu, self.flow, self.gravity, int(fl["drag"]), int(fl["buoyancy"]),
                               int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
                               float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,
@@ -390,7 +391,7 @@ class Hydro:
             wp.launch(K["project"], dim=(d.nworld, m.nv),
                       inputs=[d.cdof, m.body_isdofancestor, m.geom_bodyid, self.gid, self.gm, self.gf, self.dbody,
                               self.dm, self.df],
-                      outputs=[d.qfrc_passive], device=self.device)
+                      outputs=[d.qfrc_passive, self.qfrc], device=self.device)
 
 
 def plain_model(source):

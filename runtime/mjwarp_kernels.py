@@ -99,8 +99,7 @@ def kernels():
 
     # a sea (sea.cc), runtime/mjwarp_sea.py
     sea = mjwarp_sea.build(wp, vec6d)
-    _ramp, _tangent, _orbital, _plane, _fk_box = (sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"],
-                                                  sea["fk_box"])
+    _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
 
     @wp.kernel
     def pieces(geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
@@ -109,6 +108,7 @@ def kernels():
                gid: wp.array(dtype=int), gmark: wp.array(dtype=int), gtype: wp.array(dtype=int),
                gsize: wp.array(dtype=vec3d), gvol: wp.array(dtype=f64), gcen: wp.array(dtype=vec3d),
                mrange: wp.array(dtype=wp.vec2i), mtri: wp.array(dtype=vec3d),
+               hrange: wp.array(dtype=wp.vec2i), hplanes: wp.array(dtype=wp.vec4d),
                planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int),
                rho: wp.array2d(dtype=f64), mu: wp.array2d(dtype=f64), flow: wp.array2d(dtype=vec3d),
                g: vec3d, drag: int, buoy: int, damp: int,
@@ -143,9 +143,9 @@ def kernels():
         tw = f64(time[w])
         rr = f64(0.0)
         tp = wp.vec4d()
-        if sea != 0:  # the geom's tangent plane of the sea (its centroid: a box's or sphere's centre)
+        if sea != 0:  # the geom's tangent plane of the sea, at its full volume's centroid
             rr = _ramp(ramp, tw)
-            tp = _tangent(comps, ws, sea_n, sea_d, rr, tw, pos)
+            tp = _tangent(comps, ws, sea_n, sea_d, rr, tw, pos + R @ gcen[k])
         for c in range(nplanes.shape[0]):
             side = int(0)
             srow = int(-1)
@@ -254,9 +254,9 @@ def kernels():
             T = T + Td
             Fs = Fs + F
             Ms = Ms + T + wp.cross(dx, F)
-            if side > 0 and displaces and buoy != 0:  # ForceStage::SeaForces (boxes: put_model refuses the rest)
-                fk = _fk_box(size, pos, R, planes, c, nplanes[c], srow, tp, comps, ws, sea_n, sea_d, depth, deep,
-                             tw, rr, rc * gn, lmax, gx, gw)
+            if side > 0 and displaces and buoy != 0:  # ForceStage::SeaForces
+                fk = _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c], srow, tp, comps,
+                         ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx, gw)
                 Ff = vec3d(fk[0], fk[1], fk[2])
                 Tf = vec3d(fk[3], fk[4], fk[5])
                 Fs = Fs + Ff
@@ -331,9 +331,10 @@ def kernels():
                 geom_bodyid: wp.array(dtype=int), gid: wp.array(dtype=int),
                 gm: wp.array2d(dtype=vec3d), gf: wp.array2d(dtype=vec3d),
                 dbody: wp.array(dtype=int), dm: wp.array2d(dtype=vec3d), df: wp.array2d(dtype=vec3d),
-                qfrc: wp.array2d(dtype=float)):
+                qfrc: wp.array2d(dtype=float), qh: wp.array2d(dtype=f64)):
         # ForceStage::Project: each wrench (moment about its root's subtree com, force) on the
-        # dofs its body hangs from, summed in geom then damper order (no atomics: deterministic)
+        # dofs its body hangs from, summed in geom then damper order (no atomics: deterministic);
+        # qh keeps the sum in float64 (Hydro.qfrc), qfrc_passive gets it rounded to float32
         w, j = wp.tid()
         cd = cdof[w, j]
         q = f64(0.0)
@@ -349,6 +350,7 @@ def kernels():
                 fo = df[w, i]
                 q += (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
                       + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+        qh[w, j] = q
         qfrc[w, j] = qfrc[w, j] + float(q)
 
     _KERNELS = {"pieces": pieces, "dampers": dampers, "project": project}

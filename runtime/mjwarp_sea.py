@@ -304,5 +304,41 @@ def build(wp, vec6d) -> dict:
         return wp.spatial_vectord(F[0], F[1], F[2], T[0], T[1], T[2])
 
 
+    @wp.func
+    def _fk(typ: int, size: vec3d, pos: vec3d, R: mat33d, cen: vec3d, hr: wp.vec2i,
+            hplanes: wp.array(dtype=wp.vec4d), planes: wp.array2d(dtype=wp.vec4d), c: int, npl: int,
+            row: int, tp: wp.vec4d, comps: wp.array3d(dtype=f64), ws: int, n: vec3d, dsea: f64, depth: f64,
+            deep: int, t: f64, r: f64, rg: f64, lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
+            gw: wp.array(dtype=f64)) -> wp.spatial_vectord:
+        # sea.cc FroudeKrylov: the geom's columns by its type; (F, T about pos), world.  ``cen``: the
+        # full-volume centroid (geom frame), ``hplanes[hr[0]:hr[1]]``: a mesh hull's face planes (geom frame)
+        return _fk_box(size, pos, R, planes, c, npl, row, tp, comps, ws, n, dsea, depth, deep, t, r, rg, lmax,
+                       gx, gw)
+
     return {"ramp": _ramp, "tangent": _tangent, "orbital": _orbital, "order": _order, "plane": _plane,
-            "fk_box": _fk_box}
+            "fk_box": _fk_box, "fk": _fk}
+
+
+def check_geoms(mjm, geoms, served) -> None:
+    """Refuse (MjWarpRefused) a displacement geom whose Froude-Krylov columns are not mirrored here;
+    ``geoms``: (geom id, mark, type) of the marked geoms, ``served``: type -> name."""
+    import mujoco
+
+    from aurgen.runtime.mjwarp import MARK_DISPLACEMENT, MjWarpRefused
+
+    for g, mark, typ in geoms:
+        if mark == MARK_DISPLACEMENT and typ != int(mujoco.mjtGeom.mjGEOM_BOX):
+            name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
+            raise MjWarpRefused(f"{name}: a {served[typ]} displacement geom in a sea; the MuJoCo Warp backend "
+                                "integrates the Froude-Krylov force over boxes only so far (the plugin serves every "
+                                "shape)")
+
+
+def hull_planes(records) -> tuple:
+    """(planes (P, 4) [n, d] of each mesh hull's faces n.x <= d, geom frame; ranges (G, 2) into them per
+    marked geom) from mjwarp.records' mesh triangles, for sea.cc HullPlanes (empty but for meshes)."""
+    import numpy as np
+
+    ng = max(len(records["geom_id"]), 1)
+    return np.zeros((1, 4)), np.zeros((ng, 2), np.int32)
+
