@@ -43,7 +43,7 @@ def kernels():
             return size[0] * wp.sqrt(l[0] * l[0] + l[1] * l[1]) + size[1] * wp.abs(l[2])
         if typ == CAPSULE:  # segment +-h z swept by a ball: h |l_z| + r |l|
             return size[1] * wp.abs(l[2]) + size[0] * wp.length(l)
-        return size[0]
+        return size[0] * wp.length(l)  # a sphere: r |l| (|l| is 1 but for the pose's rounding)
 
     # the smooth shapes' one-plane tiers (clip_smooth.cc), runtime/mjwarp_smooth.py
     smooth = mjwarp_smooth.build(wp, vec5d)
@@ -52,8 +52,8 @@ def kernels():
     @wp.func
     def _clip_row(typ: int, size: vec3d, vfull: f64, pos: vec3d, R: mat33d, pl: wp.vec4d
                   ) -> vec5d:
-        # clip_box.cc BoxClipRow, and the sphere's one-plane cap (clip_smooth.cc): volume,
-        # centroid (world; the geom centre when dry) and section area of geom n.x <= d
+        # clip_box.cc BoxClipRow and kernel.cc Smooth1's one-plane tiers: volume, centroid (world;
+        # the geom centre when dry) and section area of geom n.x <= d, clipped in the geom frame
         row = vec5d()
         n = vec3d(pl[0], pl[1], pl[2])
         l = wp.transpose(R) @ n
@@ -67,34 +67,25 @@ def kernels():
         if h <= t:
             row[0] = vfull
             return row
-        if typ != SPHERE:
-            acc = vec5d()
-            if typ == BOX:
-                acc = _box_clip1(size[0], size[1], size[2], l, t)
-            elif typ == ELLIPSOID:
-                acc = _ellipsoid1(size, l, t)
-            elif typ == CYLINDER:
-                acc = _cylinder1(size[0], size[1], l, t)
-            else:
-                acc = _capsule1(size[0], size[1], l, t)
-            V = acc[0]
-            if V > f64(0.0):
-                c = R @ vec3d(acc[1] / V, acc[2] / V, acc[3] / V)
-                row[0] = V
-                row[1] = pos[0] + c[0]
-                row[2] = pos[1] + c[1]
-                row[3] = pos[2] + c[2]
-                row[4] = acc[4]
-            return row
-        r = size[0]  # a sphere: the cap of height hh = r + t below the plane
-        hh = r + t
-        V = f64(3.141592653589793) * hh * hh * (f64(3.0) * r - hh) / f64(3.0)
-        off = f64(3.0) * (f64(2.0) * r - hh) * (f64(2.0) * r - hh) / (f64(4.0) * (f64(3.0) * r - hh))
-        row[0] = V
-        row[1] = pos[0] - off * n[0]
-        row[2] = pos[1] - off * n[1]
-        row[3] = pos[2] - off * n[2]
-        row[4] = f64(3.141592653589793) * (r * r - t * t)
+        acc = vec5d()
+        if typ == BOX:
+            acc = _box_clip1(size[0], size[1], size[2], l, t)
+        elif typ == SPHERE:  # Smooth1: the ellipsoid of semi-axes (r, r, r)
+            acc = _ellipsoid1(vec3d(size[0], size[0], size[0]), l, t)
+        elif typ == ELLIPSOID:
+            acc = _ellipsoid1(size, l, t)
+        elif typ == CYLINDER:
+            acc = _cylinder1(size[0], size[1], l, t)
+        else:
+            acc = _capsule1(size[0], size[1], l, t)
+        V = acc[0]
+        if V > f64(0.0):
+            c = R @ vec3d(acc[1] / V, acc[2] / V, acc[3] / V)
+            row[0] = V
+            row[1] = pos[0] + c[0]
+            row[2] = pos[1] + c[1]
+            row[3] = pos[2] + c[2]
+            row[4] = acc[4]
         return row
 
     # a sea (sea.cc), runtime/mjwarp_sea.py

@@ -32,10 +32,9 @@ from aurgen.runtime.sim import Simulation  # noqa: E402
 
 from seascenes import component, sea_env  # noqa: E402
 from simfixtures import G, body, geom, mjcf, water_env  # noqa: E402
+from warpscenes import (AIR, BOX, RHO, R, _box_xml, _capsule_xml, _currents_env, _cylinder_xml,  # noqa: E402
+                        _ellipsoid_xml, _f32, _mesh_xml, _random_states, _sea_states, _sphere_xml, sea_scene)
 
-RHO, AIR = 1000.0, 1.225
-BOX = (0.3, 0.2, 0.1)  # half sizes
-R = 0.1  # the sphere's radius
 # float32: the state and qfrc_passive are float32 (eps 6e-8), the kinematics float32 arithmetic;
 # measured worst per-state relative difference 3e-6 (BlueBoat), 1e-6 (box, sphere): see the tests
 TOL_STATE = 2e-5
@@ -75,50 +74,6 @@ def bluerov2(built):
     return built / "bluerov2" / "bluerov2.xml"
 
 
-def _box_xml(z=0.0, integrator="Euler", mass=12.0, extra_geom=""):
-    return mjcf(body("b", (0, 0, z), mass, (0.2, 0.3, 0.4), geom("box", BOX) + extra_geom), integrator=integrator)
-
-
-def _sphere_xml(z=0.0):
-    return mjcf(body("s", (0, 0, z), 2.0, (0.01, 0.01, 0.01), geom("sphere", [R])))
-
-
-def _cylinder_xml(z=0.0):
-    return mjcf(body("c", (0, 0, z), 6.0, (0.1, 0.1, 0.05), geom("cylinder", [0.12, 0.25])))
-
-
-def _ellipsoid_xml(z=0.0):
-    return mjcf(body("e", (0, 0, z), 4.0, (0.05, 0.08, 0.1), geom("ellipsoid", [0.3, 0.18, 0.1])))
-
-
-def _capsule_xml(z=0.0):
-    return mjcf(body("k", (0, 0, z), 3.0, (0.05, 0.05, 0.02), geom("capsule", [0.1, 0.2])))
-
-
-# a convex polytope (a cube with two corners cut, off-centre vertices): the hull MuJoCo's mesh keeps
-_MESH_VERTS = [(x, y, z) for x in (-0.2, 0.25) for y in (-0.15, 0.15) for z in (-0.1, 0.12)
-               if (x, y, z) not in ((0.25, 0.15, 0.12), (-0.2, -0.15, -0.1))]
-_MESH_VERTS += [(0.25, 0.15, 0.0), (0.1, 0.15, 0.12), (0.25, 0.05, 0.12), (-0.2, -0.15, 0.0), (-0.05, -0.15, -0.1),
-                (-0.2, -0.05, -0.1)]
-
-
-def _mesh_xml(z=0.0):
-    vert = "  ".join(" ".join(repr(float(c)) for c in v) for v in _MESH_VERTS)
-    xml = mjcf(body("m", (0, 0, z), 5.0, (0.05, 0.06, 0.07), '<geom type="mesh" mesh="hull" user="1" '
-                    'contype="0" conaffinity="0"/>'))
-    return xml.replace("<worldbody>", f'<asset><mesh name="hull" vertex="{vert}"/></asset><worldbody>', 1)
-
-
-def _currents_env():
-    """Air above z = 0; below it two waters split at x = 0, each with its own density and current."""
-    return {"planes": [[0, 0, 1, 0], [1, 0, 0, 0]],
-            "cells": [{"name": "air", "signs": [1, 0], "density": AIR, "viscosity": 1.81e-5, "flow": [1.0, 0, 0]},
-                      {"name": "west", "signs": [-1, -1], "density": 1000.0, "viscosity": 1e-3, "flow": [0.4, -0.2, 0]},
-                      {"name": "east", "signs": [-1, 1], "density": 1025.0, "viscosity": 1.2e-3,
-                       "flow": [0.0, 0.3, 0.05]}],
-            "gravity": {"type": "uniform", "g": [0, 0, -G]}}
-
-
 def _sim(source, env, **kw):
     return Simulation(source, environment=env, **kw)
 
@@ -129,10 +84,6 @@ def _warp(sim, integrator=None):
     if integrator is not None:
         mjm.opt.integrator = integrator
     return mjwarp.put_model(mjm, config=config), mjm
-
-
-def _f32(x):
-    return np.asarray(x, np.float32).astype(float)
 
 
 def qfrc(backend, sim, qpos, qvel, wm=None, t=None):
@@ -242,33 +193,6 @@ def test_held_heeled_box_rights_itself_about_its_centre_of_buoyancy(backend):
 
 
 # ---------------------------------------------------------------- Warp against the plugin
-
-def _random_states(rng, sim, n, extent, x_away=0.0):
-    """n float32 states: heights from well in air to fully submerged, random attitudes (heel up to
-    ~70 degrees), random velocities; |x| >= x_away (clear of a vertical plane at x = 0)."""
-    m = sim.model
-    q = np.tile(m.qpos0, (n, 1))
-    x = rng.uniform(x_away, x_away + 1.0, n) * rng.choice([-1.0, 1.0], n)
-    q[:, 0] = x
-    q[:, 1] = rng.uniform(-1, 1, n)
-    q[:, 2] = rng.uniform(-2.0 * extent, 2.0 * extent, n)
-    axis = rng.normal(size=(n, 3))
-    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-    ang = rng.uniform(0, 1.2, n)
-    quat = np.column_stack([np.cos(ang / 2), axis * np.sin(ang / 2)[:, None]])
-    yaw = rng.uniform(-math.pi, math.pi, n)
-    qz = np.column_stack([np.cos(yaw / 2), np.zeros(n), np.zeros(n), np.sin(yaw / 2)])
-    for i in range(n):
-        out = np.zeros(4)
-        mujoco.mju_mulQuat(out, qz[i], quat[i])
-        q[i, 3:7] = out
-    q[:, 7:] = rng.uniform(-1, 1, (n, m.nq - 7))
-    v = rng.normal(0, 0.6, (n, m.nv))
-    q = _f32(q)
-    for i in range(n):  # the float32 quaternion normalised in float32, as MuJoCo Warp reads it
-        q[i, 3:7] = _f32(q[i, 3:7] / np.linalg.norm(q[i, 3:7]))
-    return q, _f32(v)
-
 
 def _compare(sim, q, v, wm=None):
     ref = qfrc("plugin", sim, q, v)
@@ -454,28 +378,13 @@ def test_two_runs_are_bitwise_identical(blueboat):
 
 # ---------------------------------------------------------------- a sea
 
-def _sea_states(sim, n, extent, seed):
-    rng = np.random.default_rng(seed)
-    q, v = _random_states(rng, sim, n, extent)
-    q[:, 2] = _f32(rng.uniform(-0.6 * extent, 0.3 * extent, n))  # mostly across the surface
-    return q, v, _f32(rng.uniform(0.0, 30.0, n))
-
-
 @pytest.mark.parametrize("seaname", ["regular", "jonswap_finite"])
 @pytest.mark.parametrize("scene", ["box", "blueboat"])
 def test_sea_forces_match_the_plugin(scene, seaname, blueboat):
     """In a sea (sea.cc mirrored in runtime/mjwarp_sea.py: tangent planes, the orbital velocity, the
     Froude-Krylov correction over a box's columns): qfrc_passive at 48 random float32 states and
     times matches the plugin's to float32 precision."""
-    from aurgen.runtime import waves
-
-    if seaname == "regular":
-        comps = [component(0.08, 2 * math.pi / 2.5, (2 * math.pi / 2.5) ** 2 / G, 0.5)]
-        env = sea_env(comps, ramp=5.0)
-    else:
-        sea = waves.synthesize({"spectrum": "jonswap", "hs": 0.4, "tp": 3.0, "components": 8, "seed": 7,
-                                "direction": 20.0}, (0.0, 0.0, 1.0), G, 6.0)
-        env = sea_env(sea.components, depth=6.0)
+    env = sea_scene(seaname)
     src, extent = {"box": (_box_xml(), 0.35), "blueboat": (blueboat, 0.8)}[scene]
     sim = _sim(src, env)
     q, v, t = _sea_states(sim, 48, extent, 25)
