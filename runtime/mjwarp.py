@@ -14,21 +14,27 @@ stage and may add to ``Data.qfrc_passive``, which is where the plugin's forces e
 It loads no engine plugin either (its put_model fails on a model declaring one), so an MJCF with the
 ``aurgen.hydrostatics`` instance is compiled again without it (:func:`plain_model`), its config kept.
 runtime/mjwarp_kernels.py is the second implementation of the force stage (runtime/native/core/
-forces.cc), kept in one module and mirroring it function for function (docs/runtime.md "MuJoCo Warp"):
-``_support`` is kernel.h SupportLocal, ``_box_clip1`` clip_box.cc BoxClip1, ``_clip_row`` clip_box.cc
-BoxClipRow and (for a sphere) the one-plane cap tier of clip_smooth.cc, the piece
-kernel ForceStage::Pieces and Wrenches (buoyancy, drag, surface damping), the damper kernel
-ForceStage::Damping, the projection ForceStage::Project. The arithmetic is float64 inside the
-kernels; MuJoCo Warp's state is float32, so forces agree with the plugin's to float32 precision
-of the poses they are computed from (tests/runtime/test_mjwarp.py measures it).
+forces.cc), kept in modules mirroring it function for function (docs/runtime.md "MuJoCo Warp"):
+``_support`` is kernel.h SupportLocal, ``_clip_row`` clip_box.cc BoxClipRow and kernel.cc Smooth1's
+one-plane tiers (mjwarp_box.py, mjwarp_smooth.py; a mesh's hull: mjwarp_mesh.py), the piece kernel
+ForceStage::Pieces and Wrenches (buoyancy, drag, surface damping), the damper kernel
+ForceStage::Damping, the body kernel ForceStage::BodyGravity (mjwarp_gravity.py), the sea sea.cc
+(mjwarp_sea.py), the projection ForceStage::Project. The arithmetic is float64 inside the kernels;
+MuJoCo Warp is float32 throughout (its state, kinematics, model and qfrc_passive: it has no float64
+mode), so qfrc_passive agrees with the plugin's to float32 precision of the poses it is computed from,
+and the kernels' float64 sum (``Hydro.qfrc``) with the plugin's from the same inputs to ~1e-14
+(tests/runtime/test_mjwarp.py, test_mjwarp_exact.py measure both).
 
-What this first version serves, and refuses (``MjWarpRefused``, naming what and why): box, sphere,
-ellipsoid, cylinder, capsule and convex mesh-hull displacement and windage geoms; uniform gravity; any cells, each geom cut by at most one
-plane of a cell at a time (a geom cut by two planes of one cell in some world, at a corner of a
-tank, is flagged in ``m.aurgen.flags`` for that world and its piece in that cell left out:
-docs/runtime.md); declared damping. Refused: added mass (it must enter the mass matrix, which a
-passive callback cannot), a non-box geom in a sea, gravity fields and per-cell gravity. A sea on boxes is served (runtime/mjwarp_sea.py mirrors
-sea.cc), a sea per world through ``set_waves``. The health ledger does not run here.
+What it serves, and refuses (``MjWarpRefused``, naming what and why): box, sphere, ellipsoid,
+cylinder, capsule and convex mesh-hull displacement and windage geoms; uniform gravity (MuJoCo
+applies it) and the fields the plugin applies (central, linear, a cell's own g: the bodies' weights
+and gradient torques, each piece's buoyancy at its g; MuJoCo's option gravity must then be 0 0 0,
+as the plugin requires); any cells, each geom cut by at most one plane of a cell at a time (a geom
+cut by two planes of one cell in some world, at a corner of a tank, is flagged in ``m.aurgen.flags``
+for that world and its piece in that cell left out: docs/runtime.md); declared damping; a sea
+(runtime/mjwarp_sea.py mirrors sea.cc), a sea per world through ``set_waves``. Refused: added mass
+(it must enter the mass matrix, which a passive callback cannot). The health ledger does not run
+here (docs/runtime.md "MuJoCo Warp").
 
 Frames and units: world frame, SI, as the plugin (docs/runtime.md).
 """
@@ -41,7 +47,7 @@ import numpy as np
 from aurgen.core.errors import AurgenError
 from aurgen.runtime import env as envmod
 from aurgen.runtime import mjwarp_kernels as _kernels
-from aurgen.runtime import mjwarp_mesh, mjwarp_sea
+from aurgen.runtime import mjwarp_gravity, mjwarp_mesh, mjwarp_sea
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
@@ -102,9 +108,12 @@ def records(mjm, env, config=None) -> dict:
             raise MjWarpRefused(f"{what}: added mass must enter the mass matrix, which MuJoCo Warp's passive "
                                 "callback cannot do; run this model with the plugin, or set the plugin's "
                                 "added_mass=\"false\" to step it without added mass here")
-    if env.gravity.kind != "uniform" or any(c.gravity is not None for c in env.cells):
-        raise MjWarpRefused("gravity: the MuJoCo Warp backend serves uniform gravity only (no central, "
-                            "linear or per-cell field yet)")
+    grav = mjwarp_gravity.records(env)
+    want = np.zeros(3) if grav["gravity_kind"] != mjwarp_gravity.UNIFORM else np.array(env.gravity.g, float)
+    if np.any(np.asarray(mjm.opt.gravity, float) != want):  # hydro.cc Build's check and words
+        raise MjWarpRefused("option gravity must be 0 0 0: the plugin applies the environment's gravity field"
+                            if grav["gravity_kind"] != mjwarp_gravity.UNIFORM else
+                            "option gravity must equal the environment's uniform gravity")
     user = mjm.geom_user[:, 0] if mjm.nuser_geom > 0 else np.zeros(mjm.ngeom)
     geoms = []
     for g in range(mjm.ngeom):
@@ -159,7 +168,7 @@ def records(mjm, env, config=None) -> dict:
             "density": np.array([c.density for c in env.cells] or [0.0], float),
             "viscosity": np.array([c.viscosity for c in env.cells] or [0.0], float),
             "flow": np.array([c.flow for c in env.cells] or [(0.0, 0.0, 0.0)], float).reshape(-1, 3),
-            "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers}
+            "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers, **grav}
     out["hull_planes"], out["hull_range"] = mjwarp_sea.hull_planes(out)
     return out
 
@@ -278,6 +287,10 @@ class Hydro:
         self.D = a(r["damper_D"].reshape(-1, 36) if self.ndamper else np.zeros((0, 36)), wp.float64)
         self.Q = a(r["damper_Q"].reshape(-1, 36) if self.ndamper else np.zeros((0, 36)), wp.float64)
         self.gravity = wp.vec3d(*r["gravity"])
+        self.gkind = int(r["gravity_kind"])
+        self.gfield = (float(r["gravity_mu"]), wp.vec3d(*r["gravity_centre"]), wp.vec3d(*r["gravity_g0"]),
+                       _kernels.kernels()["vec9d"](*r["gravity_grad"]))
+        self.cellg, self.cellhas = a(r["cell_gravity"], wp.vec3d), a(r["cell_has_gravity"], int)
         self.env = env
         sea = r["sea"]
         self.sea = sea is not None
@@ -354,6 +367,8 @@ class Hydro:
         self.gf = wp.zeros((nworld, n), dtype=wp.vec3d, device=self.device)
         self.rv = wp.zeros((nworld, n), dtype=wp.float64, device=self.device)
         self.dm = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
+        self.bm = wp.zeros((nworld, self.mjm.nbody), dtype=wp.vec3d, device=self.device)
+        self.bf = wp.zeros((nworld, self.mjm.nbody), dtype=wp.vec3d, device=self.device)
         self.df = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
         self.flags = wp.zeros(nworld, dtype=int, device=self.device)
         self.qfrc = wp.zeros((nworld, max(self.mjm.nv, 1)), dtype=wp.float64, device=self.device)
@@ -376,11 +391,18 @@ class Hydro:
                       inputs=[d.geom_xpos, d.geom_xmat, d.subtree_com, d.cvel, m.body_rootid, m.geom_bodyid,
                               self.gid, self.gmark, self.gtype, self.gsize, self.gvol, self.gcen, self.mrange,
                               self.mtri, self.hrange, self.hplanes, self.planes, self.nplanes,
-                              self.rho, self.mu, self.flow, self.gravity, int(fl["drag"]), int(fl["buoyancy"]),
+                              self.rho, self.mu, self.flow, self.gravity, self.gkind, *self.gfield, self.cellg,
+                              self.cellhas, int(fl["drag"]), int(fl["buoyancy"]),
                               int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
                               float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,
                               self.sea_side],
                       outputs=[self.gm, self.gf, self.rv, self.flags], device=self.device)
+        if self.gkind != mjwarp_gravity.UNIFORM:  # the bodies' weights (BodyGravity)
+            wp.launch(K["bodies"], dim=(d.nworld, m.nbody),
+                      inputs=[d.xipos, d.ximat, d.subtree_com, m.body_rootid, m.body_mass, m.body_inertia,
+                              self.gkind, self.gravity, *self.gfield, self.cellg, self.cellhas, self.planes,
+                              self.nplanes],
+                      outputs=[self.bm, self.bf], device=self.device)
         if self.ndamper:
             wp.launch(K["dampers"], dim=(d.nworld, self.ndamper),
                       inputs=[d.xpos, d.xmat, d.subtree_com, d.cvel, m.body_rootid, self.dbody, self.dgroup,
@@ -389,8 +411,9 @@ class Hydro:
                       outputs=[self.dm, self.df], device=self.device)
         if m.nv:
             wp.launch(K["project"], dim=(d.nworld, m.nv),
-                      inputs=[d.cdof, m.body_isdofancestor, m.geom_bodyid, self.gid, self.gm, self.gf, self.dbody,
-                              self.dm, self.df],
+                      inputs=[d.cdof, m.body_isdofancestor, m.geom_bodyid, self.gid, self.gm, self.gf,
+                              m.nbody if self.gkind != mjwarp_gravity.UNIFORM else 0, self.bm, self.bf,
+                              self.dbody, self.dm, self.df],
                       outputs=[d.qfrc_passive, self.qfrc], device=self.device)
 
 

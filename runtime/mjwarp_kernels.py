@@ -7,7 +7,7 @@ Project). float64 inside, float32 state; built on first use (``kernels()``, no w
 
 import mujoco
 
-from aurgen.runtime import mjwarp_box, mjwarp_mesh, mjwarp_sea, mjwarp_smooth
+from aurgen.runtime import mjwarp_box, mjwarp_gravity, mjwarp_mesh, mjwarp_sea, mjwarp_smooth
 
 _KERNELS = None
 
@@ -92,6 +92,10 @@ def kernels():
     sea = mjwarp_sea.build(wp, vec6d)
     _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
 
+    # a gravity field (forces.cc GravityField, BodyGravity), runtime/mjwarp_gravity.py
+    grav = mjwarp_gravity.build(wp)
+    vec9d, _piece_g, _cell_at = grav["vec9d"], grav["piece_g"], grav["cell_at"]
+
     @wp.kernel
     def pieces(geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
                subtree_com: wp.array2d(dtype=wp.vec3), cvel: wp.array2d(dtype=wp.spatial_vector),
@@ -102,7 +106,8 @@ def kernels():
                hrange: wp.array(dtype=wp.vec2i), hplanes: wp.array(dtype=wp.vec4d),
                planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int),
                rho: wp.array2d(dtype=f64), mu: wp.array2d(dtype=f64), flow: wp.array2d(dtype=vec3d),
-               g: vec3d, drag: int, buoy: int, damp: int,
+               g: vec3d, gkind: int, gmu: f64, gcentre: vec3d, g0: vec3d, ggrad: vec9d,
+               cellg: wp.array(dtype=vec3d), cellhas: wp.array(dtype=int), drag: int, buoy: int, damp: int,
                sea: int, sea_n: vec3d, sea_d: f64, depth: f64, deep: int, ramp: f64, time: wp.array(dtype=float),
                comps: wp.array3d(dtype=f64), lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
                gw: wp.array(dtype=f64), sea_row: wp.array(dtype=int), sea_side: wp.array(dtype=int),
@@ -123,8 +128,6 @@ def kernels():
         vfull = gvol[k]
         displaces = gmark[k] == 1
         deq = wp.pow(f64(6.0) * vfull / f64(3.141592653589793), f64(1.0) / f64(3.0))
-        gn = wp.length(g)
-        up = -g / gn
         Fs = vec3d()
         Ms = vec3d()
         rv = f64(0.0)
@@ -188,10 +191,12 @@ def kernels():
                 continue
             if displaces:
                 rv += rc * V
+            gp = _piece_g(gkind, g, gmu, gcentre, g0, ggrad, cellg, cellhas, c, x)  # the piece's g
+            gn = wp.length(gp)
             F = vec3d()
             T = vec3d()
             if displaces and buoy != 0:
-                F = -rc * V * g
+                F = -rc * V * gp
             dx = x - sc
             vab = vl + wp.cross(om, dx)
             v = vab - flow[wi, c]
@@ -232,7 +237,8 @@ def kernels():
                 nct = -((f64(3.141592653589793) * mu[wi, c] * deq * deq * deq
                          + rc * f64(1.0) * wp.pow(deq, f64(5.0)) / f64(64.0) * wn) * f)
                 Td = nct * om
-            if damp != 0 and displaces and A > f64(0.0):
+            if damp != 0 and displaces and A > f64(0.0) and gn > f64(0.0):  # ForceStage::Up: up = -g / |g|
+                up = -gp / gn
                 lu = wp.transpose(R) @ up
                 ext = f64(2.0) * _support(typ, size, lu)
                 if typ == MESH:
@@ -293,15 +299,9 @@ def kernels():
         cv = cvel[w, b]
         om = vec3d(f64(cv[0]), f64(cv[1]), f64(cv[2]))
         v = vec3d(f64(cv[3]), f64(cv[4]), f64(cv[5])) + wp.cross(om, r)
-        for c in range(nplanes.shape[0]):  # ForceModel::CellAt
-            inside = bool(True)
-            for j in range(nplanes[c]):
-                pl = planes[c, j]
-                if pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2] > pl[3]:
-                    inside = False
-            if inside:
-                v = v - flow[wi, c]
-                break
+        cx = _cell_at(planes, nplanes, x)
+        if cx >= 0:
+            v = v - flow[wi, cx]
         Rb = mat33d(xmat[w, b])
         vb = wp.transpose(Rb) @ v
         wb = wp.transpose(Rb) @ om
@@ -317,32 +317,37 @@ def kernels():
         out_m[w, i] = T + wp.cross(r, F)
         out_f[w, i] = F
 
+    @wp.func
+    def _on_dof(cd: wp.spatial_vector, m: vec3d, fo: vec3d) -> f64:  # the wrench (m, f) on a dof's cdof
+        return (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
+                + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+
     @wp.kernel
     def project(cdof: wp.array2d(dtype=wp.spatial_vector), isanc: wp.array2d(dtype=int),
                 geom_bodyid: wp.array(dtype=int), gid: wp.array(dtype=int),
                 gm: wp.array2d(dtype=vec3d), gf: wp.array2d(dtype=vec3d),
+                nbg: int, bm: wp.array2d(dtype=vec3d), bf: wp.array2d(dtype=vec3d),
                 dbody: wp.array(dtype=int), dm: wp.array2d(dtype=vec3d), df: wp.array2d(dtype=vec3d),
                 qfrc: wp.array2d(dtype=float), qh: wp.array2d(dtype=f64)):
         # ForceStage::Project: each wrench (moment about its root's subtree com, force) on the
-        # dofs its body hangs from, summed in geom then damper order (no atomics: deterministic);
+        # dofs its body hangs from, summed in geom, body (a gravity field's weights: nbg bodies) then
+        # damper order (no atomics: deterministic);
         # qh keeps the sum in float64 (Hydro.qfrc), qfrc_passive gets it rounded to float32
         w, j = wp.tid()
         cd = cdof[w, j]
         q = f64(0.0)
         for k in range(gid.shape[0]):
             if isanc[geom_bodyid[gid[k]], j] != 0:
-                m = gm[w, k]
-                fo = gf[w, k]
-                q += (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
-                      + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+                q += _on_dof(cd, gm[w, k], gf[w, k])
+        for b in range(nbg):
+            if isanc[b, j] != 0:
+                q += _on_dof(cd, bm[w, b], bf[w, b])
         for i in range(dbody.shape[0]):
             if isanc[dbody[i], j] != 0:
-                m = dm[w, i]
-                fo = df[w, i]
-                q += (f64(cd[0]) * m[0] + f64(cd[1]) * m[1] + f64(cd[2]) * m[2]
-                      + f64(cd[3]) * fo[0] + f64(cd[4]) * fo[1] + f64(cd[5]) * fo[2])
+                q += _on_dof(cd, dm[w, i], df[w, i])
         qh[w, j] = q
         qfrc[w, j] = qfrc[w, j] + float(q)
 
-    _KERNELS = {"pieces": pieces, "dampers": dampers, "project": project}
+    _KERNELS = {"pieces": pieces, "dampers": dampers, "project": project, "bodies": grav["bodies"],
+                "vec9d": vec9d}
     return _KERNELS

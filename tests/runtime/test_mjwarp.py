@@ -33,7 +33,7 @@ from aurgen.runtime.sim import Simulation  # noqa: E402
 from seascenes import component, sea_env  # noqa: E402
 from simfixtures import G, body, geom, mjcf, water_env  # noqa: E402
 from warpscenes import (AIR, BOX, RHO, R, _box_xml, _capsule_xml, _currents_env, _cylinder_xml,  # noqa: E402
-                        _ellipsoid_xml, _f32, _mesh_xml, _random_states, _sea_states, _sphere_xml, sea_scene)
+                        _ellipsoid_xml, _f32, _mesh_xml, field_env, _random_states, _sea_states, _sphere_xml, sea_scene)
 
 # float32: the state and qfrc_passive are float32 (eps 6e-8), the kinematics float32 arithmetic;
 # measured worst per-state relative difference 3e-6 (BlueBoat), 1e-6 (box, sphere): see the tests
@@ -201,22 +201,25 @@ def _compare(sim, q, v, wm=None):
     return np.abs(got - ref).max(axis=1) / scale, ref
 
 
-@pytest.mark.parametrize("envname", ["open", "currents"])
+@pytest.mark.parametrize("envname", ["open", "currents", "central"])
 @pytest.mark.parametrize("scene", ["box", "sphere", "cylinder", "ellipsoid", "capsule", "mesh", "blueboat"])
 def test_forces_match_the_plugin_at_random_float32_states(scene, envname, blueboat):
     """qfrc_passive at 96 random float32 states (crossing the surface, heeled, submerged, in air,
-    moving: buoyancy, drag, surface damping and declared damping all acting) matches the plugin's
-    on the same state to float32 precision, per state relative to its largest component."""
-    env = water_env(RHO, AIR, flow=(0.3, -0.1, 0.0)) if envname == "open" else _currents_env()
+    moving: buoyancy, drag, surface damping and declared damping all acting; in a central field the
+    bodies' weights and gradient torques too) matches the plugin's on the same state to float32
+    precision, per state relative to its largest component."""
+    env = {"open": lambda: water_env(RHO, AIR, flow=(0.3, -0.1, 0.0)), "currents": _currents_env,
+           "central": lambda: field_env("central")}[envname]()
     src, extent = {"box": (_box_xml(), 0.35), "sphere": (_sphere_xml(), 0.1), "cylinder": (_cylinder_xml(), 0.28),
                    "ellipsoid": (_ellipsoid_xml(), 0.3), "capsule": (_capsule_xml(), 0.3), "mesh": (_mesh_xml(), 0.3),
                    "blueboat": (blueboat, 0.8)}[scene]
     sim = _sim(src, env)
     rng = np.random.default_rng(26)
-    q, v = _random_states(rng, sim, 96, extent, x_away=0.0 if envname == "open" else extent + 1.2)
+    q, v = _random_states(rng, sim, 96, extent, x_away=extent + 1.2 if envname == "currents" else 0.0)
     err, ref = _compare(sim, q, v)
-    wet = np.abs(ref[:, 2]) > 10 * AIR * G * 0.01  # water reached some
-    assert wet.sum() >= 40 and (~wet).sum() >= 5, (wet.sum(), (~wet).sum())  # both kinds sampled
+    if envname != "central":  # (a field: the weights as well; the states are open water's)
+        wet = np.abs(ref[:, 2]) > 10 * AIR * G * 0.01  # water reached some
+        assert wet.sum() >= 40 and (~wet).sum() >= 5, (wet.sum(), (~wet).sum())  # both kinds sampled
     print(f"{scene} {envname}: worst per-state relative difference {err.max():.3g} (median {np.median(err):.3g})")
     assert err.max() <= TOL_STATE, (err.max(), int(err.argmax()))
 
@@ -345,7 +348,9 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
                                                    "not satisfy"):
         m.aurgen.set_waves([[[0.1, 1.0, 1.0 / G, 0, 0, 0]], [[0.1, 1.0, 2.0 / G, 0, 0, 0]]])
     central = {"planes": [], "cells": [], "gravity": {"type": "central", "mu": 3.986e14, "centre": [0, 0, -6.4e6]}}
-    assert "serves uniform gravity only" in _refused(box, central)
+    assert "option gravity must be 0 0 0: the plugin applies the environment's gravity field" in _refused(box, central)
+    assert "option gravity must equal the environment's uniform gravity" in _refused(
+        box, {**water_env(), "gravity": {"type": "uniform", "g": [0, 0, -9.0]}})
     assert "has no <custom><text name=\"aurgen:environment\">" in _refused(box, None)
     msg = _refused(_sim(blueboat, water_env()).model, None)  # the plugin's MjModel itself
     assert "declares an engine plugin instance" in msg and "pass put_model the MJCF path or string" in msg

@@ -104,6 +104,25 @@ def _sea_states(sim, n, extent, seed):
     return q, v, _f32(rng.uniform(0.0, 30.0, n))
 
 
+def field_env(kind: str) -> dict:
+    """Air above z = 0 and water below it in a gravity field the plugin applies: "linear" (g0 9.81 m/s^2
+    down, a symmetric gradient of 1e-2 / s^2), "central" (a planet of radius 50 m under the origin,
+    9.81 m/s^2 at its surface) or "percell" (uniform, each cell its own g: 9.81 m/s^2 in the water,
+    9.0 in the air)."""
+    env = {"planes": [[0, 0, 1, 0]],
+           "cells": [{"name": "air", "signs": [1], "density": AIR, "viscosity": 1.81e-5},
+                     {"name": "water", "signs": [-1], "density": RHO, "viscosity": 1e-3, "flow": [0.2, 0.1, 0]}]}
+    if kind == "linear":
+        env["gravity"] = {"type": "linear", "g0": [0, 0, -G],
+                          "G": [[1e-2, 2e-3, 0.0], [2e-3, -5e-3, 1e-3], [0.0, 1e-3, -5e-3]]}
+    elif kind == "central":
+        env["gravity"] = {"type": "central", "mu": G * 50.0**2, "centre": [0, 0, -50.0]}
+    else:
+        env["gravity"] = {"type": "uniform", "g": [0, 0, -G]}
+        env["cells"][0]["gravity"], env["cells"][1]["gravity"] = [0, 0, -9.0], [0, 0, -G]
+    return env
+
+
 def sea_scene(name: str) -> dict:
     """The tests' seas: "regular" (a 2.5 s wave of 8 cm, 0.5 rad off +x, a 5 s ramp, deep water) or
     "jonswap_finite" (Hs 0.4 m, Tp 3 s, 8 components, seed 7, toward 20 degrees, 6 m deep)."""
@@ -127,9 +146,13 @@ KINEMATICS = ("geom_xpos", "geom_xmat", "xpos", "xmat", "xipos", "ximat", "subtr
 def plugin_at(model, plain, dw, world: int) -> np.ndarray:
     """The plugin's qfrc_passive share (nv,) at MuJoCo Warp's inputs of ``world``: MuJoCo's data of
     ``model`` (with the plugin) at Warp's qpos, qvel and time, mj_forward'd, its kinematics replaced by
-    Warp's (KINEMATICS, float32 promoted), then mj_passive; minus mj_passive of ``plain`` (the same
+    Warp's (KINEMATICS, float32 promoted) and its masses and inertias float32's as Warp's model holds
+    them, then mj_passive; minus mj_passive of ``plain`` (the same
     model without the plugin) on the same inputs (joint damping and springs, if any)."""
     out = []
+    keep = model.body_mass.copy(), model.body_inertia.copy()
+    model.body_mass[:] = np.float32(keep[0])  # MuJoCo Warp's model is float32 too (the plugin reads them live)
+    model.body_inertia[:] = np.float32(keep[1])
     for m in (model, plain):
         d = mujoco.MjData(m)
         d.qpos[:] = dw.qpos.numpy()[world]
@@ -141,4 +164,5 @@ def plugin_at(model, plain, dw, world: int) -> np.ndarray:
             dst[:] = np.asarray(getattr(dw, name).numpy()[world], float).reshape(dst.shape)
         mujoco.mj_passive(m, d)
         out.append(d.qfrc_passive.copy())
+    model.body_mass[:], model.body_inertia[:] = keep
     return out[0] - out[1]
