@@ -1,4 +1,4 @@
-"""BlueBoat station keeping on MuJoCo Warp: thousands of worlds, everything on the device.
+"""The BlueBoat environments on MuJoCo Warp: thousands of worlds, everything on the device.
 
     from aurgen.gym.warp import WarpStationKeeping
     env = WarpStationKeeping(num_envs=4096, density=rho_per_world, current=flow_per_world,
@@ -7,13 +7,17 @@
     obs, reward, terminated, truncated, info = env.step(actions)   # actions: (num_envs, 2) float32
 
 ``gymnasium.make_vec("BlueBoatStationKeeping-v0", num_envs=N, vectorization_mode="vector_entry_point",
-backend="warp")`` gives it too. The environment is BlueBoatStationKeeping-v0's (aurgen.gym's module
-docstring: its action, observation, reward, reset distribution and ends), stepped on MuJoCo Warp with
+backend="warp")`` gives it too, and ``"BlueBoatWaypoint-v0"`` gives :class:`aurgen.gym.warp_waypoint.WarpWaypoint`.
+Each is its CPU environment's (aurgen.gym's module docstring: its action, observation, reward, reset
+distribution and ends; its keywords checked by the CPU class, in its words), stepped on MuJoCo Warp with
 the hydrostatics as its passive callback (aurgen.runtime.mjwarp); the actions are clipped into the
 ctrlrange, the observation, reward and ends computed, and ended worlds reset, by Warp kernels: no host
-round trip per step (the arrays stay on the device; ``.numpy()`` them, or ``warp.to_torch``). The
-observation and reward kernel mirrors envs.py ``BlueBoatStationKeeping._obs`` / ``_score`` and base.py
-``_MarineEnv``'s kinematics; tests/aurgen/test_gym_warp.py checks both on the same states.
+round trip per step (the arrays stay on the device; ``.numpy()`` them, or ``warp.to_torch``). Each
+task's kernels mirror envs.py's ``_obs`` / ``_score`` (``_transition``) and base.py ``_MarineEnv``'s
+kinematics (the shared ``@wp.func`` here); tests/aurgen/test_gym_warp.py checks them on the same states.
+
+:class:`WarpEnv` is the common part (the model, its data, the domain randomisation, the action kernel,
+the step loop and autoreset); a task adds its buffers, its reset kernel and its observation kernel.
 
 Differences from the CPU environments, by design: float32 (MuJoCo Warp's precision); the reset draws
 come from Warp's per-world random streams (``seed``, the world and its episode), not numpy's, so a
@@ -21,15 +25,17 @@ world is not bitwise the CPU environment with the same seed; there is no health 
 backend: a world whose state turns non-finite is terminated instead (``info["nonfinite"]``, a device
 array); autoreset as gymnasium's ``NEXT_STEP`` (a world that ended is reset by the next ``step``, its
 action then ignored, reward 0). Domain randomisation per world: ``density`` (N,) the water's density
-(kg/m^3), ``current`` (N, 3) its flow (m/s), ``mass_scale`` (N,) every body's mass and inertia scaled.
-Refused: an added-mass vehicle (the hydrostatics on MuJoCo Warp cannot carry added mass: runtime/mjwarp.py).
+(kg/m^3), ``current`` (N, 3) its flow (m/s, world frame), ``mass_scale`` (N,) every body's mass and
+inertia scaled. Refused: an added-mass vehicle (MjWarpRefused: the hydrostatics on MuJoCo Warp cannot
+carry added mass, runtime/mjwarp.py), and so BlueROV2DepthHeading-v0.
 """
 
 import math
 
 import numpy as np
 
-from aurgen.gym.base import gymnasium, real, whole
+from aurgen.gym.base import gymnasium, whole
+from aurgen.gym.envs import BlueBoatStationKeeping
 
 MAX_WARP_ENVS = 1 << 20  # worlds in one environment (each holds MuJoCo Warp's Data row, ~100 kB)
 
@@ -37,37 +43,32 @@ _KERNELS = None
 
 
 def _kernels():
+    """The shared ``@wp.func`` (base.py's kinematics, the pose, the ends) and kernels (the actions; station
+    keeping's reset and observation), compiled on first use."""
     global _KERNELS
     if _KERNELS is not None:
         return _KERNELS
     import warp as wp
 
     TWO_PI = 2.0 * math.pi
-    vec11 = wp.types.vector(length=11, dtype=float)
 
     @wp.func
-    def _wrap(a: float) -> float:  # base.py _wrap: (a + pi) % (2 pi) - pi, Python's modulo
+    def wrap(a: float) -> float:  # base.py _wrap: (a + pi) % (2 pi) - pi, Python's modulo (rad)
         m = wp.mod(a + wp.pi, TWO_PI)
         if m < 0.0:
             m += TWO_PI
         return m - wp.pi
 
-    @wp.kernel
-    def reset(mask: wp.array(dtype=int), seed: int, episode: wp.array(dtype=int), eq_pos: wp.vec3,
-              eq_quat: wp.vec4, target_range: float, qpos: wp.array2d(dtype=float),
-              target: wp.array2d(dtype=float), steps: wp.array(dtype=int)):
-        # BlueBoatStationKeeping.reset: yaw uniform in [-pi, pi), the target uniform in the square and
-        # its heading uniform; the boat at the kernel's equilibrium, yawed (base.py _quat_yaw)
-        w = wp.tid()
-        if mask[w] == 0:
-            return
+    @wp.func
+    def stream(seed: int, w: int, episode: wp.array(dtype=int)) -> wp.uint32:
+        # world w's random stream for its next episode (counted in episode)
         st = wp.rand_init(seed, w * 1000003 + episode[w])
         episode[w] = episode[w] + 1
-        yaw0 = wp.randf(st, -wp.pi, wp.pi)
-        target[w, 0] = wp.randf(st, -target_range, target_range)
-        target[w, 1] = wp.randf(st, -target_range, target_range)
-        target[w, 2] = 0.0
-        target[w, 3] = wp.randf(st, -wp.pi, wp.pi)
+        return st
+
+    @wp.func
+    def pose(w: int, yaw0: float, eq_pos: wp.vec3, eq_quat: wp.vec4, qpos: wp.array2d(dtype=float)):
+        # the boat at the kernel's equilibrium (world frame, m), yawed by yaw0 (rad): base.py _quat_yaw
         c = wp.cos(yaw0 / 2.0)
         s = wp.sin(yaw0 / 2.0)
         q0w, q0x, q0y, q0z = eq_quat[0], eq_quat[1], eq_quat[2], eq_quat[3]
@@ -78,78 +79,134 @@ def _kernels():
         qpos[w, 4] = c * q0x - s * q0y
         qpos[w, 5] = c * q0y + s * q0x
         qpos[w, 6] = c * q0z + s * q0w
-        steps[w] = 0
+
+    @wp.func
+    def frame(qpos: wp.array2d(dtype=float), w: int) -> wp.mat33:
+        # base.py _R: the body rotation (body to world) of the normalised qpos quaternion (w, x, y, z)
+        q = wp.quat(qpos[w, 4], qpos[w, 5], qpos[w, 6], qpos[w, 3])  # warp quat: (x, y, z, w)
+        return wp.quat_to_matrix(wp.normalize(q))
+
+    @wp.func
+    def yaw_of(R: wp.mat33) -> float:  # base.py _yaw (rad)
+        return wp.atan2(R[1, 0], R[0, 0])
+
+    @wp.func
+    def in_yaw_frame(yaw: float, dx: float, dy: float) -> wp.vec2:
+        # the world-frame offset (dx, dy) (m) in the boat's yaw frame (x forward, y left)
+        c = wp.cos(yaw)
+        s = wp.sin(yaw)
+        return wp.vec2(c * dx + s * dy, -s * dx + c * dy)
+
+    @wp.func
+    def motion(R: wp.mat33, qvel: wp.array2d(dtype=float), w: int, obs: wp.array2d(dtype=float), i0: int):
+        # obs[w, i0:i0 + 8]: base.py _body_vel (u, v, w m/s in the body frame; p, q, r rad/s) and _rp
+        # (heel, trim rad)
+        v = wp.transpose(R) @ wp.vec3(qvel[w, 0], qvel[w, 1], qvel[w, 2])
+        for i in range(3):
+            obs[w, i0 + i] = v[i]
+            obs[w, i0 + 3 + i] = qvel[w, 3 + i]
+        obs[w, i0 + 6] = wp.atan2(R[2, 1], R[2, 2])
+        obs[w, i0 + 7] = wp.asin(wp.clamp(-R[2, 0], -1.0, 1.0))
+
+    @wp.func
+    def finite_row(obs: wp.array2d(dtype=float), w: int) -> int:  # 1 if world w's observation is finite
+        fin = int(1)
+        for i in range(obs.shape[1]):
+            if not wp.isfinite(obs[w, i]):
+                fin = 0
+        return fin
+
+    @wp.func
+    def cost(applied: wp.array2d(dtype=float), w: int, amax: float) -> float:
+        # base.py _cost: 0.01 sum (a_i / a_max)^2 of the applied (clipped) commands (N)
+        c = float(0.0)
+        for i in range(applied.shape[1]):
+            c += (applied[w, i] / amax) * (applied[w, i] / amax)
+        return 0.01 * c
+
+    @wp.func
+    def finish(w: int, live: bool, fail: bool, fin: int, step_limit: int, steps: wp.array(dtype=int),
+               terminated: wp.array(dtype=int), truncated: wp.array(dtype=int), ended: wp.array(dtype=bool),
+               nonfinite: wp.array(dtype=int)):
+        # base.py _finish: a live world's step counted; terminated on ``fail`` (the task's ends) or a
+        # non-finite observation, else truncated at the step limit; either ends it (reset next step)
+        if live:
+            steps[w] = steps[w] + 1
+        term = int(0)
+        if live and (fail or fin == 0):
+            term = 1
+        trunc = int(0)
+        if live and term == 0 and steps[w] >= step_limit:
+            trunc = 1
+        terminated[w] = term
+        truncated[w] = trunc
+        nonfinite[w] = 1 - fin
+        ended[w] = False
+        if term != 0 or trunc != 0:
+            ended[w] = True
 
     @wp.kernel
     def act(actions: wp.array2d(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float),
-            ended: wp.array(dtype=int), ctrl: wp.array2d(dtype=float), applied: wp.array2d(dtype=float),
+            ended: wp.array(dtype=bool), ctrl: wp.array2d(dtype=float), applied: wp.array2d(dtype=float),
             bad: wp.array(dtype=int)):
-        # base.py _MarineEnv.action: clipped into the ctrlrange; a non-finite command flagged (the
-        # host refuses the step); a world being reset steps with no thrust
+        # base.py _MarineEnv.action: clipped into the ctrlrange (N); a non-finite command flagged (the
+        # host refuses it at check_actions); a world being reset steps with no thrust
         w, i = wp.tid()
         a = actions[w, i]
         if not wp.isfinite(a):
             bad[0] = 1
             a = 0.0
         a = wp.clamp(a, lo[i], hi[i])
-        if ended[w] != 0:
+        if ended[w]:
             a = 0.0
         ctrl[w, i] = a
         applied[w, i] = a
 
     @wp.kernel
+    def reset(mask: wp.array(dtype=bool), seed: int, episode: wp.array(dtype=int), eq_pos: wp.vec3,
+              eq_quat: wp.vec4, target_range: float, qpos: wp.array2d(dtype=float),
+              target: wp.array2d(dtype=float), steps: wp.array(dtype=int)):
+        # envs.py BlueBoatStationKeeping.reset: yaw uniform in [-pi, pi), the target uniform in the square
+        # (m) and its heading uniform (rad); the boat at the kernel's equilibrium, yawed
+        w = wp.tid()
+        if not mask[w]:
+            return
+        st = stream(seed, w, episode)
+        yaw0 = wp.randf(st, -wp.pi, wp.pi)
+        target[w, 0] = wp.randf(st, -target_range, target_range)
+        target[w, 1] = wp.randf(st, -target_range, target_range)
+        target[w, 2] = 0.0
+        target[w, 3] = wp.randf(st, -wp.pi, wp.pi)
+        pose(w, yaw0, eq_pos, eq_quat, qpos)
+        steps[w] = 0
+
+    @wp.kernel
     def observe(qpos: wp.array2d(dtype=float), qvel: wp.array2d(dtype=float), target: wp.array2d(dtype=float),
                 applied: wp.array2d(dtype=float), amax: float, max_distance: float, step_limit: int,
-                count: int, ended: wp.array(dtype=int), steps: wp.array(dtype=int),
+                count: int, ended: wp.array(dtype=bool), steps: wp.array(dtype=int),
                 obs: wp.array2d(dtype=float), reward: wp.array(dtype=float), terminated: wp.array(dtype=int),
                 truncated: wp.array(dtype=int), nonfinite: wp.array(dtype=int)):
-        # envs.py BlueBoatStationKeeping._obs and _score; base.py _R, _yaw, _rp, _body_vel, _capsized, _cost
+        # envs.py BlueBoatStationKeeping._obs and _score (count 0: the reset's observation, no step)
         w = wp.tid()
-        reset_now = ended[w] != 0
-        if count != 0 and not reset_now:
-            steps[w] = steps[w] + 1
-        q = wp.quat(qpos[w, 4], qpos[w, 5], qpos[w, 6], qpos[w, 3])  # warp quat: (x, y, z, w)
-        q = wp.normalize(q)
-        R = wp.quat_to_matrix(q)
-        yaw = wp.atan2(R[1, 0], R[0, 0])
-        c = wp.cos(yaw)
-        s = wp.sin(yaw)
-        dx = target[w, 0] - qpos[w, 0]
-        dy = target[w, 1] - qpos[w, 1]
-        ex = c * dx + s * dy
-        ey = -s * dx + c * dy
-        epsi = _wrap(target[w, 3] - yaw)
-        v = wp.transpose(R) @ wp.vec3(qvel[w, 0], qvel[w, 1], qvel[w, 2])
-        heel = wp.atan2(R[2, 1], R[2, 2])
-        trim = wp.asin(wp.clamp(-R[2, 0], -1.0, 1.0))
-        o = vec11(ex, ey, epsi, v[0], v[1], v[2], qvel[w, 3], qvel[w, 4], qvel[w, 5], heel, trim)
-        fin = int(1)
-        for i in range(11):
-            obs[w, i] = o[i]
-            if not wp.isfinite(o[i]):
-                fin = 0
-        cost = float(0.0)
-        for i in range(applied.shape[1]):
-            cost += (applied[w, i] / amax) * (applied[w, i] / amax)
-        dist = wp.sqrt(ex * ex + ey * ey)
-        if count != 0 and not reset_now:
-            reward[w] = -(1.0 * dist + 0.5 * wp.abs(epsi) + 0.01 * cost)
-        else:
-            reward[w] = 0.0
-        term = int(0)
-        if count != 0 and not reset_now and (R[2, 2] < 0.0 or dist > max_distance or fin == 0):
-            term = 1
-        terminated[w] = term
-        trunc = int(0)
-        if count != 0 and not reset_now and term == 0 and steps[w] >= step_limit:
-            trunc = 1
-        truncated[w] = trunc
-        nonfinite[w] = 1 - fin
-        ended[w] = 0
-        if term != 0 or trunc != 0:
-            ended[w] = 1
+        live = count != 0 and not ended[w]
+        R = frame(qpos, w)
+        yaw = yaw_of(R)
+        e = in_yaw_frame(yaw, target[w, 0] - qpos[w, 0], target[w, 1] - qpos[w, 1])
+        epsi = wrap(target[w, 3] - yaw)
+        obs[w, 0] = e[0]
+        obs[w, 1] = e[1]
+        obs[w, 2] = epsi
+        motion(R, qvel, w, obs, 3)
+        dist = wp.sqrt(e[0] * e[0] + e[1] * e[1])
+        reward[w] = 0.0
+        if live:
+            reward[w] = -(1.0 * dist + 0.5 * wp.abs(epsi) + cost(applied, w, amax))
+        finish(w, live, R[2, 2] < 0.0 or dist > max_distance, finite_row(obs, w), step_limit, steps, terminated,
+               truncated, ended, nonfinite)
 
-    _KERNELS = {"reset": reset, "act": act, "observe": observe}
+    _KERNELS = {"stream": stream, "pose": pose, "frame": frame, "yaw_of": yaw_of, "in_yaw_frame": in_yaw_frame,
+                "motion": motion, "finite_row": finite_row, "cost": cost, "finish": finish, "act": act,
+                "reset": reset, "observe": observe}
     return _KERNELS
 
 
@@ -172,42 +229,63 @@ def _per_world(x, n: int, shape: tuple, what: str, lo: float = -math.inf, above:
     return a
 
 
-class WarpStationKeeping(gymnasium.vector.VectorEnv):
-    """``num_envs`` BlueBoatStationKeeping worlds on MuJoCo Warp (see the module docstring): gymnasium's
-    VectorEnv API with ``AutoresetMode.NEXT_STEP``, its arrays warp arrays on the device."""
+class WarpEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` worlds of the CPU environment class ``cpu_env`` on MuJoCo Warp (the module docstring):
+    gymnasium's VectorEnv API with ``AutoresetMode.NEXT_STEP``, its arrays warp arrays on the device.
+
+    ``task``: the CPU class's own keywords (checked by it, in its words; the checked values are read
+    back from it by the task). A task implements ``_buffers(n)``, ``_reset_task(mask)`` (its reset kernel:
+    the pose, its draws, ``_steps`` zeroed) and ``_observe(count)`` (its observation, reward and ends
+    kernel; count 0 at ``reset``), and may extend ``_info``."""
 
     metadata = {"render_modes": [], "autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+    cpu_env = None
 
-    def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, target_range: float = 5.0,
-                 max_distance: float = 20.0, config=None, density=None, current=None, mass_scale=None, device=None,
-                 render_mode=None):
-        from aurgen.gym.envs import BlueBoatStationKeeping
+    def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, config=None, density=None,
+                 current=None, mass_scale=None, device=None, render_mode=None, **task):
+        from aurgen.core.spatial import quat_of
         from aurgen.runtime import mjwarp
 
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
         n = self.num_envs = whole("num_envs", num_envs, 1, MAX_WARP_ENVS)
-        self.frame_skip = whole("frame_skip", frame_skip, 1, 10_000)
-        self.step_limit = whole("step_limit", step_limit, 1, 10 ** 9)
-        self.target_range = real("target_range", target_range, 0.0)
-        self.max_distance = real("max_distance", max_distance, above=0.0)
-        rho = _per_world(density, n, (), "density", above=0.0)
-        flow = _per_world(current, n, (3,), "current")
-        scale = _per_world(mass_scale, n, (), "mass_scale", above=0.0)
+        randomised = (_per_world(density, n, (), "density", above=0.0), _per_world(current, n, (3,), "current"),
+                      _per_world(mass_scale, n, (), "mass_scale", above=0.0))
         mjw, wp = mjwarp._import()
-        self._wp, self._mjw, self._K = wp, mjw, _kernels()
+        self._wp, self._mjw, self._K = wp, mjw, self._task_kernels()
         self.device = device
-        proto = BlueBoatStationKeeping(frame_skip=self.frame_skip, step_limit=self.step_limit, config=config)
+        proto = self.cpu_env(frame_skip=frame_skip, step_limit=step_limit, config=config, **task)
         try:
             self.model = mjwarp.put_model(proto.sim.to_xml(), device=device)
         finally:
             proto.close()
+        self.proto, self.frame_skip, self.step_limit = proto, proto.frame_skip, proto.step_limit
         self.render_mode = None
         self.single_observation_space, self.single_action_space = proto.observation_space, proto.action_space
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, n)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
         mjm = self.mjm = self.model.aurgen.mjm
-        hydro = self.model.aurgen
+        self._randomise(*randomised)
+        self.data = mjw.make_data(mjm, nworld=n)
+        self._eq_pos = wp.vec3(*[float(x) for x in np.asarray(proto._eq.pos, float)])
+        self._eq_quat = wp.vec4(*[float(x) for x in np.asarray(quat_of(np.asarray(proto._eq.mat, float)), float)])
+        self._lo = wp.array(mjm.actuator_ctrlrange[:, 0].astype(np.float32), dtype=float, device=device)
+        self._hi = wp.array(mjm.actuator_ctrlrange[:, 1].astype(np.float32), dtype=float, device=device)
+        self._amax = float(proto._amax)
+        z = self._zeros
+        self.obs, self.reward, self.terminated, self.truncated = z(n, proto._nobs), z(n), z(n, dt=int), z(n, dt=int)
+        self.nonfinite, self._steps, self._episode = z(n, dt=int), z(n, dt=int), z(n, dt=int)
+        self._ended, self._all = z(n, dt=bool), wp.ones(n, dtype=bool, device=device)
+        self._applied, self._bad = z(n, mjm.nu), z(1, dt=int)
+        self._seed = 0
+        self._buffers(n)
+
+    def _zeros(self, *shape, dt=float):
+        return self._wp.zeros(shape, dtype=dt, device=self.device)
+
+    def _randomise(self, rho, flow, scale) -> None:
+        """Per-world water density (kg/m^3) and current (m/s) in the densest cell, and mass scale."""
+        wp, hydro, device, n = self._wp, self.model.aurgen, self.device, self.num_envs
         cells = hydro.env.cells
         water = int(np.argmax([c.density for c in cells]))
         if rho is not None or flow is not None:
@@ -220,7 +298,7 @@ class WarpStationKeeping(gymnasium.vector.VectorEnv):
             hydro.set_cells(n, density=dens, flow=fl)
         if scale is not None:  # MuJoCo Warp's batched model fields, one row per world: every mass, inertia
             # and the constants derived from them scale together (subtree masses by s, inverse weights 1/s)
-            m, sc = self.model, scale[:, None]
+            m, mjm, sc = self.model, self.mjm, scale[:, None]
             m.body_mass = wp.array(np.asarray(mjm.body_mass)[None] * sc, dtype=float, device=device)
             m.body_subtreemass = wp.array(np.asarray(mjm.body_subtreemass)[None] * sc, dtype=float, device=device)
             m.body_inertia = wp.array(np.asarray(mjm.body_inertia)[None] * sc[:, :, None], dtype=wp.vec3,
@@ -228,69 +306,58 @@ class WarpStationKeeping(gymnasium.vector.VectorEnv):
             m.body_invweight0 = wp.array(np.asarray(mjm.body_invweight0)[None] / sc[:, :, None], dtype=wp.vec2,
                                          device=device)
             m.dof_invweight0 = wp.array(np.asarray(mjm.dof_invweight0)[None] / sc, dtype=float, device=device)
-        self.data = mjw.make_data(mjm, nworld=n)
-        from aurgen.core.spatial import quat_of
 
-        eq = proto._eq
-        self._eq_pos = wp.vec3(*[float(x) for x in np.asarray(eq.pos, float)])
-        self._eq_quat = wp.vec4(*[float(x) for x in np.asarray(quat_of(np.asarray(eq.mat, float)), float)])
-        self._lo = wp.array(mjm.actuator_ctrlrange[:, 0].astype(np.float32), dtype=float, device=device)
-        self._hi = wp.array(mjm.actuator_ctrlrange[:, 1].astype(np.float32), dtype=float, device=device)
-        self._amax = float(np.max(np.abs(mjm.actuator_ctrlrange)))
-        z = lambda *shape, dt=float: wp.zeros(shape, dtype=dt, device=device)  # noqa: E731
-        self.target, self.obs = z(n, 4), z(n, 11)
-        self.reward, self.terminated, self.truncated = z(n), z(n, dt=int), z(n, dt=int)
-        self.nonfinite, self._ended, self._steps, self._episode = z(n, dt=int), z(n, dt=int), z(n, dt=int), z(n, dt=int)
-        self._applied, self._bad = z(n, mjm.nu), z(1, dt=int)
-        self._seed = 0
+    @staticmethod
+    def _task_kernels() -> dict:
+        """The kernels by name: the shared ones and the task's."""
+        return _kernels()
 
-    def _observe(self, count: int) -> None:
-        wp, d = self._wp, self.data
-        wp.launch(self._K["observe"], dim=self.num_envs,
-                  inputs=[d.qpos, d.qvel, self.target, self._applied, self._amax, self.max_distance, self.step_limit,
-                          count],
-                  outputs=[self._ended, self._steps, self.obs, self.reward, self.terminated, self.truncated,
-                           self.nonfinite], device=self.device)
+    def _launch(self, kernel: str, inputs, outputs, dim=None) -> None:
+        self._wp.launch(self._K[kernel], dim=dim or self.num_envs, inputs=inputs, outputs=outputs,
+                        device=self.device)
 
     def _reset_worlds(self, mask) -> None:
-        wp, mjw, d = self._wp, self._mjw, self.data
-        mjw.reset_data(self.model, d, reset=mask)
-        wp.launch(self._K["reset"], dim=self.num_envs,
-                  inputs=[mask, self._seed, self._episode, self._eq_pos, self._eq_quat, self.target_range],
-                  outputs=[d.qpos, self.target, self._steps], device=self.device)
+        self._mjw.reset_data(self.model, self.data, reset=mask)
+        self._reset_task(mask)
+
+    def _info(self) -> dict:
+        return {"nonfinite": self.nonfinite}
 
     def reset(self, *, seed=None, options=None):
         """Every world reset (its draws from ``seed``, the world and its episode): (obs, info)."""
-        wp = self._wp
         if seed is not None:
             self._seed = whole("seed", seed, 0, 2 ** 31 - 1)
             self._episode.zero_()
-        self._reset_worlds(wp.ones(self.num_envs, dtype=int, device=self.device))
+        self._reset_worlds(self._all)
         self._applied.zero_()
         self._ended.zero_()
         self._observe(0)
-        return self.obs, {"nonfinite": self.nonfinite}
+        return self.obs, self._info()
+
+    def _device_actions(self, actions):
+        wp, shape = self._wp, (self.num_envs, self.mjm.nu)
+        if not isinstance(actions, wp.array):
+            a = np.asarray(actions, dtype=np.float32)
+            if a.shape != shape:
+                raise ValueError(f"actions: expected shape {shape}, got {a.shape}")
+            return wp.array(a, dtype=float, device=self.device)
+        if tuple(actions.shape) != shape:
+            raise ValueError(f"actions: expected shape {shape}, got {tuple(actions.shape)}")
+        return actions
 
     def step(self, actions):
         """Apply ``actions`` ((num_envs, nu) N: a warp array on the device, or anything numpy reads),
         step ``frame_skip`` MuJoCo Warp steps, and return (obs, reward, terminated, truncated, info),
         device arrays. Worlds that ended at the previous step are reset first (autoreset, NEXT_STEP)."""
-        wp, mjw = self._wp, self._mjw
-        if not isinstance(actions, wp.array):
-            a = np.asarray(actions, dtype=np.float32)
-            if a.shape != (self.num_envs, self.mjm.nu):
-                raise ValueError(f"actions: expected shape {(self.num_envs, self.mjm.nu)}, got {a.shape}")
-            actions = wp.array(a, dtype=float, device=self.device)
-        elif tuple(actions.shape) != (self.num_envs, self.mjm.nu):
-            raise ValueError(f"actions: expected shape {(self.num_envs, self.mjm.nu)}, got {tuple(actions.shape)}")
+        actions = self._device_actions(actions)
         ended = self._ended  # the worlds that ended at the previous step: stepped idle, then reset
-        wp.launch(self._K["act"], dim=(self.num_envs, self.mjm.nu), inputs=[actions, self._lo, self._hi, ended],
-                  outputs=[self.data.ctrl, self._applied, self._bad], device=self.device)
+        self._launch("act", [actions, self._lo, self._hi, ended], [self.data.ctrl, self._applied, self._bad],
+                     dim=(self.num_envs, self.mjm.nu))
         for _ in range(self.frame_skip):
-            mjw.step(self.model, self.data)
+            self._mjw.step(self.model, self.data)
         self._reset_worlds(ended)  # NEXT_STEP: their observation is the reset's, reward 0, not ended
         self._observe(1)
-        return self.obs, self.reward, self.terminated, self.truncated, {"nonfinite": self.nonfinite}
+        return self.obs, self.reward, self.terminated, self.truncated, self._info()
 
     def check_actions(self) -> None:
         """Raise ValueError if a non-finite command reached ``step`` since the last check (one read
@@ -301,3 +368,31 @@ class WarpStationKeeping(gymnasium.vector.VectorEnv):
 
     def close(self, **kwargs) -> None:
         self.model = self.data = None
+
+
+class WarpStationKeeping(WarpEnv):
+    """``num_envs`` BlueBoatStationKeeping worlds on MuJoCo Warp (see the module docstring)."""
+
+    cpu_env = BlueBoatStationKeeping
+
+    def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, target_range: float = 5.0,
+                 max_distance: float = 20.0, config=None, density=None, current=None, mass_scale=None, device=None,
+                 render_mode=None):
+        super().__init__(num_envs, frame_skip, step_limit, config, density, current, mass_scale, device, render_mode,
+                         target_range=target_range, max_distance=max_distance)
+        self.target_range, self.max_distance = self.proto.target_range, self.proto.max_distance
+
+    def _buffers(self, n: int) -> None:
+        self.target = self._zeros(n, 4)  # x, y (m), z, yaw (rad): world frame
+
+    def _reset_task(self, mask) -> None:
+        d = self.data
+        self._launch("reset", [mask, self._seed, self._episode, self._eq_pos, self._eq_quat, self.target_range],
+                     [d.qpos, self.target, self._steps])
+
+    def _observe(self, count: int) -> None:
+        d = self.data
+        self._launch("observe", [d.qpos, d.qvel, self.target, self._applied, self._amax, self.max_distance,
+                                 self.step_limit, count],
+                     [self._ended, self._steps, self.obs, self.reward, self.terminated, self.truncated,
+                      self.nonfinite])
