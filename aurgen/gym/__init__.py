@@ -142,6 +142,19 @@ def _register():
                                vector_entry_point=_vector_entry(cls))
 
 
+def _warp_class(cls):
+    """The MuJoCo Warp version of the environment class ``cls``, or None (the BlueROV2's added mass)."""
+    if cls is BlueBoatStationKeeping:
+        from aurgen.gym.warp import WarpStationKeeping
+
+        return WarpStationKeeping
+    if cls is BlueBoatWaypoint:
+        from aurgen.gym.warp_waypoint import WarpWaypoint
+
+        return WarpWaypoint
+    return None
+
+
 def _vector_entry(cls):
     def make(num_envs: int = 1, backend: str = "batch", **kwargs):
         if backend == "batch":
@@ -149,13 +162,12 @@ def _vector_entry(cls):
         if backend != "warp":
             raise ValueError(f"backend: expected 'batch' (mujoco.batch, the default) or 'warp' (MuJoCo Warp), "
                              f"got {backend!r}")
-        if cls is not BlueBoatStationKeeping:
-            raise ValueError(f"backend 'warp': {cls.__name__} has no MuJoCo Warp version yet (BlueBoatStationKeeping "
-                             "has: aurgen.gym.warp; the BlueROV2 carries added mass, which MuJoCo Warp's passive "
-                             "callback cannot)")
-        from aurgen.gym.warp import WarpStationKeeping
-
-        return WarpStationKeeping(num_envs, **kwargs)
+        warp_cls = _warp_class(cls)
+        if warp_cls is None:
+            raise ValueError(f"backend 'warp': {cls.__name__} cannot run on MuJoCo Warp: its vehicle "
+                             f"({cls.config}) carries added mass, which must enter the mass matrix and MuJoCo "
+                             "Warp's passive callback cannot (aurgen.runtime.mjwarp refuses it); use backend='batch'")
+        return warp_cls(num_envs, **kwargs)
     return make
 
 
