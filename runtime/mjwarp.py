@@ -205,7 +205,6 @@ def thresholds(components) -> np.ndarray:
 
 def _sea(mjm, env, geoms) -> dict:
     """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side): boxes only."""
-    mjwarp_sea.check_geoms(mjm, geoms, _SERVED)
     w = env.waves
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
