@@ -123,6 +123,50 @@ def field_env(kind: str) -> dict:
     return env
 
 
+def follow(model, m, mjm, q0, v0, nstep: int):
+    """Steps MuJoCo Warp's model ``m`` in two worlds from (q0, v0) beside MuJoCo (float64) on ``model``
+    (with the plugin): world 0 with the hydrostatics, against that reference run; world 1, the
+    baseline, plain MuJoCo Warp (zero density and viscosity everywhere: the callback adds nothing):
+    under Euler and implicitfast given the plugin's force of the reference run's state at each step
+    as qfrc_applied (its qfrc_passive less ``mjm``'s own passive force there), against the reference
+    run: the same dynamics, the forces exact, float32 the only difference; under RK4 (whose stages
+    would need the force at their own states) left to fall, against plain MuJoCo on ``mjm``.
+    Returns (gaps (2,): the largest difference of qpos, and of qvel x timestep, sampled every 50
+    steps, of each world to its reference; the reference MjData)."""
+    import mujoco_warp as mjw
+
+    forced = model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
+    nc = len(m.aurgen.records["density"])
+    m.aurgen.set_cells(2, density=[m.aurgen.records["density"], np.zeros(nc)],
+                       viscosity=[m.aurgen.records["viscosity"], np.zeros(nc)])
+    d = mjw.make_data(mjm, nworld=2)
+    d.qpos.assign(np.tile(q0, (2, 1)).astype(np.float32))
+    d.qvel.assign(np.tile(v0, (2, 1)).astype(np.float32))
+    dh, dp = mujoco.MjData(model), mujoco.MjData(mjm)
+    for dd in (dh, dp):
+        dd.qpos[:], dd.qvel[:] = q0, v0
+    applied = np.zeros((2, mjm.nv), np.float32)
+    gaps = np.zeros(2)
+    for k in range(nstep):
+        if forced:
+            mujoco.mj_forward(model, dh)
+            dp.qpos[:], dp.qvel[:], dp.time = dh.qpos, dh.qvel, dh.time
+            mujoco.mj_forward(mjm, dp)
+            applied[1] = dh.qfrc_passive - dp.qfrc_passive
+            d.qfrc_applied.assign(applied)
+        else:
+            mujoco.mj_step(mjm, dp)
+        mjw.step(m, d)
+        mujoco.mj_step(model, dh)
+        if k % 50 == 49 or k == nstep - 1:
+            qw, vw = d.qpos.numpy().astype(float), d.qvel.numpy().astype(float)
+            assert np.all(np.isfinite(qw)) and np.all(np.isfinite(vw))
+            for i, ref in enumerate((dh, dh if forced else dp)):
+                gaps[i] = max(gaps[i], np.abs(qw[i] - ref.qpos).max(),
+                              np.abs(vw[i] - ref.qvel).max() * model.opt.timestep)
+    return gaps, dh
+
+
 def sea_scene(name: str) -> dict:
     """The tests' seas: "regular" (a 2.5 s wave of 8 cm, 0.5 rad off +x, a 5 s ramp, deep water) or
     "jonswap_finite" (Hs 0.4 m, Tp 3 s, 8 components, seed 7, toward 20 degrees, 6 m deep)."""
