@@ -3,22 +3,31 @@
 Not a test; run by hand: ``python bench/gpu.py [--quick] [--device cpu|cuda:0] [--nworld 1 16 ...]``
 (needs the gpu extra: ``pip install '.[gpu]'``).
 
-The BlueBoat (vehicles/blueboat.yaml, built into a temporary folder) in open water (1025 kg/m^3)
-is put on MuJoCo Warp twice from the same plain MjModel (the plugin instance taken out:
-aurgen.runtime.mjwarp.plain_model): ``hydro``, aurgen.runtime.mjwarp.put_model (the hydrostatics
-as the passive callback), and ``plain``, mujoco_warp.put_model (MuJoCo's gravity only: the boat
-falls). For each nworld both are stepped in interleaved rounds from the same float32 states
-(around the floating pose, jittered per world); the figures are medians over rounds:
+Physics steps/s: the BlueBoat (vehicles/blueboat.yaml, built into a temporary folder) in open water
+(1025 kg/m^3) is put on MuJoCo Warp twice from the same plain MjModel (the plugin instance taken out:
+aurgen.runtime.mjwarp.plain_model): ``hydro``, aurgen.runtime.mjwarp.put_model (the hydrostatics as the
+passive callback), and ``plain``, mujoco_warp.put_model (MuJoCo's gravity only: the boat falls), stepped
+with ``mujoco_warp.step`` from the same float32 states (around the floating pose, jittered per world).
+Contacts are disabled in both (``mjDSBL_CONTACT``).
 
-* physics steps/s: nworld x steps / seconds of ``mujoco_warp.step`` (on CUDA the steps of a
-  round are one captured graph, as MuJoCo Warp's own benchmarks run);
-* env-steps/s: an RL step on the device, no host round trip: the actions (a device array) into
-  ``ctrl``, ``FRAME_SKIP`` (10, aurgen.gym's default) physics steps, the observation (qpos, qvel)
-  gathered and a reward and done flag computed by a kernel;
-* the ratio hydro / plain time per step (the figure: the target is <= 1.5 on a GPU).
+Env-steps/s: the real environments, aurgen.gym.warp.WarpStationKeeping and
+aurgen.gym.warp_waypoint.WarpWaypoint (their defaults: frame_skip 10, the bundled BlueBoat at its
+declared density), each ``step`` given one device array of actions (a fixed thrust per world) and
+timed from a ``reset(seed=0)``: the action kernel, 10 physics steps, the autoreset and the task's
+observation, reward and end kernel, no host round trip. ``hydro`` is the environment as made;
+``plain`` the same environment class with its model's passive callback removed (``mujoco_warp.Callback()``:
+the same kernels and resets, minus the hydrostatics; the boat falls). Both run with ``max_distance``
+and ``step_limit`` out of reach, so no world ends and both do the same work: the script asserts that
+every world of both counted every step, and finite states and observations. The environments keep
+MuJoCo's contacts on, as aurgen.gym's models have them (nothing to collide in open water: ``nacon == 0``
+asserted), so an env-step also pays MuJoCo Warp's collision pipeline, which the physics figure does not
+(on the CPU device about 2.4x the physics step at nworld 16).
 
-Contacts are disabled in both (``mjDSBL_CONTACT``) and the script asserts ``nacon == 0`` and
-finite states at the end of every run, so neither pays for collisions the other doesn't.
+For each nworld the runs are interleaved in rounds; the figures are medians over rounds, nworld x steps /
+seconds, with the ratio plain / hydro rate (hydro's time per step over plain's: the target is <= 1.5 on a
+GPU). On CUDA the steps of a round are one captured graph (as MuJoCo Warp's own benchmarks run; an
+environment whose step cannot be captured runs eagerly, and the script says so). Every run asserts
+``nacon == 0`` and finite states at its end, so neither side pays for collisions the other doesn't.
 On CUDA nworld runs 1 .. 65,536; on the CPU device (no GPU) 1, 16, 64. The device is printed.
 The first run compiles MuJoCo Warp's kernels (minutes on a CPU; cached after).
 """
@@ -60,83 +69,131 @@ def models(path: Path):
     return mjm, mjwarp.put_model(mjm, config=config), mjw.put_model(mjm), q0
 
 
-def _kernels(wp):
-    @wp.kernel
-    def act(a: wp.array2d(dtype=float), ctrl: wp.array2d(dtype=float)):
-        w, j = wp.tid()
-        ctrl[w, j] = a[w, j]
+class _Timed:
+    """A run timed by rounds: ``reset`` then ``steps(n)`` (on CUDA one captured graph per n, if it captures)."""
 
-    @wp.kernel
-    def observe(qpos: wp.array2d(dtype=float), qvel: wp.array2d(dtype=float), obs: wp.array2d(dtype=float),
-                reward: wp.array(dtype=float), done: wp.array(dtype=int)):
-        w = wp.tid()
-        nq = qpos.shape[1]
-        for i in range(nq):
-            obs[w, i] = qpos[w, i]
-        for i in range(qvel.shape[1]):
-            obs[w, nq + i] = qvel[w, i]
-        reward[w] = -wp.abs(qpos[w, 2]) + qvel[w, 0]
-        done[w] = 0
-        if qpos[w, 2] < -1.0 or not wp.isfinite(qpos[w, 2]):
-            done[w] = 1
+    wp, cuda = None, False
 
-    return act, observe
+    def timed(self, n):
+        wp = self.wp
+        if self.cuda and n not in self.graphs:
+            self.reset()
+            self.steps(1)  # buffers allocated and modules loaded outside the capture
+            try:
+                with wp.ScopedCapture() as cap:
+                    self.steps(n)
+                self.graphs[n] = cap.graph
+            except Exception as exc:  # noqa: BLE001 - reported, then run eagerly
+                print(f"  {type(self).__name__}: graph capture failed ({type(exc).__name__}: {exc}); eager "
+                      "launches", flush=True)
+                self.graphs[n] = None
+        self.reset()
+        wp.synchronize()
+        t = time.perf_counter()
+        if self.cuda and self.graphs[n] is not None:
+            wp.capture_launch(self.graphs[n])
+        else:
+            self.steps(n)
+        wp.synchronize()
+        return time.perf_counter() - t
 
 
-class Run:
-    """One model on nworld worlds: its data, the device buffers of an env-step, and timed calls."""
+def _check(d):
+    """The data's state finite and contact-free (the comparison like for like); its qpos."""
+    q, v = d.qpos.numpy(), d.qvel.numpy()
+    assert np.all(np.isfinite(q)) and np.all(np.isfinite(v)), "a non-finite state"
+    assert int(d.nacon.numpy()[0]) == 0, "a contact: the comparison would not be like for like"
+    return q
 
-    def __init__(self, mjw, wp, mjm, m, nworld, q, v, kernels, cuda):
-        self.mjw, self.wp, self.m, self.cuda = mjw, wp, m, cuda
+
+class Run(_Timed):
+    """One model on nworld worlds stepped with ``mujoco_warp.step`` from the states (q, v)."""
+
+    def __init__(self, mjw, wp, mjm, m, nworld, q, v, cuda):
+        self.mjw, self.wp, self.m, self.cuda, self.graphs = mjw, wp, m, cuda, {}
         self.d = mjw.make_data(mjm, nworld=nworld)
         self.q, self.v = q, v
-        self.act, self.observe = kernels
-        self.actions = wp.array(np.tile(mjm.actuator_ctrlrange[:, 1] * 0.3, (nworld, 1)).astype(np.float32),
-                                dtype=float)
-        self.obs = wp.zeros((nworld, mjm.nq + mjm.nv), dtype=float)
-        self.reward = wp.zeros(nworld, dtype=float)
-        self.done = wp.zeros(nworld, dtype=int)
-        self.graphs = {}
 
     def reset(self):
         self.d.qpos.assign(self.q)
         self.d.qvel.assign(self.v)
         self.d.time.zero_()
 
-    def _physics(self, n):
+    def steps(self, n):
         for _ in range(n):
             self.mjw.step(self.m, self.d)
 
-    def _env(self, n):
-        wp, d = self.wp, self.d
-        for _ in range(n):
-            wp.launch(self.act, dim=self.actions.shape, inputs=[self.actions], outputs=[d.ctrl])
-            self._physics(FRAME_SKIP)
-            wp.launch(self.observe, dim=d.nworld, inputs=[d.qpos, d.qvel], outputs=[self.obs, self.reward, self.done])
+    def check(self):
+        return _check(self.d)
 
-    def timed(self, kind, n):
-        wp = self.wp
-        fn = self._physics if kind == "physics" else self._env
-        if self.cuda and (kind, n) not in self.graphs:
-            fn(1)  # buffers allocated outside the capture
-            with wp.ScopedCapture() as cap:
-                fn(n)
-            self.graphs[kind, n] = cap.graph
-        self.reset()
-        wp.synchronize()
-        t = time.perf_counter()
-        if self.cuda:
-            wp.capture_launch(self.graphs[kind, n])
-        else:
-            fn(n)
-        wp.synchronize()
-        return time.perf_counter() - t
+
+class EnvRun(_Timed):
+    """A real environment of aurgen.gym.warp (``cls``) on nworld worlds, the hydrostatics on or (``plain``)
+    its model's passive callback removed, its ``step`` given one device array of actions (N)."""
+
+    def __init__(self, mjw, wp, cls, nworld, plain, cuda):
+        self.wp, self.cuda, self.graphs = wp, cuda, {}
+        self.env = cls(num_envs=nworld, max_distance=1e9, step_limit=10 ** 9)  # no world ends
+        assert self.env.frame_skip == FRAME_SKIP
+        if plain:
+            self.env.model.callback = mjw.Callback()  # no passive callback: MuJoCo Warp's gravity only
+        hi = self.env.single_action_space.high
+        a = np.random.default_rng(nworld).uniform(0.2, 0.6, (nworld, len(hi))) * hi
+        self.actions = wp.array(a.astype(np.float32), dtype=float)
+        self.n = 0
+
+    def reset(self):
+        self.env.reset(seed=0)
+
+    def steps(self, n):
+        self.n = n
+        for _ in range(n):
+            self.env.step(self.actions)
 
     def check(self):
-        q, v = self.d.qpos.numpy(), self.d.qvel.numpy()
-        assert np.all(np.isfinite(q)) and np.all(np.isfinite(v)), "a non-finite state"
-        assert int(self.d.nacon.numpy()[0]) == 0, "a contact: the comparison would not be like for like"
-        return q
+        """Every world counted the last round's every step (none ended or reset: both sides did the same
+        work) and its state and observation stayed finite."""
+        e = self.env
+        assert np.all(e._steps.numpy() == self.n), "a world ended: the two sides did not do the same work"
+        assert np.all(np.isfinite(e.obs.numpy())) and not e.nonfinite.numpy().any(), "a non-finite observation"
+        return _check(e.data)
+
+
+def _states(q0, nv, nw):
+    """nw float32 states around the floating pose q0: the height jittered by 2 cm, small velocities."""
+    rng = np.random.default_rng(nw)
+    q = np.tile(q0, (nw, 1))
+    q[:, 2] += rng.uniform(-0.02, 0.02, nw)
+    v = np.zeros((nw, nv))
+    v[:, :6] = rng.normal(0, 0.05, (nw, 6))
+    return q.astype(np.float32), v.astype(np.float32)
+
+
+def _runs(mjw, wp, mjm, mh, mp, q0, nw, cuda):
+    """{name: run} on nw worlds: the physics (``hydro``, ``plain``) and each environment's two sides."""
+    from aurgen.gym.warp import WarpStationKeeping
+    from aurgen.gym.warp_waypoint import WarpWaypoint
+
+    q, v = _states(q0, mjm.nv, nw)
+    runs = {f"physics {side}": Run(mjw, wp, mjm, m, nw, q, v, cuda) for side, m in (("hydro", mh), ("plain", mp))}
+    for task, cls in (("station", WarpStationKeeping), ("waypoint", WarpWaypoint)):
+        for side in ("hydro", "plain"):
+            runs[f"{task} {side}"] = EnvRun(mjw, wp, cls, nw, side == "plain", cuda)
+    return runs
+
+
+def _measure(runs, rounds, steps, nw):
+    """Interleaved rounds of every run: {name: median rate} (physics steps/s or env-steps/s, all worlds)."""
+    n = {k: steps if k.startswith("physics") else steps // FRAME_SKIP for k in runs}
+    for k, r in runs.items():  # compile and warm
+        r.timed(min(n[k], FRAME_SKIP))
+    tm = {k: [] for k in runs}
+    for _ in range(rounds):
+        for k, r in runs.items():
+            tm[k].append(r.timed(n[k]))
+    zs = {k: r.check()[:, 2] for k, r in runs.items()}
+    assert np.all(zs["physics hydro"] > -1.0), "the hydrostatic BlueBoat sank"
+    return {k: nw * n[k] / statistics.median(x) for k, x in tm.items()}
 
 
 def main(argv=None):
@@ -166,45 +223,26 @@ def main(argv=None):
         path = a.vehicle or build_blueboat(Path(tmp))
         t = time.perf_counter()
         mjm, mh, mp, q0 = models(path)
-        kernels = _kernels(wp)
         print(f"BlueBoat: nq {mjm.nq}, nv {mjm.nv}, {mh.aurgen.ngeom} hydrostatic geoms, dt {mjm.opt.timestep} s; "
-              f"contacts off; {rounds} interleaved rounds of {steps} physics steps / {steps // FRAME_SKIP} "
-              f"env-steps (frame_skip {FRAME_SKIP})")
+              f"{rounds} interleaved rounds of {steps} physics steps (contacts off) / {steps // FRAME_SKIP} "
+              f"env-steps (WarpStationKeeping, WarpWaypoint; frame_skip {FRAME_SKIP})")
         rows = []
         for nw in nworlds:
-            rng = np.random.default_rng(nw)
-            q = np.tile(q0, (nw, 1))
-            q[:, 2] += rng.uniform(-0.02, 0.02, nw)
-            v = np.zeros((nw, mjm.nv))
-            v[:, :6] = rng.normal(0, 0.05, (nw, 6))
-            q, v = q.astype(np.float32), v.astype(np.float32)
-            runs = {"hydro": Run(mjw, wp, mjm, mh, nw, q, v, kernels, cuda),
-                    "plain": Run(mjw, wp, mjm, mp, nw, q, v, kernels, cuda)}
-            for r in runs.values():  # compile and warm
-                r.timed("physics", FRAME_SKIP)
-                r.timed("env", 1)
-            if len(rows) == 0:
+            rate = _measure(_runs(mjw, wp, mjm, mh, mp, q0, nw, cuda), rounds, steps, nw)
+            if not rows:
                 print(f"set-up and kernel compilation/load: {time.perf_counter() - t:.1f} s")
-            tm = {(k, n): [] for k in runs for n in ("physics", "env")}
-            for _ in range(rounds):
-                for kind in ("physics", "env"):
-                    for name, r in runs.items():
-                        n = steps if kind == "physics" else steps // FRAME_SKIP
-                        tm[name, kind].append(r.timed(kind, n))
-            zs = {name: r.check()[:, 2] for name, r in runs.items()}
-            assert np.all(zs["hydro"] > -1.0), "the hydrostatic BlueBoat sank"
-            med = {k: statistics.median(x) for k, x in tm.items()}
-            ps = {k: nw * steps / med[k, "physics"] for k in runs}
-            es = {k: nw * (steps // FRAME_SKIP) / med[k, "env"] for k in runs}
-            rows.append((nw, ps["hydro"], ps["plain"], ps["plain"] / ps["hydro"], es["hydro"], es["plain"],
-                         es["plain"] / es["hydro"]))
-            print(f"nworld {nw:6d}: physics steps/s hydro {ps['hydro']:12,.0f} plain {ps['plain']:12,.0f} "
-                  f"(x{ps['plain'] / ps['hydro']:.2f} time); env-steps/s hydro {es['hydro']:11,.0f} "
-                  f"plain {es['plain']:11,.0f} (x{es['plain'] / es['hydro']:.2f})", flush=True)
-        print("\n| nworld | physics steps/s (hydro) | plain | hydro/plain time | env-steps/s (hydro) | plain | ratio |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
-        for nw, ph, pp, pr, eh, ep, er in rows:
-            print(f"| {nw} | {ph:,.0f} | {pp:,.0f} | {pr:.2f} | {eh:,.0f} | {ep:,.0f} | {er:.2f} |")
+            rows.append((nw, rate))
+            print(f"nworld {nw:6d}: " + "; ".join(
+                f"{what} hydro {rate[what + ' hydro']:,.0f} plain {rate[what + ' plain']:,.0f} "
+                f"(x{rate[what + ' plain'] / rate[what + ' hydro']:.2f} time)"
+                for what in ("physics", "station", "waypoint")), flush=True)
+        print("\n| nworld | physics steps/s (hydro) | plain | hydro/plain time | station-keeping env-steps/s "
+              "(hydro) | plain | ratio | waypoint env-steps/s (hydro) | plain | ratio |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for nw, rate in rows:
+            cells = [f"{rate[w + ' hydro']:,.0f} | {rate[w + ' plain']:,.0f} | "
+                     f"{rate[w + ' plain'] / rate[w + ' hydro']:.2f}" for w in ("physics", "station", "waypoint")]
+            print(f"| {nw} | " + " | ".join(cells) + " |")
     return 0
 
 
