@@ -118,10 +118,13 @@ i > 0 of an irregular sea runs in world 0's sea, not the one its own seed would 
 
 On MuJoCo Warp (``pip install '.[gpu]'``): ``gymnasium.make_vec("BlueBoatStationKeeping-v0",
 num_envs=N, vectorization_mode="vector_entry_point", backend="warp")`` gives
-:class:`aurgen.gym.warp.WarpStationKeeping`, the same environment with everything on the device
-(actions, observations, rewards, ends, resets; per-world density, current and mass): float32, its
-own random streams, no health ledger (a non-finite state terminates); its module docstring says
-what differs.
+:class:`aurgen.gym.warp.WarpStationKeeping`, and ``"BlueBoatWaypoint-v0"``
+:class:`aurgen.gym.warp_waypoint.WarpWaypoint`: the same environments with everything on the device
+(actions, observations, rewards, waypoint switching, ends, resets; per-world density, current and
+mass): float32, their own random streams, no health ledger (a non-finite state terminates);
+aurgen.gym.warp's module docstring says what differs. ``BlueROV2DepthHeading-v0`` is refused there
+(``ValueError``: the BlueROV2's added mass must enter the mass matrix, which MuJoCo Warp's passive
+callback cannot).
 """
 
 from __future__ import annotations

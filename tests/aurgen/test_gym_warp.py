@@ -180,6 +180,10 @@ def test_bad_settings_and_actions_are_refused():
                                          r"\(bluerov2.yaml\) carries added mass"):
         gymnasium.make_vec("BlueROV2DepthHeading-v0", num_envs=2, vectorization_mode="vector_entry_point",
                            backend="warp")
+    from aurgen.runtime.mjwarp import MjWarpRefused
+
+    with pytest.raises(MjWarpRefused, match="added mass must enter the mass matrix"):
+        WarpWaypoint(num_envs=2, config="bluerov2.yaml")  # the runtime's refusal, for any added-mass vehicle
     with pytest.raises(ValueError, match="backend: expected 'batch'"):
         gymnasium.make_vec("BlueBoatStationKeeping-v0", num_envs=2, vectorization_mode="vector_entry_point",
                            backend="gpu")
