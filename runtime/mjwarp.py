@@ -159,7 +159,7 @@ def records(mjm, env, config=None) -> dict:
         planes[c, : len(rows)] = rows
         npl[c] = len(rows)
     dampers = _dampers(mjm, geoms, weld, flags)
-    sea = _sea(mjm, env, geoms) if env.waves is not None else None
+    sea = _sea(env) if env.waves is not None else None
     out = {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
             "geom_mark": np.array([m for _, m, _ in geoms], np.int32),
             "geom_type": np.array([t for _, _, t in geoms], np.int32), "geom_size": size, "geom_volume": vol,
@@ -203,8 +203,8 @@ def thresholds(components) -> np.ndarray:
     return out
 
 
-def _sea(mjm, env, geoms) -> dict:
-    """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side): boxes only."""
+def _sea(env) -> dict:
+    """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: mjwarp_sea_shapes.py)."""
     w = env.waves
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side

@@ -15,7 +15,6 @@ cache: ~/.cache/warp, or WARP_CACHE_PATH); later runs load them.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 
@@ -316,12 +315,7 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
     sim = _sim(bluerov2, water_env())
     msg = _refused(mjwarp.plain_model(sim.to_xml())[0], None)
     assert "added mass must enter the mass matrix" in msg and "passive callback cannot" in msg
-    msh = mujoco.MjModel.from_xml_string(_mesh_xml().replace("<worldbody>", "<custom><text name=\"aurgen:environment\" "
-                                                              f"data='{json.dumps(sea_env([component(0.1, 1.0, 1.0 / G)]))}'/></custom><worldbody>", 1))
-    assert "a mesh displacement geom in a sea" in _refused(msh, None)
     sea = sea_env([component(0.1, 1.0, 1.0 / G)])
-    ball = body("s", (0, 0, 0), 1.0, (1, 1, 1), geom("sphere", [R]))
-    assert "a sphere displacement geom in a sea" in _refused(ball, sea)
     m = mjwarp.put_model(mujoco.MjModel.from_xml_string(mjcf(box, env=water_env())))
     with pytest.raises(mjwarp.MjWarpRefused, match="set_waves: the model's environment has no sea"):
         m.aurgen.set_waves([[0.1, 1.0, 1.0 / G, 0, 0, 0]])
