@@ -26,7 +26,9 @@ backend: a world whose state turns non-finite is terminated instead (``info["non
 array); autoreset as gymnasium's ``NEXT_STEP`` (a world that ended is reset by the next ``step``, its
 action then ignored, reward 0). Domain randomisation per world: ``density`` (N,) the water's density
 (kg/m^3), ``current`` (N, 3) its flow (m/s, world frame), ``mass_scale`` (N,) every body's mass and
-inertia scaled. Refused: an added-mass vehicle (MjWarpRefused: the hydrostatics on MuJoCo Warp cannot
+inertia scaled, and with an irregular ``sea`` (the CPU environment's keyword) ``wave_seed`` (N,) ints,
+each world's sea drawn with its own seed (the CPU vector env's worlds share one sea; here the seas stay
+the worlds' own across resets: a reset restarts the world's time, not its sea). Refused: an added-mass vehicle (MjWarpRefused: the hydrostatics on MuJoCo Warp cannot
 carry added mass, runtime/mjwarp.py), and so BlueROV2DepthHeading-v0.
 """
 
@@ -242,7 +244,7 @@ class WarpEnv(gymnasium.vector.VectorEnv):
     cpu_env = None
 
     def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, config=None, density=None,
-                 current=None, mass_scale=None, device=None, render_mode=None, **task):
+                 current=None, mass_scale=None, device=None, render_mode=None, wave_seed=None, **task):
         from aurgen.core.spatial import quat_of
         from aurgen.runtime import mjwarp
 
@@ -266,6 +268,7 @@ class WarpEnv(gymnasium.vector.VectorEnv):
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
         mjm = self.mjm = self.model.aurgen.mjm
         self._randomise(*randomised)
+        self._seas(wave_seed, proto.sea)
         self.data = mjw.make_data(mjm, nworld=n)
         self._eq_pos = wp.vec3(*[float(x) for x in np.asarray(proto._eq.pos, float)])
         self._eq_quat = wp.vec4(*[float(x) for x in np.asarray(quat_of(np.asarray(proto._eq.mat, float)), float)])
@@ -282,6 +285,23 @@ class WarpEnv(gymnasium.vector.VectorEnv):
 
     def _zeros(self, *shape, dt=float):
         return self._wp.zeros(shape, dtype=dt, device=self.device)
+
+    def _seas(self, wave_seed, sea) -> None:
+        """A sea per world: ``wave_seed`` (N,) ints, world i's irregular sea the declared ``sea`` with
+        ``seed: wave_seed[i]`` (synthesised as the CPU environment's, aurgen.analysis.sea.sea_of)."""
+        if wave_seed is None:
+            return
+        if sea is None or sea.get("spectrum") == "regular":
+            raise ValueError("wave_seed: only with an irregular sea (sea={'spectrum': 'jonswap', ...}); "
+                             f"the sea is {'still water' if sea is None else 'a regular wave'}")
+        seeds = np.asarray(wave_seed)
+        if seeds.shape != (self.num_envs,) or seeds.dtype.kind not in "iu" or np.any(seeds < 0):
+            raise ValueError(f"wave_seed: expected {self.num_envs} non-negative integers (one per world), "
+                             f"got {wave_seed!r}")
+        from aurgen.analysis.sea import sea_of
+
+        comps = {int(k): sea_of(dict(sea, seed=int(k)), prefix="sea").components for k in np.unique(seeds)}
+        self.model.aurgen.set_waves(np.stack([comps[int(k)] for k in seeds]))
 
     def _randomise(self, rho, flow, scale) -> None:
         """Per-world water density (kg/m^3) and current (m/s) in the densest cell, and mass scale."""
@@ -377,9 +397,9 @@ class WarpStationKeeping(WarpEnv):
 
     def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, target_range: float = 5.0,
                  max_distance: float = 20.0, config=None, density=None, current=None, mass_scale=None, device=None,
-                 render_mode=None):
+                 render_mode=None, sea=None, wave_seed=None):
         super().__init__(num_envs, frame_skip, step_limit, config, density, current, mass_scale, device, render_mode,
-                         target_range=target_range, max_distance=max_distance)
+                         wave_seed, target_range=target_range, max_distance=max_distance, sea=sea)
         self.target_range, self.max_distance = self.proto.target_range, self.proto.max_distance
 
     def _buffers(self, n: int) -> None:

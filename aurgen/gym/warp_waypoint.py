@@ -131,10 +131,11 @@ class WarpWaypoint(WarpEnv):
 
     def __init__(self, num_envs: int = 1, frame_skip: int = 10, step_limit: int = 1000, n_waypoints: int = 4,
                  leg=(3.0, 8.0), reach_radius: float = 1.0, reach_bonus: float = 10.0, max_distance: float = 20.0,
-                 config=None, density=None, current=None, mass_scale=None, device=None, render_mode=None):
+                 config=None, density=None, current=None, mass_scale=None, device=None, render_mode=None, sea=None,
+                 wave_seed=None):
         super().__init__(num_envs, frame_skip, step_limit, config, density, current, mass_scale, device, render_mode,
-                         n_waypoints=n_waypoints, leg=leg, reach_radius=reach_radius, reach_bonus=reach_bonus,
-                         max_distance=max_distance)
+                         wave_seed, n_waypoints=n_waypoints, leg=leg, reach_radius=reach_radius,
+                         reach_bonus=reach_bonus, max_distance=max_distance, sea=sea)
         p = self.proto
         self.n_waypoints, self.leg, self.max_distance = p.n_waypoints, p.leg, p.max_distance
         self.reach_radius, self.reach_bonus = p.reach_radius, p.reach_bonus

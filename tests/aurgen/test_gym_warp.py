@@ -360,3 +360,40 @@ def test_make_vec_gives_the_waypoint_environment_with_its_keywords():
         WarpWaypoint(num_envs=2, leg=(0.0, 1.0))
     with pytest.raises(ValueError, match="n_waypoints"):
         WarpWaypoint(num_envs=2, n_waypoints=0)
+
+
+def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
+    """wave_seed (one per world) over an irregular sea: at one state and time in every world, world i's
+    qfrc_passive is the plugin's in the CPU environment declared with seed wave_seed[i] (float32's
+    agreement); the two worlds of one seed agree bitwise, the other differs; a regular sea or the wrong
+    count is refused."""
+    import mujoco
+
+    sea = {"spectrum": "jonswap", "hs": 0.5, "tp": 3.0, "components": 8, "seed": 1}
+    seeds = [3, 4, 3]
+    env = WarpStationKeeping(num_envs=3, sea=sea, wave_seed=seeds)
+    m, mjm = env.model, env.mjm
+    d = mjw.make_data(mjm, nworld=3)
+    q = mjm.qpos0.copy()
+    q[2] = -0.02
+    q[3:7] = [math.cos(0.1), math.sin(0.1), 0.0, 0.0]
+    v = np.zeros(mjm.nv)
+    v[:6] = [0.3, -0.1, 0.05, 0.1, 0.0, 0.2]
+    q, v = q.astype(np.float32), v.astype(np.float32)
+    d.qpos.assign(np.tile(q, (3, 1)))
+    d.qvel.assign(np.tile(v, (3, 1)))
+    d.time.assign(np.full(3, 5.0, np.float32))
+    mjw.forward(m, d)
+    got = d.qfrc_passive.numpy().astype(float)
+    assert np.array_equal(got[0], got[2]) and np.abs(got[0] - got[1]).max() > 1e-3 * np.abs(got[0]).max()
+    for i, s in enumerate(seeds):
+        cpu = BlueBoatStationKeeping(sea={**sea, "seed": s})
+        dc = mujoco.MjData(cpu.model)
+        dc.qpos[:], dc.qvel[:], dc.time = q, v, 5.0
+        mujoco.mj_forward(cpu.model, dc)
+        assert np.abs(got[i] - dc.qfrc_passive).max() <= 2e-5 * np.abs(dc.qfrc_passive).max()
+        cpu.close()
+    with pytest.raises(ValueError, match="wave_seed: only with an irregular sea"):
+        WarpStationKeeping(num_envs=2, sea={"spectrum": "regular", "height": 0.1, "period": 3.0}, wave_seed=[1, 2])
+    with pytest.raises(ValueError, match="wave_seed: expected 2 non-negative integers"):
+        WarpStationKeeping(num_envs=2, sea=sea, wave_seed=[1, 2, 3])
