@@ -84,13 +84,14 @@ def _sea(name):
 
 
 def _eta(env, x, t):
-    """The sea's elevation (m) at the world point x (its horizontal part), time t: for placing the
-    states across the surface only (docs/formats.md "waves")."""
+    """The sea's elevation (m) at the world point x, time t (runtime.waves.elevation): for placing the
+    states across the surface only."""
+    from types import SimpleNamespace
+
+    from aurgen.runtime import waves
+
     w = env["waves"]
-    ramp = w.get("ramp", 0.0)
-    r = 1.0 if not ramp > 0 or t >= ramp else 0.5 * (1.0 - math.cos(math.pi * t / ramp))
-    return r * sum(a * math.cos(kx * x[0] + ky * x[1] + kz * x[2] - om * t + ph)
-                   for a, om, kx, ky, kz, ph in w["components"])
+    return float(waves.elevation(SimpleNamespace(components=w["components"], ramp=w.get("ramp", 0.0)), x, t))
 
 
 def _extent(m, d, g):
