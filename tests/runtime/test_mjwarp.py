@@ -32,7 +32,8 @@ from aurgen.runtime.sim import Simulation  # noqa: E402
 from seascenes import component, sea_env  # noqa: E402
 from simfixtures import G, body, geom, mjcf, water_env  # noqa: E402
 from warpscenes import (AIR, BOX, RHO, R, _box_xml, _capsule_xml, _currents_env, _cylinder_xml,  # noqa: E402
-                        _ellipsoid_xml, _f32, _mesh_xml, field_env, _random_states, _sea_states, _sphere_xml, follow, sea_scene)
+                        _ellipsoid_xml, _f32, _mesh_xml, field_env, _random_states, _sea_states, _sphere_xml, follow, sea_scene,
+                        warp_forward)
 
 # float32: the state and qfrc_passive are float32 (eps 6e-8), the kinematics float32 arithmetic;
 # measured worst per-state relative difference 3e-6 (BlueBoat), 1e-6 (box, sphere): see the tests
@@ -100,14 +101,7 @@ def qfrc(backend, sim, qpos, qvel, wm=None, t=None):
             out.append(d.qfrc_passive.copy())
         return np.array(out)
     m, mjm = wm if wm is not None else _warp(sim)
-    d = mjw.make_data(mjm, nworld=len(qpos))
-    d.qpos.assign(qpos.astype(np.float32))
-    d.qvel.assign(qvel.astype(np.float32))
-    d.time.assign(t.astype(np.float32))
-    mjw.forward(m, d)
-    wp.synchronize()
-    assert not m.aurgen.flags.numpy().any()
-    return d.qfrc_passive.numpy().astype(float)
+    return warp_forward(m, mjm, qpos, qvel, t).qfrc_passive.numpy().astype(float)
 
 
 # ---------------------------------------------------------------- one set of checks, every backend

@@ -13,8 +13,6 @@ currents, and in a sea.
 """
 from __future__ import annotations
 
-import os
-
 import mujoco
 import numpy as np
 import pytest
@@ -28,16 +26,9 @@ from aurgen.runtime.sim import Simulation  # noqa: E402
 
 from simfixtures import water_env  # noqa: E402
 from warpscenes import (AIR, RHO, SCENES, _currents_env, field_env, _random_states, _sea_states, plugin_at,  # noqa: E402
-                        sea_scene)
+                        sea_scene, warp_cpu, warp_forward)  # noqa: F401  (warp_cpu: the module's fixture)
 
 TOL = 1e-12  # of the state's largest generalized force
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warp_cpu():
-    wp.config.quiet = True
-    wp.set_device(os.environ.get("AURGEN_WARP_DEVICE", "cpu"))
-    yield
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +45,7 @@ def exact_gap(sim, q, v, t=None):
     the plugin's; and the plugin's forces (n, nv)."""
     mjm, config = mjwarp.plain_model(sim.to_xml())
     m = mjwarp.put_model(mjm, config=config)
-    d = mjw.make_data(mjm, nworld=len(q))
-    d.qpos.assign(q.astype(np.float32))
-    d.qvel.assign(v.astype(np.float32))
-    d.time.assign(np.zeros(len(q), np.float32) if t is None else np.asarray(t, np.float32))
-    mjw.forward(m, d)
-    wp.synchronize()
-    assert not m.aurgen.flags.numpy().any()
+    d = warp_forward(m, mjm, q, v, t)
     got = m.aurgen.qfrc.numpy()
     ref = np.array([plugin_at(sim.model, mjm, d, i) for i in range(len(q))])
     scale = np.maximum(np.abs(ref).max(axis=1), 1e-300)
@@ -113,10 +98,7 @@ def test_plugin_at_reads_warps_inputs_not_its_own(blueboat):
     q, v = _random_states(np.random.default_rng(4), sim, 8, 0.5)
     mjm, config = mjwarp.plain_model(sim.to_xml())
     m = mjwarp.put_model(mjm, config=config)
-    d = mjw.make_data(mjm, nworld=len(q))
-    d.qpos.assign(q.astype(np.float32))
-    d.qvel.assign(v.astype(np.float32))
-    mjw.forward(m, d)
+    warp_forward(m, mjm, q, v)
     got = m.aurgen.qfrc.numpy()
     dm = mujoco.MjData(sim.model)
     own = []

@@ -22,7 +22,6 @@ Frames and units: world frame, SI. The first run compiles the Warp kernels (minu
 from __future__ import annotations
 
 import math
-import os
 
 import mujoco
 import numpy as np
@@ -37,19 +36,12 @@ from aurgen.runtime.sim import Simulation  # noqa: E402
 
 from seascenes import sea_env  # noqa: E402
 from simfixtures import G, body, geom, mjcf, water_env  # noqa: E402
-from warpscenes import _f32, _mesh_xml, plugin_at  # noqa: E402
+from warpscenes import _f32, _mesh_xml, plugin_at, warp_cpu, warp_forward  # noqa: E402, F401  (warp_cpu: the module's fixture)
 
 TOL_STATE = 2e-5  # float32 state and qfrc_passive (test_mjwarp.py's)
 TOL_EXACT = 1e-12  # float64 from identical inputs (test_mjwarp_exact.py's)
 NSTATE = 40
 MESH = int(mujoco.mjtGeom.mjGEOM_MESH)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warp_cpu():
-    wp.config.quiet = True
-    wp.set_device(os.environ.get("AURGEN_WARP_DEVICE", "cpu"))
-    yield
 
 
 def _one(name, type_, size, pos, extra=""):
@@ -149,13 +141,7 @@ def _run(shape, seaname):
     q, v, t = _states(sim, env, heel, seed=31 if seaname == "regular" else 32)
     mjm, config = mjwarp.plain_model(sim.to_xml())
     m = mjwarp.put_model(mjm, config=config)
-    d = mjw.make_data(mjm, nworld=len(q))
-    d.qpos.assign(q.astype(np.float32))
-    d.qvel.assign(v.astype(np.float32))
-    d.time.assign(t.astype(np.float32))
-    mjw.forward(m, d)
-    wp.synchronize()
-    assert not m.aurgen.flags.numpy().any()
+    d = warp_forward(m, mjm, q, v, t)
     got32, got64 = d.qfrc_passive.numpy().astype(float), m.aurgen.qfrc.numpy()
     still = Simulation(xml, environment=water_env(1025.0, 1.225))
     ref, calm, up = [], [], []

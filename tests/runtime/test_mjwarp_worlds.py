@@ -14,8 +14,6 @@ gaps: float32's rounding of the vehicle's large forces spins them up in either w
 """
 from __future__ import annotations
 
-import os
-
 import mujoco
 import numpy as np
 import pytest
@@ -27,20 +25,13 @@ wp = pytest.importorskip("warp", reason="the MuJoCo Warp backend's tests need wa
 from aurgen.runtime import mjwarp  # noqa: E402
 from aurgen.runtime.sim import Simulation  # noqa: E402
 
-from warpscenes import follow  # noqa: E402
+from warpscenes import follow, warp_cpu  # noqa: E402, F401  (warp_cpu: the module's fixture)
 
 NSTEP = 1000
 GAP_FACTOR = 5.0  # as test_mjwarp.py: the hydrostatics may widen MuJoCo Warp's own float32 gap this much
 GAP_FLOOR = 1e-6
 INTEGRATORS = {"Euler": mujoco.mjtIntegrator.mjINT_EULER, "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
                "RK4": mujoco.mjtIntegrator.mjINT_RK4}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warp_cpu():
-    wp.config.quiet = True
-    wp.set_device(os.environ.get("AURGEN_WARP_DEVICE", "cpu"))
-    yield
 
 
 @pytest.fixture(scope="module")

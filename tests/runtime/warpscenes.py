@@ -10,9 +10,11 @@ kernels' float64 sum) against it.
 from __future__ import annotations
 
 import math
+import os
 
 import mujoco
 import numpy as np
+import pytest
 
 from seascenes import component, sea_env
 from simfixtures import G, body, geom, mjcf
@@ -177,6 +179,34 @@ def sea_scene(name: str) -> dict:
     sea = waves.synthesize({"spectrum": "jonswap", "hs": 0.4, "tp": 3.0, "components": 8, "seed": 7,
                             "direction": 20.0}, (0.0, 0.0, 1.0), G, 6.0)
     return sea_env(sea.components, depth=6.0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warp_cpu():
+    """Warp on its CPU device (AURGEN_WARP_DEVICE to choose another), quiet: a Warp test module's
+    fixture (imported there)."""
+    import warp as wp
+
+    wp.config.quiet = True
+    wp.set_device(os.environ.get("AURGEN_WARP_DEVICE", "cpu"))
+    yield
+
+
+def warp_forward(m, mjm, q, v, t=None):
+    """MuJoCo Warp's data of ``m`` (from the plain MjModel ``mjm``), one world per state (n, nq),
+    (n, nv) (times (n,); None: 0), float32, after mjw.forward; no world flagged (a geom cut by two
+    planes of one cell)."""
+    import mujoco_warp as mjw
+    import warp as wp
+
+    d = mjw.make_data(mjm, nworld=len(q))
+    d.qpos.assign(np.asarray(q, np.float32))
+    d.qvel.assign(np.asarray(v, np.float32))
+    d.time.assign(np.zeros(len(q), np.float32) if t is None else np.asarray(t, np.float32))
+    mjw.forward(m, d)
+    wp.synchronize()
+    assert not m.aurgen.flags.numpy().any()
+    return d
 
 
 SCENES = {"box": (_box_xml, 0.35), "sphere": (_sphere_xml, 0.1), "cylinder": (_cylinder_xml, 0.28),
