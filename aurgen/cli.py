@@ -224,8 +224,8 @@ _PARSERS = [
     ("build", _add_build, _cmd_build),
     ("worlds", _add_worlds, _cmd_worlds),
     ("audit", _add_audit, _lazy("check.audit", "cli_audit")),
-    ("sim", _add_sim, _lazy("runtime.cli", "cli_sim")),
-    ("view", _add_view, _lazy("runtime.view", "cli_view")),
+    ("sim", _add_sim, _lazy("runtime.sim.cli", "cli_sim")),
+    ("view", _add_view, _lazy("runtime.sim.view", "cli_view")),
     ("report", _add_report, _lazy("analysis.report", "cli_report")),
     ("sweep", _add_sweep, _lazy("analysis.sweep.cli", "cli_sweep")),
 ]

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from aurgen.runtime.geoms import EMPTY_HULLS, Geom, hull_of, pack_hulls
+from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS, Geom, hull_of, pack_hulls
 from aurgen.runtime.hydrostatics import clip, clip_batch
-from aurgen.runtime.kernel import clip_into
+from aurgen.runtime.hydrostatics.kernel import clip_into
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
 try:

@@ -76,7 +76,7 @@ TARGET_US_PER_BOX = 0.15  # issue 11: marginal cost per partially submerged box
 def models(path, integrator: str):
     """(plain, aurgen, fluid) MjModels of one file (a Path) or MJCF text (a str) under one
     integrator, contacts off."""
-    from aurgen.runtime.cli import _declares_environment
+    from aurgen.runtime.sim.cli import _declares_environment
     from aurgen.runtime.sim import Simulation
 
     # open water for a vehicle file; a world carries its environment (water= would be refused)
@@ -129,8 +129,8 @@ SEAS = (("regular", {"spectrum": "regular", "height": 0.1, "period": 3.0}),
 
 def sea_environment(decl: dict) -> dict:
     """Open water (air above z = 0, water below) carrying the sea ``decl`` (runtime.waves)."""
-    from aurgen.runtime import env as envmod
-    from aurgen.runtime import waves
+    from aurgen.runtime.environment import schema as envmod
+    from aurgen.runtime.environment import waves
 
     env = envmod.open_water()
     sea = waves.synthesize(decl, (0.0, 0.0, 1.0), 9.81)

@@ -159,7 +159,7 @@ def _blueboat():
     spec = mujoco.mjtState.mjSTATE_INTEGRATION
     nstate = mujoco.mj_stateSize(model, spec)
     from aurgen.gym import _quat_yaw
-    from aurgen.runtime.equilibrium import attitude
+    from aurgen.runtime.hydrostatics.equilibrium import attitude
     from aurgen.core.spatial import quat_of
 
     def states(n, seed=0):

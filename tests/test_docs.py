@@ -20,7 +20,7 @@ from aurgen.cli import build_parser, main
 ROOT = Path(__file__).resolve().parents[1]
 USER_DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "vehicles" / "parts" / "README.md"]
 CITING = USER_DOCS + sorted(ROOT.glob("vehicles/**/*.yaml")) + sorted(ROOT.glob("worlds/*.yaml")) + \
-    sorted(ROOT.glob("sweeps/*.yaml")) + sorted((ROOT / "aurgen").rglob("*.py")) + sorted((ROOT / "runtime").glob("*.py"))
+    sorted(ROOT.glob("sweeps/*.yaml")) + sorted((ROOT / "aurgen").rglob("*.py")) + sorted((ROOT / "runtime").rglob("*.py"))
 # commands run here: fast, on bundled configs and the files earlier examples wrote (the rest only parse)
 RUN = {"specs", "catalog", "build", "worlds", "audit", "sim"}
 USER_FILES = ("my_", "my/", "v.yaml", "/mnt/")
@@ -126,6 +126,81 @@ def test_python_blocks_run(code, tmp_path, monkeypatch):
         exec(compile(code, "<doc>", "exec"), {"__name__": "__doc__"})
     for shown in re.findall(r"print\(.*\)\s+# prints (.+?)(?: \(|$)", code, re.M):
         assert shown in buf.getvalue(), (shown, buf.getvalue())
+
+
+# dotted names in the docs that are not Python paths: the MuJoCo plugin's name
+NOT_PYTHON = {"aurgen.hydrostatics"}
+
+
+def _doc_imports():
+    """(doc, dotted name) for every Python name a user doc gives under aurgen: written out
+    (``aurgen.runtime.sim.Simulation``) or imported (``from aurgen.runtime import mjwarp``)."""
+    out = set()
+    for doc in USER_DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in re.finditer(r"\bfrom (aurgen(?:\.\w+)*) import \(?([\w, ]+)", text):
+            out |= {(doc.name, f"{m.group(1)}.{n.split(' as ')[0].strip()}") for n in m.group(2).split(",") if n.strip()}
+        for m in re.finditer(r"(?<![\w/.-])aurgen(?:\.[A-Za-z_]\w*)+", text):
+            if m.group(0) not in NOT_PYTHON and not re.match(r"\.(?:yaml|xml|sdf|urdf|md|py|so)\b", text[m.end():]) \
+                    and not m.group(0).endswith((".yaml", ".xml", ".py", ".md")):
+                out.add((doc.name, m.group(0)))
+    return sorted(out)
+
+
+def _resolve(name: str):
+    """The object a dotted name names: the longest importable module prefix, then attributes."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ModuleNotFoundError(name)
+
+
+DOC_IMPORTS = _doc_imports()
+
+
+# the paths the docs gave before the runtime moved into rooms: users' code imports them, so they stay
+EARLIER_PATHS = ("aurgen.runtime.sim.Simulation", "aurgen.runtime.sim.register_engine", "aurgen.runtime.sim.SimulationError",
+                 "aurgen.runtime.health.health_of", "aurgen.runtime.health.find_instance", "aurgen.runtime.mjwarp.put_model",
+                 "aurgen.runtime.mjwarp.plain_model", "aurgen.runtime.mjwarp.MjWarpRefused", "aurgen.runtime.waves.synthesize",
+                 "aurgen.runtime.waves.elevation", "aurgen.runtime.hydrostatics.Geom", "aurgen.runtime.hydrostatics.clip",
+                 "aurgen.runtime.hydrostatics.equilibrium", "aurgen.runtime.env.parse", "aurgen.runtime.plugin.load",
+                 "aurgen.runtime._native")
+
+
+def test_the_docs_name_python_paths():
+    names = {n for _, n in DOC_IMPORTS}
+    assert {"aurgen.runtime.sim.Simulation", "aurgen.runtime.mjwarp.put_model", "aurgen.runtime.environment.waves.synthesize",
+            "aurgen.runtime.hydrostatics", "aurgen.runtime.sim.health.health_of"} <= names, sorted(names)
+
+
+@pytest.mark.parametrize("name", EARLIER_PATHS)
+def test_the_earlier_documented_paths_still_resolve(name):
+    """``import aurgen.runtime.waves`` and friends still work, and are the objects the new homes hold."""
+    if "mjwarp" in name and importlib.util.find_spec("warp") is None:
+        pytest.skip("the gpu extra is not installed")
+    obj = _resolve(name)
+    moved = {"aurgen.runtime.health.": "aurgen.runtime.sim.health.", "aurgen.runtime.waves.": "aurgen.runtime.environment.waves.",
+             "aurgen.runtime.env.": "aurgen.runtime.environment.schema."}
+    for before, after in moved.items():
+        if name.startswith(before):
+            assert _resolve(after + name[len(before):]) is obj
+
+
+@pytest.mark.parametrize("doc,name", DOC_IMPORTS, ids=[f"{d}:{n}" for d, n in DOC_IMPORTS])
+def test_every_import_the_docs_give_resolves(doc, name):
+    """Every module path and name README and docs/ give resolves in the installed aurgen (the gpu
+    and scale extras' names skip where those are not installed)."""
+    if "mjwarp" in name and importlib.util.find_spec("warp") is None:
+        pytest.skip("the gpu extra is not installed")
+    if name.startswith("aurgen.gym") and importlib.util.find_spec("gymnasium") is None:
+        pytest.skip("gymnasium is not installed")
+    _resolve(name)
 
 
 _CITE = re.compile(r"(?<![\w/.])((?:\.ci|docs|tests|aurgen|bench|runtime|vehicles|worlds|sweeps|templates)/"

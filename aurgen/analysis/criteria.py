@@ -84,7 +84,7 @@ def _crit(key, clause, text, value, limit, unit, kind="min", note=""):
 
 def _height_fn(arm, point):
     """h(φ) (m): height above the water of body ``point`` at heel φ on the arm's basis (kernel trim and draft)."""
-    from aurgen.runtime.equilibrium import attitude
+    from aurgen.runtime.hydrostatics.equilibrium import attitude
 
     p = np.asarray(point, float)
 
@@ -100,7 +100,7 @@ def immersion_angle(arm, points, angles) -> tuple[float | None, int | None]:
     ``angles`` (rad, ascending from 0): bracketed on the arm's states there (its swept samples), then Brent's
     method on the kernel's state to 1e-12 rad; (None, None) if none does."""
     from scipy.optimize import brentq
-    from aurgen.runtime.equilibrium import attitude
+    from aurgen.runtime.hydrostatics.equilibrium import attitude
 
     if not len(points):
         return None, None

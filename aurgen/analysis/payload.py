@@ -137,8 +137,8 @@ class Balance:
 
 def submerged_attitude(com, cob) -> tuple[float, float]:
     """(heel, trim) rad at which a wholly submerged body hangs: CoM straight below CoB
-    (``aurgen.runtime.equilibrium.hanging_attitude`` of B − G)."""
-    from aurgen.runtime.equilibrium import hanging_attitude
+    (``aurgen.runtime.hydrostatics.equilibrium.hanging_attitude`` of B − G)."""
+    from aurgen.runtime.hydrostatics.equilibrium import hanging_attitude
 
     return hanging_attitude(np.asarray(cob, float) - np.asarray(com, float))
 

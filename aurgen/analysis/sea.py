@@ -8,7 +8,7 @@ level plane z = 0 (plane 0), water below, air above, gravity 9.81 m/s^2 along -z
 so a sea there is deep unless it declares ``depth``. The keys are the world's but ``surface``
 (there is one plane): :func:`sea_of` checks them with the world loader's own checks
 (aurgen.config.world: which spectrum takes which key, the required ones, each number's range, the
-whole numbers) and :func:`aurgen.runtime.waves.synthesize` (the breaking limit, the steepness
+whole numbers) and :func:`aurgen.runtime.environment.waves.synthesize` (the breaking limit, the steepness
 warning), so a refusal has the world's words. Pure: no I/O.
 """
 
@@ -36,7 +36,7 @@ def unknown(waves: Mapping) -> str | None:
 
 
 def sea_of(waves: Mapping, path=None, prefix: str = "waves"):
-    """The :class:`aurgen.runtime.waves.Sea` that ``waves`` (a mapping of :data:`KEYS`) declares on open
+    """The :class:`aurgen.runtime.environment.waves.Sea` that ``waves`` (a mapping of :data:`KEYS`) declares on open
     water. Raises ConfigError (``path``, the key as ``<prefix>.<key>``) in the world loader's words."""
     from aurgen.config.world import Cell, Plane, _waves
     from aurgen.core.yamlio import Reader

@@ -22,7 +22,7 @@ cos wt, sin wt). RAOs: heave amplitude / a, roll and pitch amplitude / (k a) (th
 phases (deg) of each motion relative to the wave elevation at the vehicle's mean horizontal
 position over the fitted window, positive when the motion leads.
 
-Irregular sea: the declared spectrum (:mod:`aurgen.runtime.waves`, seeded), ``duration`` s after
+Irregular sea: the declared spectrum (:mod:`aurgen.runtime.environment.waves`, seeded), ``duration`` s after
 its ramp; significant amplitude = 2 sigma (half the significant double amplitude 4 sigma, the
 Rayleigh narrow-band figure), sigma the standard deviation about the record's mean (= its RMS
 about the mean); the record's own H1/3 / 2 (mean of the highest third of zero-upcrossing
@@ -305,7 +305,7 @@ def regular_run(xml: str, rho: float, pos, R, wave: dict, heading: float, settin
 def irregular_sea(settings: dict, heading: float):
     """(the environment's ``waves`` block, its Sea, a description) of the irregular sea: the declared
     spectrum travelling toward ``heading`` deg, or ``sea.world``'s sea as that world declares it."""
-    from aurgen.runtime import waves as wv
+    from aurgen.runtime.environment import waves as wv
 
     if settings.get("sea.world"):
         from aurgen.config.vehicle import resolve_config_path
@@ -337,7 +337,7 @@ def irregular_sea(settings: dict, heading: float):
 
 def irregular_run(xml: str, rho: float, pos, R, settings: dict, heading: float) -> dict:
     """The record in the irregular sea and its statistics (module doc); the ramp is left out."""
-    from aurgen.runtime import waves as wv
+    from aurgen.runtime.environment import waves as wv
 
     block, sea, what = irregular_sea(settings, heading)
     ramp = float(sea.ramp)

@@ -139,7 +139,7 @@ class _Arm:
             self.b = B - np.asarray(body.com, float)
             self.kernel = None
         else:
-            from aurgen.runtime.righting import RightingArm
+            from aurgen.runtime.hydrostatics.righting import RightingArm
 
             self.kernel = RightingArm(list(body.geoms), body.mass, np.asarray(body.com, float), body.rho, free_trim)
 

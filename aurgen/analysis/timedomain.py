@@ -33,7 +33,7 @@ Figures, from the attitude sampled every control period (t = 0 included), roll
 A sea (``time_domain.waves``: the world ``waves:`` keys but ``surface``, docs/config.md
 "Waves"; each also a swept key ``waves.<name>``): the variant's mapping, checked and synthesised
 by :func:`aurgen.analysis.sea.sea_of` (the world loader's checks and words,
-:func:`aurgen.runtime.waves.synthesize`), rides on the open water's plane z = 0 as the
+:func:`aurgen.runtime.environment.waves.synthesize`), rides on the open water's plane z = 0 as the
 environment's ``waves`` block (deep water unless it declares ``depth``: the open water has no
 seabed). A variant whose sea cannot be made (a height and a period breaking only together) gets
 the refusal as its ``reason``. The table's ``td_sea`` column names each variant's sea
@@ -158,7 +158,7 @@ def settings_of(base: dict, values: dict) -> dict:
 
 def environment_of(rho: float, current, wind, sea=None) -> dict:
     """Open water of density ``rho`` below z = 0 (air above) with the given flows (m/s, world);
-    ``sea`` (an aurgen.runtime.waves.Sea on plane 0, :func:`aurgen.analysis.sea.sea_of`) its ``waves``."""
+    ``sea`` (an aurgen.runtime.environment.waves.Sea on plane 0, :func:`aurgen.analysis.sea.sea_of`) its ``waves``."""
     out = {"planes": [[0, 0, 1, 0]],
            "cells": [{"name": "air", "signs": [1], "density": 1.225, "viscosity": 1.81e-5,
                       "flow": [float(x) for x in wind]},
@@ -203,7 +203,7 @@ def mjcf_of(vehicle) -> str:
 
 def start_pose(vehicle, eq, heel_deg: float, trim_deg: float):
     """(qpos of the free joint (7,), or None when the variant sinks): see the module doc."""
-    from aurgen.runtime.equilibrium import attitude, draft_at
+    from aurgen.runtime.hydrostatics.equilibrium import attitude, draft_at
     from aurgen.core.spatial import quat_of
     from aurgen.analysis.stability import body_of
 

@@ -159,7 +159,7 @@ def uuv_trim(vehicle: Vehicle, probe: float = PROBE_KG) -> dict | None:
     to (m G + probe p)/(m + probe): ``as_built`` gives that CoB point, the payload point, heel and trim
     (rad, trim bow down positive: runtime.equilibrium.hanging_attitude of CoB − CoM) and the net buoyancy
     (kg, net − probe)."""
-    from aurgen.runtime.equilibrium import hanging_attitude
+    from aurgen.runtime.hydrostatics.equilibrium import hanging_attitude
 
     d = vehicle.displacement
     if d.kind != "buoyancy" or d.cob_frame != "com":

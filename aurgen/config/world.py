@@ -12,7 +12,7 @@ origin along the unit normal). A cell ``above`` a plane lies on ``n·x ≥ d``
 side no cell lies on; its contact geometry faces the fluid. Two cells must
 be separated by a shared plane (one above it, the other below), which is
 how the config shows they do not overlap. A world may carry a sea (``waves``) on
-the plane over its water (aurgen.runtime.waves). The world's
+the plane over its water (aurgen.runtime.environment.waves). The world's
 *water* is its densest cell: every placed vehicle's declared
 ``fluid_density`` must equal it.
 """
@@ -98,7 +98,7 @@ class WorldConfig:
     cells: tuple
     ground: tuple  # plane names
     placements: tuple
-    waves: object = None  # aurgen.runtime.waves.Sea (synthesised at load), or None: still water
+    waves: object = None  # aurgen.runtime.environment.waves.Sea (synthesised at load), or None: still water
 
     def plane_index(self, name: str) -> int:
         return [p.name for p in self.planes].index(name)
@@ -284,13 +284,13 @@ def _placement(r: Reader, i: int, v, world_path: Path) -> Placement:
 # ---------------------------------------------------------------- waves
 
 def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: tuple):
-    """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.waves.synthesize).
+    """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.environment.waves.synthesize).
 
     The surface is a plane bounding the water (the densest cell) from above; its normal is up,
     and gravity must be uniform along -up. Depth, when not declared: the distance along up from
     the surface down to a plane parallel to it that bounds the water from below; none: deep water.
     """
-    from aurgen.runtime import waves as wv
+    from aurgen.runtime.environment import waves as wv
 
     w = r.mapping(data["waves"], "waves", node=data, field="waves")
     r.check_keys(w, WAVES_KEYS, "waves", required=("surface", "spectrum"))

@@ -27,7 +27,7 @@ rule MuJoCo's ``ctrllimited`` applies; the reward's control cost is of the clipp
 
 Health: after every step (and reset) ``info["health"]`` is ``"ok"`` or ``"invalid"`` and
 ``info["health_reason"]`` the reason (``""`` when ok): the runtime's health ledger
-(:class:`aurgen.runtime.health.Health`, as ``Simulation.check()`` and ``health_of`` report
+(:class:`aurgen.runtime.sim.health.Health`, as ``Simulation.check()`` and ``health_of`` report
 it: a non-finite state, MuJoCo resetting the state, energy gained with no work done, an
 invalid plugin state, a MuJoCo warning). A step whose health is invalid is
 ``terminated`` (its observation and reward are of a state that cannot be trusted); the

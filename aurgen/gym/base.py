@@ -133,7 +133,7 @@ class _MarineEnv(gymnasium.Env):
                  sea=None):
         if render_mode is not None:
             raise ValueError("aurgen.gym environments have no rendering: render_mode must be None")
-        from aurgen.runtime.health import find_instance
+        from aurgen.runtime.sim.health import find_instance
 
         self.render_mode = None
         self.frame_skip = whole("frame_skip", frame_skip, 1, MAX_FRAME_SKIP)
@@ -164,7 +164,7 @@ class _MarineEnv(gymnasium.Env):
     # -- the sea
     def _simulation(self, sea):
         """A Simulation of the vehicle in open water at its density (surface z = 0), carrying ``sea``
-        (an aurgen.runtime.waves.Sea) or still water (``water=``: the model as it always was)."""
+        (an aurgen.runtime.environment.waves.Sea) or still water (``water=``: the model as it always was)."""
         from aurgen.runtime.sim import Simulation
 
         if sea is None:
@@ -186,7 +186,7 @@ class _MarineEnv(gymnasium.Env):
         """Carry the sea with seed ``sea_seed`` (its model compiled again: about 10 ms for the BlueBoat);
         the model now stepped."""
         from aurgen.analysis.sea import sea_of
-        from aurgen.runtime.health import find_instance
+        from aurgen.runtime.sim.health import find_instance
 
         if sea_seed != self.sea_seed:
             sim = self._simulation(sea_of(dict(self.sea, seed=sea_seed), prefix="sea"))
@@ -199,7 +199,7 @@ class _MarineEnv(gymnasium.Env):
 
     def adopt(self, model):
         """A vector env's world: step ``model`` (its sea) with an MjData of its own."""
-        from aurgen.runtime.health import find_instance
+        from aurgen.runtime.sim.health import find_instance
 
         self.model, self.data = model, mujoco.MjData(model)
         self._instance = find_instance(model)
@@ -281,11 +281,11 @@ class _MarineEnv(gymnasium.Env):
         return np.clip(a, self.action_space.low, self.action_space.high)
 
     def health(self):
-        """The world's :class:`aurgen.runtime.health.Health` now (the runtime's ledger, read from
+        """The world's :class:`aurgen.runtime.sim.health.Health` now (the runtime's ledger, read from
         the plugin state)."""
         if self.sim is not None:
             return self.sim.check()
-        from aurgen.runtime.health import health_of
+        from aurgen.runtime.sim.health import health_of
 
         return health_of(self.model, self.data, instance=self._instance)
 

@@ -29,7 +29,7 @@ action then ignored, reward 0). Domain randomisation per world: ``density`` (N,)
 inertia scaled, and with an irregular ``sea`` (the CPU environment's keyword) ``wave_seed`` (N,) ints,
 each world's sea drawn with its own seed (the CPU vector env's worlds share one sea; here the seas stay
 the worlds' own across resets: a reset restarts the world's time, not its sea). Refused: an added-mass vehicle (MjWarpRefused: the hydrostatics on MuJoCo Warp cannot
-carry added mass, runtime/mjwarp.py), and so BlueROV2DepthHeading-v0.
+carry added mass, runtime/mjwarp/host.py), and so BlueROV2DepthHeading-v0.
 """
 
 import math

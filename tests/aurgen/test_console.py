@@ -61,7 +61,7 @@ def test_no_gl_probe_child_on_build(tmp_path):
 HEAVY = ("mujoco", "jinja2", "lxml", "trimesh", "scipy", "matplotlib", "PIL", "numba", "ray",
          "aurgen.emit.render", "aurgen.check.audit", "aurgen.analysis.report", "aurgen.analysis.sweep",
          "aurgen.runtime.sim",
-         "aurgen.runtime.plugin", "aurgen.runtime.view")
+         "aurgen.runtime.plugin", "aurgen.runtime.sim.view")
 
 
 def _modules_after(argv, cwd):
@@ -81,7 +81,7 @@ def test_specs_imports_nothing_it_does_not_need(tmp_path):
     nor the emitters' and reports' libraries; ``build``, which needs MuJoCo and Jinja, shows that
     the check sees them."""
     specs = _modules_after(["specs", "blueboat.yaml"], tmp_path)
-    assert "aurgen.compose.resolve" in specs and "aurgen.runtime.equilibrium" in specs
+    assert "aurgen.compose.resolve" in specs and "aurgen.runtime.hydrostatics.equilibrium" in specs
     assert not specs & set(HEAVY), sorted(specs & set(HEAVY))
     build = _modules_after(["build", "blueboat.yaml", "-o", str(tmp_path / "out")], tmp_path)
     assert {"mujoco", "jinja2", "aurgen.emit.render"} <= build

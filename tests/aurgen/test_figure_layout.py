@@ -54,7 +54,7 @@ def test_load_line_keys_in_a_legend_and_small_angles_not_magnified(boat, rendere
 
 
 def test_run_png_shows_horizontal_motion_and_reads_clean(tmp_path):
-    from aurgen.runtime import cli as simcli
+    from aurgen.runtime.sim import cli as simcli
 
     t = np.linspace(0, 10, 101)
     rows = [np.column_stack([t, 0.3 * t, 0.1 * t, -0.01 + 0 * t, 0.01 * np.sin(t), 0.02 * np.sin(t), 0 * t]),

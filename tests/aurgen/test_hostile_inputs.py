@@ -310,7 +310,7 @@ def test_step_and_run_still_step(sim):
     ({"gravity": {"type": "uniform", "g": [0, 0, "-9.81"]}}, ["gravity.g[2]", "a string"]),
 ], ids=_id)
 def test_environment_api_refuses_huge_and_non_numbers(env, words):
-    from aurgen.runtime import env as envmod
+    from aurgen.runtime.environment import schema as envmod
 
     with pytest.raises(envmod.EnvironmentInvalid) as exc:
         envmod.parse(env)
@@ -319,7 +319,7 @@ def test_environment_api_refuses_huge_and_non_numbers(env, words):
 
 
 def test_open_water_refuses_a_bool_density():
-    from aurgen.runtime import env as envmod
+    from aurgen.runtime.environment import schema as envmod
 
     with pytest.raises(envmod.EnvironmentInvalid):
         envmod.open_water(density=True)

@@ -65,7 +65,7 @@ def _swap_folder_for_link(folder, outside):
 def test_a_folder_swapped_for_a_link_mid_write_is_not_followed(monkeypatch, tmp_path, good_build, option):
     """The fill runs (the CSV writer, savefig), then the folder is swapped for a link to ``outside``:
     the file lands in the folder that was checked (now ``d_moved``), nothing outside."""
-    import aurgen.runtime.cli as simcli
+    import aurgen.runtime.sim.cli as simcli
 
     name, _ = OPTIONS[option]
     work, _ = setup_case(tmp_path, good_build, {})

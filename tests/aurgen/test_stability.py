@@ -249,7 +249,7 @@ def test_submerged_arm_and_attitude():
 def test_hanging_attitude_turns_b_straight_up():
     """The one hanging-attitude formula (stability's and the equilibrium's): for any B - G,
     R = R_y(trim) R_x(heel) (rpy with zero yaw) turns it to +z, heel and trim not swapped."""
-    from aurgen.runtime import equilibrium as eq
+    from aurgen.runtime.hydrostatics import equilibrium as eq
 
     rng = np.random.default_rng(7)
     for b in rng.normal(size=(200, 3)):

@@ -189,7 +189,7 @@ def test_time_domain_keys_are_checked_up_front(tmp_path, capsys):
 def test_current_and_wind_reach_the_model():
     """The compiled model's environment (read back as the plugin reads it) carries the flows."""
     from aurgen.emit.build import outputs
-    from aurgen.runtime import env as envmod
+    from aurgen.runtime.environment import schema as envmod
 
     v = resolve("blueboat.yaml")
     m = td.compiled(outputs(v)[f"{v.name}.xml"], td.environment_of(1025.0, [0.5, 0.0, 0.0], [0.0, 3.0, 0.0]))

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import hydro_ref as hr  # noqa: E402
 
 from aurgen.runtime.hydrostatics import Geom  # noqa: E402
-from aurgen.runtime.righting import RightingArm  # noqa: E402
+from aurgen.runtime.hydrostatics.righting import RightingArm  # noqa: E402
 
 MASS, RHO, FOOT = 11.544, 1025.0, (0.457, 0.338)
 COM = np.array([0.0, 0.0, 0.0])

@@ -14,7 +14,8 @@ from lxml import etree
 from aurgen.config import world as world_config
 from aurgen.core.errors import ConfigError
 from aurgen.emit import worlds
-from aurgen.runtime import env as envmod, waves
+from aurgen.runtime.environment import schema as envmod
+from aurgen.runtime.environment import waves
 
 SEA = """\
 planes:

@@ -1,7 +1,7 @@
 """The tests' reference engine ``engine="callback"`` (not shipped with aurgen).
 
 The same compiled force stage the plugin runs (``_native.ForceStage`` over the
-arrays ``aurgen.runtime.plan.Plan`` builds), called from MuJoCo's process-global
+arrays ``aurgen.runtime.sim.plan.Plan`` builds), called from MuJoCo's process-global
 ``mjcb_passive`` callback, with the health ledger kept by a Python step loop
 after every ``mj_step``: the layer the plugin replaced, kept as its oracle
 (bitwise trajectories and ledgers, tests/runtime/test_plugin*.py).
@@ -19,9 +19,9 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from aurgen.runtime import forces as fz
+from aurgen.runtime.sim import forces as fz
 from aurgen.runtime import plugin as hplugin
-from aurgen.runtime.plan import Plan
+from aurgen.runtime.sim.plan import Plan
 from aurgen.runtime.sim import Simulation, SimulationError, register_engine
 
 _REGISTRY: dict = {}  # id(MjModel) -> Plan

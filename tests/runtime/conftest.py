@@ -131,7 +131,9 @@ def _kernel_crosscheck(request, monkeypatch):
     if not CROSSCHECK:
         yield
         return
-    from aurgen.runtime import equilibrium, hydrostatics, kernel
+    from aurgen.runtime.hydrostatics import equilibrium
+    from aurgen.runtime import hydrostatics
+    from aurgen.runtime.hydrostatics import kernel
     from numba_oracle import kernel as kernel_numba
 
     w = _wrap(kernel.clip_into, kernel_numba.clip_into, request.node.nodeid)

@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from aurgen.runtime import kernel
-from aurgen.runtime.geoms import EMPTY_HULLS
+from aurgen.runtime.hydrostatics import kernel
+from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS
 from kernel_oracle import compare
 
 TOL = 1e-12

@@ -7,7 +7,7 @@ import trimesh
 from scipy.integrate import quad
 from scipy.spatial.transform import Rotation
 
-from aurgen.runtime.cells import Cells
+from aurgen.runtime.hydrostatics.cells import Cells
 from aurgen.runtime.hydrostatics import Geom, clip, clip_cell, full_volume
 
 PI = np.pi

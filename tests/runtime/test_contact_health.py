@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from aurgen.runtime import health
+from aurgen.runtime.sim import health
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 

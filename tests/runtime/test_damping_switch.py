@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from aurgen.runtime import loading
+from aurgen.runtime.sim import loading
 
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime import sim as simmod

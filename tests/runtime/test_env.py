@@ -5,7 +5,7 @@ import json
 import pytest
 
 from aurgen.core.errors import AurgenError
-from aurgen.runtime import env as envmod
+from aurgen.runtime.environment import schema as envmod
 from aurgen.runtime.sim import Simulation
 
 from simfixtures import body, geom, mjcf, water_env

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from aurgen.runtime import env as envmod
+from aurgen.runtime.environment import schema as envmod
 
 G = 9.81
 

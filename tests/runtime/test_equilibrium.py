@@ -4,7 +4,7 @@ import pytest
 from scipy.optimize import brentq
 
 from aurgen.runtime.hydrostatics import Geom, clip_batch, equilibrium, gz_curve
-from aurgen.runtime.equilibrium import attitude
+from aurgen.runtime.hydrostatics.equilibrium import attitude
 
 RHO = 1000.0
 

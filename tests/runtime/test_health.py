@@ -59,7 +59,7 @@ def test_mujoco_warning_is_named_without_environment():
         assert not h.ok and ("MuJoCo warning" in h.reason or "non-finite" in h.reason)
 
 
-# ---- MuJoCo's state resets and warnings (aurgen.runtime.mjwarn): counted, never printed or logged
+# ---- MuJoCo's state resets and warnings (aurgen.runtime.sim.mjwarn): counted, never printed or logged
 
 ENGINES = ("plugin", "callback")
 
@@ -125,7 +125,7 @@ def test_a_nan_applied_force_is_a_non_finite_state_not_an_energy_gain(engine):
 def test_a_warning_outside_any_simulation_goes_to_stderr_not_a_file(tmp_path, monkeypatch, capfd):
     import mujoco
 
-    from aurgen.runtime import mjwarn
+    from aurgen.runtime.sim import mjwarn
 
     mjwarn.install()
     monkeypatch.chdir(tmp_path)

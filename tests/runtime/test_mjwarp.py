@@ -356,7 +356,7 @@ def test_two_runs_are_bitwise_identical(blueboat):
 @pytest.mark.parametrize("seaname", ["regular", "jonswap_finite"])
 @pytest.mark.parametrize("scene", ["box", "blueboat"])
 def test_sea_forces_match_the_plugin(scene, seaname, blueboat):
-    """In a sea (sea.cc mirrored in runtime/mjwarp_sea.py: tangent planes, the orbital velocity, the
+    """In a sea (sea.cc mirrored in runtime/mjwarp/sea.py: tangent planes, the orbital velocity, the
     Froude-Krylov correction over a box's columns): qfrc_passive at 48 random float32 states and
     times matches the plugin's to float32 precision."""
     env = sea_scene(seaname)
@@ -373,7 +373,7 @@ def test_sea_forces_match_the_plugin(scene, seaname, blueboat):
 def test_per_world_seas_each_match_the_plugin_in_that_sea():
     """set_waves: two worlds with seas of different seeds feel different forces at the same state, each
     the plugin's in that world's sea."""
-    from aurgen.runtime import waves
+    from aurgen.runtime.environment import waves
 
     seas = [waves.synthesize({"spectrum": "jonswap", "hs": 0.3, "tp": 2.5, "components": 6, "seed": s},
                              (0.0, 0.0, 1.0), G).components for s in (1, 2)]

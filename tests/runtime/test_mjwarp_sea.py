@@ -1,9 +1,9 @@
 """The sea's Froude-Krylov force on the curved shapes and meshes, MuJoCo Warp against the plugin.
 
-runtime/mjwarp_sea_shapes.py mirrors the column rules of sea.cc ``FroudeKrylov`` for every displacement
+runtime/mjwarp/sea_shapes.py mirrors the column rules of sea.cc ``FroudeKrylov`` for every displacement
 geom the plugin serves (``Disk``: a sphere, an ellipsoid as the scaled unit sphere, a capsule's
 hemispheres; ``Cylinder``: axial or across; ``BoxColumns`` through a mesh hull's face planes), with
-runtime/mjwarp_sea.py's chords (``Sums::Column``, ``Sums::CapAt``). Here a sphere, an ellipsoid, a
+runtime/mjwarp/sea.py's chords (``Sums::Column``, ``Sums::CapAt``). Here a sphere, an ellipsoid, a
 vertical and a tilted cylinder, a capsule and a convex mesh, each crossing the surface of a regular
 wave (deep water, ramped in) and of a JONSWAP sea in water 1.2 m deep, at random float32 states and
 times (the waves short enough against the geoms, 2 to 4 m, for the correction to carry a real share
@@ -31,7 +31,8 @@ mjw = pytest.importorskip("mujoco_warp", reason="the MuJoCo Warp backend's tests
                                                 "(pip install 'aurgen[gpu]')")
 wp = pytest.importorskip("warp", reason="the MuJoCo Warp backend's tests need warp-lang (pip install 'aurgen[gpu]')")
 
-from aurgen.runtime import mjwarp, mjwarp_sea  # noqa: E402
+from aurgen.runtime import mjwarp  # noqa: E402
+from aurgen.runtime.mjwarp import sea as mjwarp_sea  # noqa: E402
 from aurgen.runtime.sim import Simulation  # noqa: E402
 
 from seascenes import sea_env  # noqa: E402
@@ -64,7 +65,7 @@ AXIAL = {"cylinder_vertical": True, "cylinder_tilted": False}
 def _sea(name):
     """"regular": a 1.2 s wave (2.25 m long) 12 cm high toward 30 degrees, ramped in over 5 s, deep
     water; "jonswap_finite": Hs 0.15 m, Tp 1.6 s, 8 components (seed 7) toward 20 degrees, 1.2 m deep."""
-    from aurgen.runtime import waves
+    from aurgen.runtime.environment import waves
 
     if name == "regular":
         sea = waves.synthesize({"spectrum": "regular", "height": 0.12, "period": 1.2, "direction": 30.0},
@@ -80,7 +81,7 @@ def _eta(env, x, t):
     states across the surface only."""
     from types import SimpleNamespace
 
-    from aurgen.runtime import waves
+    from aurgen.runtime.environment import waves
 
     w = env["waves"]
     return float(waves.elevation(SimpleNamespace(components=w["components"], ramp=w.get("ramp", 0.0)), x, t))
@@ -213,7 +214,7 @@ def test_mesh_hull_planes_are_the_plugins():
     the coplanar faces differ, the planes do not)."""
     from aurgen.runtime._native import hull_from_points
 
-    from aurgen.runtime import env as envmod
+    from aurgen.runtime.environment import schema as envmod
 
     sim = Simulation(_mesh_xml(), environment=_sea("regular"))
     mjm, config = mjwarp.plain_model(sim.to_xml())

@@ -76,7 +76,7 @@ def test_ledger_step_agrees_bitwise_with_numba():
     """Random energies, powers and states, with an energy jump and a NaN injected."""
     from numba_oracle.ledger import NSTATE, ledger_step as numba_ledger_step
 
-    from aurgen.runtime.health import ledger_step
+    from aurgen.runtime.sim.health import ledger_step
 
     rng = np.random.default_rng(5)
     nq, nv = 7, 6

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from aurgen.runtime import kernel
-from aurgen.runtime.geoms import EMPTY_HULLS, hull_of, pack_hulls
+from aurgen.runtime.hydrostatics import kernel
+from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS, hull_of, pack_hulls
 from kernel_oracle import GROUPS, compare
 
 pytest.importorskip("numba", reason="the numba oracle needs numba (the test extra)")

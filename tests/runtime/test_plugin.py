@@ -170,7 +170,7 @@ def test_bad_config_fails_compilation_naming_the_key(config, needle):
     ("{not json", "does not parse"),
     ('{"planes": [[0, 0, 2, 0]], "cells": []}', "unit vector"),
     ('{"planes": [[0, 0, 1, 0]], "cells": [{"signs": [-1], "density": -1}]}', "density"),
-    # size limits, the Python loader's (runtime/env.py MAX_*): 200,000 planes once made the
+    # size limits, the Python loader's (runtime/environment/schema.py MAX_*): 200,000 planes once made the
     # plugin reserve clip scratch for their square (std::bad_alloc)
     ('{"planes": [' + ",".join(["[0, 0, 1, 0]"] * 1025) + '], "cells": []}',
      "1025 planes, more than the 1024"),
@@ -436,7 +436,7 @@ def test_aurgen_ships_no_global_callback_engine():
 def test_aurgen_view_hands_the_viewer_a_model_that_floats_by_itself(world):
     """aurgen view can't be tested without a display: check what it hands to the viewer."""
     from aurgen.cli import build_parser
-    from aurgen.runtime.view import cli_view
+    from aurgen.runtime.sim.view import cli_view
 
     args = build_parser().parse_args(["view", str(world / "blueboat" / "blueboat.xml")])
     got = []

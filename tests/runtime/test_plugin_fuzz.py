@@ -17,7 +17,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.runtime import env as envmod, health
+from aurgen.runtime.environment import schema as envmod
+from aurgen.runtime.sim import health
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 

@@ -5,7 +5,7 @@ Oracles: the ledger the callback engine keeps from its Python step loop (the lay
 plugin replaced: q0 copied before each mj_step, the record flag set, Ledger.account after),
 energies and work computed in numpy from the trajectory (closed forms for a box in water),
 the step's own count of MuJoCo's resets, and for meshes the convex hull of trimesh/scipy
-(runtime/geoms.py hull_of, pack_hulls) and the callback engine's trajectory.
+(runtime/hydrostatics/geoms.py hull_of, pack_hulls) and the callback engine's trajectory.
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.runtime import health, mjwarn
+from aurgen.runtime.sim import health
+from aurgen.runtime.sim import mjwarn
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 
@@ -328,11 +329,11 @@ def _box_points():
 @pytest.mark.parametrize("pts", [_points(1), _points(2), _box_points()], ids=["random1", "random2", "box"])
 def test_the_plugins_mesh_hull_is_the_python_sides(pts):
     """MuJoCo's hull (mesh_graph, read by AppendHull) and the one the plugin builds (BuildHull)
-    against runtime/geoms.py's (scipy's qhull): the same vertices, as many faces, the same volume and centre, the same clip of the
+    against runtime/hydrostatics/geoms.py's (scipy's qhull): the same vertices, as many faces, the same volume and centre, the same clip of the
     mesh by random planes (the triangles' order differs: equal to rounding, not bitwise)."""
     from aurgen.runtime._native import hull_from_graph
-    from aurgen.runtime.geoms import hull_of, pack_hulls
-    from aurgen.runtime.kernel import clip_into
+    from aurgen.runtime.hydrostatics.geoms import hull_of, pack_hulls
+    from aurgen.runtime.hydrostatics.kernel import clip_into
 
     m = mujoco.MjModel.from_xml_string(_mesh_xml(pts))
     va, vn, ga = int(m.mesh_vertadr[0]), int(m.mesh_vertnum[0]), int(m.mesh_graphadr[0])

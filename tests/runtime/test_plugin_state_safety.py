@@ -15,7 +15,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from aurgen.runtime import health
+from aurgen.runtime.sim import health
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 

@@ -1,11 +1,11 @@
 """One validation (issue 27 item 3, the part done): the environment's keys are one table
 (runtime/native/plugin/schema.h, exported as aurgen.runtime._native.ENV_KEYS and used by
-runtime/env.py), and the plugin refuses what the Python loader refuses with the same
+runtime/environment/schema.py), and the plugin refuses what the Python loader refuses with the same
 words: unknown keys, numbers outside JSON's grammar (0x1p0, .0, +1, 01), two plugin
 instances in one model.  Each case goes both ways: the Python loader's refusal text is
 the plugin's compile error.
 
-and what runtime/env.py validate() refuses: overlapping cells (an interior point of
+and what runtime/environment/schema.py validate() refuses: overlapping cells (an interior point of
 both, a linear program in each: scipy's HiGHS there, plugin/interior.h here), per-cell
 gravity with a non-uniform field, a tangential jump of g across a shared face, an
 asymmetric gradient, two cells of one name; and what it accepts the plugin accepts.
@@ -18,7 +18,8 @@ import json
 import mujoco
 import pytest
 
-from aurgen.runtime import _native, env as envmod
+from aurgen.runtime import _native
+from aurgen.runtime.environment import schema as envmod
 from aurgen.runtime import plugin as hplugin
 
 from simfixtures import body, geom, mjcf, water_env
@@ -301,7 +302,7 @@ def test_every_refusal_of_a_sea_is_the_plugins_word_for_word(case):
 
 def test_a_sea_the_loader_accepts_the_plugin_accepts():
     import test_env_waves
-    from aurgen.runtime import waves
+    from aurgen.runtime.environment import waves
 
     deep = waves.synthesize({"spectrum": "jonswap", "hs": 1.0, "tp": 5.0, "seed": 1, "spreading": 10},
                             [0, 0, 1], 9.81)

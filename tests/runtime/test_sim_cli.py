@@ -79,7 +79,7 @@ def test_view_without_a_display_is_a_clear_error(tmp_path, capsys, monkeypatch):
     initialize GLFW"), after the model itself loaded; with either set, or on macOS, no objection."""
     import sys
 
-    from aurgen.runtime.view import no_display_reason
+    from aurgen.runtime.sim.view import no_display_reason
 
     assert no_display_reason("linux", {}) is not None
     assert no_display_reason("linux", {"DISPLAY": ""}) is not None

@@ -33,7 +33,7 @@ def test_csv_headers_carry_units_and_times_print_clean(tmp_path):
 def test_plot_is_titled_with_one_colour_per_body_and_relative_heave(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
-    from aurgen.runtime import cli
+    from aurgen.runtime.sim import cli
 
     closed = []
     real_close = plt.close

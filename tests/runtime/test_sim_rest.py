@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from aurgen.runtime.health import S_E, S_E0, S_RESMAX, S_SCALE
+from aurgen.runtime.sim.health import S_E, S_E0, S_RESMAX, S_SCALE
 from aurgen.runtime.sim import Simulation
 
 from simfixtures import body, geom, mjcf, water_env

@@ -14,8 +14,8 @@ import pytest
 import trimesh
 from scipy.optimize import brentq, fsolve, minimize_scalar
 
-from aurgen.runtime.equilibrium import _Body
-from aurgen.runtime.righting import RightingArm, _stable_trims
+from aurgen.runtime.hydrostatics.equilibrium import _Body
+from aurgen.runtime.hydrostatics.righting import RightingArm, _stable_trims
 from aurgen.runtime.hydrostatics import Geom
 
 RHO = 1025.0

@@ -4,7 +4,7 @@
   3.5.5.2 JONSWAP with A_gamma = 1 - 0.287 ln gamma, sigma 0.07 / 0.09), integrated by
   scipy.integrate.quad: m0 = hs^2 / 16.
 - A 3-hour record at a point, summed here with numpy from the synthesised components (not
-  through aurgen.runtime.waves.elevation): its Hs = 4 sqrt(m0) and its peak period match the
+  through aurgen.runtime.environment.waves.elevation): its Hs = 4 sqrt(m0) and its peak period match the
   declaration within 3 %, and its Welch periodogram (scipy.signal.welch) follows the formula.
 - The dispersion relation solved by scipy.optimize.brentq, deep and finite depth.
 - Bitwise reproducibility from the seed.
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, signal
 
-from aurgen.runtime import waves
+from aurgen.runtime.environment import waves
 
 G = 9.81
 

@@ -6,7 +6,7 @@ ported from, kept only to cross-check it (tests/runtime/test_native_forces.py).
 
 The stage's model (buoyancy, drag, surface damping, gravity fields, added mass),
 its conventions and its accumulation order are documented once, in
-:mod:`aurgen.runtime.forces`; its array layout (flags, ledger slots, cell columns)
+:mod:`aurgen.runtime.sim.forces`; its array layout (flags, ledger slots, cell columns)
 and coefficients are imported from there, so oracle and native stage share one
 contract and differ only in the implementation.
 """
@@ -20,7 +20,7 @@ from numba import njit
 
 from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
-from aurgen.runtime.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
+from aurgen.runtime.sim.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
                                    F_DAMP, F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
 
 

@@ -1,7 +1,7 @@
 """The numba reference implementation of the hydrostatics kernel (test oracle).
 
 The kernel itself is C++ (runtime/native/core, exposed as
-:mod:`aurgen.runtime._native` through :mod:`aurgen.runtime.kernel`); this
+:mod:`aurgen.runtime._native` through :mod:`aurgen.runtime.hydrostatics.kernel`); this
 module is the implementation it was ported from, kept only to cross-check it
 (tests/runtime/test_native_kernel.py; needs numba, a test dependency).
 
@@ -17,7 +17,7 @@ objects (its scratch buffers are sized and allocated once per call)::
     pos      (N, 3)       geom centres, world (m)
     mats     (N, 3, 3)    rotation geom -> world
     mesh_ids (N,) int64   row of ``hulls`` for mesh geoms (ignored otherwise)
-    hulls    tuple        packed convex hulls, see :func:`aurgen.runtime.geoms.pack_hulls`
+    hulls    tuple        packed convex hulls, see :func:`aurgen.runtime.hydrostatics.geoms.pack_hulls`
     planes   (P, 4)       rows (nx, ny, nz, d), world, unit n: the convex set
                           where n·x <= d for every row (P = 1: a half-space)
     out      (N, >=5)     [V, cx, cy, cz, A]: volume (m^3), centroid (world, m),

@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 
 # the ledger's state layout and tolerances: one contract with the native ledger
-from aurgen.runtime.health import (ENERGY_ATOL, ENERGY_RTOL, NSTATE, S_BAD, S_BADTIME, S_E, S_E0,  # noqa: F401
+from aurgen.runtime.sim.health import (ENERGY_ATOL, ENERGY_RTOL, NSTATE, S_BAD, S_BADTIME, S_E, S_E0,  # noqa: F401
                                    S_EMIN, S_N, S_RES, S_RESMAX, S_SCALE, S_W)  # NSTATE: for the tests
 
 

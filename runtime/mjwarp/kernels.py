@@ -1,13 +1,17 @@
 """The MuJoCo Warp kernels of the hydrostatics (aurgen.runtime.mjwarp's device side), mirroring the
 force stage function for function (docs/runtime.md "MuJoCo Warp": ``_support`` kernel.h SupportLocal,
-``_box_clip1`` / ``_clip_row`` clip_box.cc BoxClip1 / BoxClipRow, the smooth shapes in mjwarp_smooth.py,
-the sea in mjwarp_sea.py, ``pieces`` forces.cc Pieces and Wrenches, ``dampers`` Damping, ``project``
+``_box_clip1`` / ``_clip_row`` clip_box.cc BoxClip1 / BoxClipRow, the smooth shapes in runtime/mjwarp/smooth.py,
+the sea in runtime/mjwarp/sea.py, ``pieces`` forces.cc Pieces and Wrenches, ``dampers`` Damping, ``project``
 Project). float64 inside, float32 state; built on first use (``kernels()``, no warp import here).
 """
 
 import mujoco
 
-from aurgen.runtime import mjwarp_box, mjwarp_gravity, mjwarp_mesh, mjwarp_sea, mjwarp_smooth
+from aurgen.runtime.mjwarp import box as mjwarp_box
+from aurgen.runtime.mjwarp import gravity as mjwarp_gravity
+from aurgen.runtime.mjwarp import mesh as mjwarp_mesh
+from aurgen.runtime.mjwarp import sea as mjwarp_sea
+from aurgen.runtime.mjwarp import smooth as mjwarp_smooth
 
 _KERNELS = None
 
@@ -24,7 +28,7 @@ def kernels():
     BOX, SPHERE, ELLIPSOID, CYLINDER, CAPSULE, MESH = (int(t) for t in (
         G.mjGEOM_BOX, G.mjGEOM_SPHERE, G.mjGEOM_ELLIPSOID, G.mjGEOM_CYLINDER, G.mjGEOM_CAPSULE, G.mjGEOM_MESH))
 
-    # the box tier (clip_box.cc) and a mesh's hull: runtime/mjwarp_box.py, mjwarp_mesh.py
+    # the box tier (clip_box.cc) and a mesh's hull: runtime/mjwarp/box.py, runtime/mjwarp/mesh.py
     _box_clip1 = mjwarp_box.build(wp, vec5d)
     mesh = mjwarp_mesh.build(wp, vec5d)
     _mesh_support, _mesh_clip = mesh["support"], mesh["clip"]
@@ -45,7 +49,7 @@ def kernels():
             return size[1] * wp.abs(l[2]) + size[0] * wp.length(l)
         return size[0] * wp.length(l)  # a sphere: r |l| (|l| is 1 but for the pose's rounding)
 
-    # the smooth shapes' one-plane tiers (clip_smooth.cc), runtime/mjwarp_smooth.py
+    # the smooth shapes' one-plane tiers (clip_smooth.cc), runtime/mjwarp/smooth.py
     smooth = mjwarp_smooth.build(wp, vec5d)
     _ellipsoid1, _cylinder1, _capsule1 = smooth["ellipsoid1"], smooth["cylinder1"], smooth["capsule1"]
 
@@ -88,11 +92,11 @@ def kernels():
             row[4] = acc[4]
         return row
 
-    # a sea (sea.cc), runtime/mjwarp_sea.py
+    # a sea (sea.cc), runtime/mjwarp/sea.py
     sea = mjwarp_sea.build(wp, vec6d)
     _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
 
-    # a gravity field (forces.cc GravityField, BodyGravity), runtime/mjwarp_gravity.py
+    # a gravity field (forces.cc GravityField, BodyGravity), runtime/mjwarp/gravity.py
     grav = mjwarp_gravity.build(wp)
     vec9d, _piece_g, _cell_at = grav["vec9d"], grav["piece_g"], grav["cell_at"]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from aurgen.core.records import record
 
-from aurgen.runtime.kernel import N_ACC, soup_integrate
+from aurgen.runtime.hydrostatics.kernel import N_ACC, soup_integrate
 
 GEOM_TYPES = ("sphere", "ellipsoid", "box", "cylinder", "capsule", "mesh")
 #: MuJoCo mjtGeom codes, so that ``m.geom_type`` can be passed straight through.
@@ -158,7 +158,7 @@ def hull_of(vertices, faces=None) -> Hull:
 
 
 def pack_hulls(hulls) -> tuple:
-    """Pack Hulls for :func:`aurgen.runtime.kernel.clip_into`.
+    """Pack Hulls for :func:`aurgen.runtime.hydrostatics.kernel.clip_into`.
 
     Returns the tuple (verts (V,3), vert_range (M+1,), edges (E,6),
     face_start (F+1,) global, face_range (M+1,), volume (M,), centre (M,3)).

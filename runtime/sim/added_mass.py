@@ -3,7 +3,7 @@
 Method (see docs/runtime.md): the added-mass matrix goes into MuJoCo's mass
 matrix, never into a force computed from the previous step's acceleration.
 Inside the passive callback (after MuJoCo has built ``d.M`` for the stage and
-before it solves for ``qacc``), :mod:`aurgen.runtime.forces` (the compiled force stage) adds
+before it solves for ``qacc``), :mod:`aurgen.runtime.sim.forces` (the compiled force stage) adds
 
     M~ = M + sum_i J_i^T A_w,i J_i,   A_w,i = s_i blkdiag(R_i, R_i) A_i blkdiag(R_i, R_i)^T
 

@@ -3,14 +3,14 @@
 Mirrors runtime/native/core/sea.cc function for function: ``ramp`` Sea::Ramp, ``tangent``
 ForceStage::SeaPlanes, ``orbital`` Sea::Orbital, ``order`` Sea::Order, ``plane`` ForceStage::GeomPlanes,
 ``column`` Sums::Column (each chord's segments integrated exactly: ``_segment`` its seg; ``_cap_at``
-Sums::CapAt); the column rules of every geom type and ``fk`` (FroudeKrylov) are mjwarp_sea_shapes.py's;
+Sums::CapAt); the column rules of every geom type and ``fk`` (FroudeKrylov) are runtime/mjwarp/sea_shapes.py's;
 ``hull_planes`` is HullPlanes::Build on the host. float64 throughout, world frame, SI. Built by
 ``build(wp, vec6d)`` from mjwarp_kernels.kernels (no warp import here).
 """
 
 import math
 
-from aurgen.runtime import mjwarp_sea_shapes
+from aurgen.runtime.mjwarp import sea_shapes as mjwarp_sea_shapes
 
 
 def build(wp, vec6d) -> dict:
@@ -322,7 +322,7 @@ def build(wp, vec6d) -> dict:
             out = _cap_at(S, F, T, x0 + s0 * E, E, w, plo)
         return out
 
-    # the column rules by geom type and FroudeKrylov itself: runtime/mjwarp_sea_shapes.py
+    # the column rules by geom type and FroudeKrylov itself: runtime/mjwarp/sea_shapes.py
     shapes = mjwarp_sea_shapes.build(wp, Fk, _column, _order)
     return {"ramp": _ramp, "tangent": _tangent, "orbital": _orbital, "order": _order, "plane": _plane,
             "column": _column, "fk": shapes["fk"]}

@@ -13,13 +13,13 @@ MuJoCo Warp runs no engine plugins; its ``Model.callback.passive`` runs at the e
 stage and may add to ``Data.qfrc_passive``, which is where the plugin's forces enter MuJoCo too.
 It loads no engine plugin either (its put_model fails on a model declaring one), so an MJCF with the
 ``aurgen.hydrostatics`` instance is compiled again without it (:func:`plain_model`), its config kept.
-runtime/mjwarp_kernels.py is the second implementation of the force stage (runtime/native/core/
+runtime/mjwarp/kernels.py is the second implementation of the force stage (runtime/native/core/
 forces.cc), kept in modules mirroring it function for function (docs/runtime.md "MuJoCo Warp"):
 ``_support`` is kernel.h SupportLocal, ``_clip_row`` clip_box.cc BoxClipRow and kernel.cc Smooth1's
-one-plane tiers (mjwarp_box.py, mjwarp_smooth.py; a mesh's hull: mjwarp_mesh.py), the piece kernel
+one-plane tiers (runtime/mjwarp/box.py, runtime/mjwarp/smooth.py; a mesh's hull: runtime/mjwarp/mesh.py), the piece kernel
 ForceStage::Pieces and Wrenches (buoyancy, drag, surface damping), the damper kernel
-ForceStage::Damping, the body kernel ForceStage::BodyGravity (mjwarp_gravity.py), the sea sea.cc
-(mjwarp_sea.py), the projection ForceStage::Project. The arithmetic is float64 inside the kernels;
+ForceStage::Damping, the body kernel ForceStage::BodyGravity (runtime/mjwarp/gravity.py), the sea sea.cc
+(runtime/mjwarp/sea.py), the projection ForceStage::Project. The arithmetic is float64 inside the kernels;
 MuJoCo Warp is float32 throughout (its state, kinematics, model and qfrc_passive: it has no float64
 mode), so qfrc_passive agrees with the plugin's to float32 precision of the poses it is computed from,
 and the kernels' float64 sum (``Hydro.qfrc``) with the plugin's from the same inputs to ~1e-14
@@ -32,7 +32,7 @@ and gradient torques, each piece's buoyancy at its g; MuJoCo's option gravity mu
 as the plugin requires); any cells, each geom cut by at most one plane of a cell at a time (a geom
 cut by two planes of one cell in some world, at a corner of a tank, is flagged in ``m.aurgen.flags``
 for that world and its piece in that cell left out: docs/runtime.md); declared damping; a sea
-(runtime/mjwarp_sea.py mirrors sea.cc), a sea per world through ``set_waves``. Refused: added mass
+(runtime/mjwarp/sea.py mirrors sea.cc), a sea per world through ``set_waves``. Refused: added mass
 (it must enter the mass matrix, which a passive callback cannot). The health ledger does not run
 here (docs/runtime.md "MuJoCo Warp").
 
@@ -45,9 +45,11 @@ import mujoco
 import numpy as np
 
 from aurgen.core.errors import AurgenError
-from aurgen.runtime import env as envmod
-from aurgen.runtime import mjwarp_kernels as _kernels
-from aurgen.runtime import mjwarp_gravity, mjwarp_mesh, mjwarp_sea
+from aurgen.runtime.environment import schema as envmod
+from aurgen.runtime.mjwarp import kernels as _kernels
+from aurgen.runtime.mjwarp import gravity as mjwarp_gravity
+from aurgen.runtime.mjwarp import mesh as mjwarp_mesh
+from aurgen.runtime.mjwarp import sea as mjwarp_sea
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
@@ -204,7 +206,7 @@ def thresholds(components) -> np.ndarray:
 
 
 def _sea(env) -> dict:
-    """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: mjwarp_sea_shapes.py)."""
+    """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: runtime/mjwarp/sea_shapes.py)."""
     w = env.waves
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
@@ -338,7 +340,7 @@ class Hydro:
     def set_waves(self, components) -> None:
         """Per-world seas (a wave seed per world, say): ``components`` (nworld, N, 6) rows
         [a, omega, kx, ky, kz, phase] (runtime.waves.synthesize(...).components per world), each world's
-        checked as the environment's waves block is (runtime/env.py, the plugin's words); (N, 6): one
+        checked as the environment's waves block is (runtime/environment/schema.py, the plugin's words); (N, 6): one
         sea for every world. The model must carry a sea (its surface, depth and ramp are kept)."""
         if not self.sea:
             raise MjWarpRefused("set_waves: the model's environment has no sea (declare waves in its world)")
@@ -455,7 +457,7 @@ def put_model(mjm, device=None, config=None, **kwargs):
     all on, as the plugin's).
 
     The environment is read from the model (``<custom><text name="aurgen:environment">``) through
-    runtime/env.py, the plugin's schema and words; what this backend cannot serve is refused
+    runtime/environment/schema.py, the plugin's schema and words; what this backend cannot serve is refused
     (MjWarpRefused). The model keeps MuJoCo's own gravity (the plugin's too).
     """
     mjw, _ = _import()

@@ -65,7 +65,7 @@ def _declares_environment(path) -> bool:
     compiled model, to which ``--water`` attaches one)."""
     import mujoco
 
-    from aurgen.runtime.env import ENV_TEXT
+    from aurgen.runtime.environment.schema import ENV_TEXT
 
     try:
         spec = mujoco.MjSpec.from_file(str(path))
@@ -112,7 +112,7 @@ def _refuse_other_format(model: str) -> None:
 
 def _displaces(m) -> bool:
     """Whether the compiled model has displacement geoms (aurgen's ``user="1"`` mark)."""
-    from aurgen.runtime.plan import MARK_DISPLACEMENT
+    from aurgen.runtime.sim.plan import MARK_DISPLACEMENT
 
     return m.nuser_geom > 0 and bool((np.rint(m.geom_user[:, 0]) == MARK_DISPLACEMENT).any())
 
@@ -126,8 +126,8 @@ def _check_water(model, water) -> None:
 
 
 def cli_sim(args) -> int:
-    from aurgen.runtime import env as envmod
-    from aurgen.runtime.sim import Simulation
+    from aurgen.runtime.environment import schema as envmod
+    from aurgen.runtime.sim.simulation import Simulation
 
     # everything checked before the run, so a long run's results are never lost to a bad path
     _check_model(args.model)
@@ -145,7 +145,7 @@ def cli_sim(args) -> int:
     if vacuum and _declares_environment(args.model):
         raise AurgenError(f"{args.model}: --vacuum is for a model without an environment; this file carries "
                           "one (a world): drop --vacuum")
-    from aurgen.runtime import loading
+    from aurgen.runtime.sim import loading
 
     with loading.deferred_notes() as notes:  # a refusal below is the one line printed: notes after it
         try:

@@ -1,10 +1,17 @@
-"""Hydrostatics kernel: exact submerged volume and centroid of every geom type.
+"""The static hydrostatics: exact submerged volume and centroid of every geom type, equilibrium, GZ.
+
+The package a report needs, and nothing of MuJoCo: ``aurgen specs``, ``build`` (the specs
+comment), ``audit`` and ``report`` import it (aurgen.compose, aurgen.check, aurgen.analysis),
+as do the simulation (aurgen.runtime.sim: the geoms' hulls) and the MuJoCo Warp backend.
+It imports only aurgen.core and the compiled core (aurgen.runtime._native). Modules: this
+facade; ``kernel`` (the compiled clip), ``geoms`` (shapes, hulls), ``cells`` (convex cells),
+``equilibrium`` (free-floating attitude), ``righting`` (GZ curves).
 
 Everything aurgen says about floating rests on this module: the volume of a
 geom below a plane (or inside a convex cell) and the centroid of that volume.
 
 Frames and units: SI; geoms follow MuJoCo's conventions (see
-:mod:`aurgen.runtime.geoms`).  A half-space is ``n·x <= d`` in world with ``n``
+:mod:`aurgen.runtime.hydrostatics.geoms`).  A half-space is ``n·x <= d`` in world with ``n``
 a unit vector (normalised here if it is not); the fluid is that side.  For a
 horizontal sea surface at z = 0: ``n = (0, 0, 1), d = 0``.
 
@@ -18,14 +25,14 @@ Public API::
     clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None)
         -> (volumes (N,), centroids (N, 3), areas (N,))
     waterplane(geom, n, d) -> Waterplane             section area, centroid, 2nd moments
-    Cells (aurgen.runtime.cells), equilibrium, gz_curve (aurgen.runtime.equilibrium)
+    Cells (aurgen.runtime.hydrostatics.cells), equilibrium, gz_curve (aurgen.runtime.hydrostatics.equilibrium)
 
-All of them call one compiled core, :func:`aurgen.runtime.kernel.clip_into`
+All of them call one compiled core, :func:`aurgen.runtime.hydrostatics.kernel.clip_into`
 (C++17 in ``runtime/native/core``, bound by nanobind as
 :mod:`aurgen.runtime._native`), which takes preallocated arrays and writes in
 place (no Python objects per geom)::
 
-    from aurgen.runtime.kernel import clip_into
+    from aurgen.runtime.hydrostatics.kernel import clip_into
     clip_into(types, sizes, pos, mats, mesh_ids, hulls, planes, out, False)
 
 A scalar :func:`clip` is ``clip_into`` with N = 1, so scalar and batch results
@@ -40,9 +47,9 @@ import numpy as np
 
 from aurgen.core.records import record
 
-from aurgen.runtime.geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
+from aurgen.runtime.hydrostatics.geoms import (CODE_TYPE, EMPTY_HULLS, GEOM_TYPES, TYPE_CODE, Geom, Hull,
     check_sizes_and_poses, hull_of, pack_hulls)
-from aurgen.runtime.kernel import OUT_W, T_MESH, clip_into, full_local, support_local
+from aurgen.runtime.hydrostatics.kernel import OUT_W, T_MESH, clip_into, full_local, support_local
 
 __all__ = [
     "GEOM_TYPES", "TYPE_CODE", "Geom", "Hull", "Clip", "Waterplane", "full_volume",
@@ -230,5 +237,5 @@ def clip_batch(types, sizes, pos, mats, n, d, mesh_ids=None, hulls=None):
     return out[:, 0].copy(), out[:, 1:4].copy(), out[:, 4].copy()
 
 
-from aurgen.runtime.equilibrium import Equilibrium, equilibrium  # noqa: E402
-from aurgen.runtime.righting import gz_curve  # noqa: E402
+from aurgen.runtime.hydrostatics.equilibrium import Equilibrium, equilibrium  # noqa: E402
+from aurgen.runtime.hydrostatics.righting import gz_curve  # noqa: E402

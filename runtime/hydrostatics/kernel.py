@@ -14,7 +14,7 @@ and ``clip_batch`` check sizes and poses before calling it)::
     pos      (N, 3)       geom centres, world (m)
     mats     (N, 3, 3)    rotation geom -> world
     mesh_ids (N,) int64   row of ``hulls`` for mesh geoms (ignored otherwise)
-    hulls    tuple        packed convex hulls, see :func:`aurgen.runtime.geoms.pack_hulls`
+    hulls    tuple        packed convex hulls, see :func:`aurgen.runtime.hydrostatics.geoms.pack_hulls`
     planes   (P, 4)       rows (nx, ny, nz, d), world, unit n: the convex set
                           where n·x <= d for every row (P = 1: a half-space)
     out      (N, >=5)     [V, cx, cy, cz, A]: volume (m^3), centroid (world, m),

@@ -6,7 +6,7 @@
     sim.check()    # Health: ok / invalid with a reason, settled
 
 The environment comes from the file (``<custom><text name="aurgen:environment">``),
-or from ``environment=`` (dict, JSON or :class:`~aurgen.runtime.env.Environment`),
+or from ``environment=`` (dict, JSON or :class:`~aurgen.runtime.environment.schema.Environment`),
 or ``water=density`` (open water, surface z = 0). With none, the model steps
 exactly as plain MuJoCo (bitwise): the plugin is attached with ``ledger`` plain
 (no forces; the health ledger's state checks and height window only).
@@ -15,15 +15,15 @@ Forces are computed inside MuJoCo's pipeline by the engine plugin
 ``aurgen.hydrostatics`` (runtime/native/plugin): a file that declares it runs
 as it is; otherwise the instance is attached through MjSpec (with the
 environment text, the options it takes over, and ``simple="false"`` on bodies
-that carry added mass; aurgen.runtime.attach) and the model recompiled, and
+that carry added mass; aurgen.runtime.sim.attach) and the model recompiled, and
 ``to_xml()`` writes the same edits into the source's text. Mesh displacement geoms are
 served too (the plugin builds their convex hulls from the mesh vertices).
-The plugin also keeps the health ledger in its state (aurgen.runtime.health),
+The plugin also keeps the health ledger in its state (aurgen.runtime.sim.health),
 so ``step(n)`` is one ``mj_step(m, d, nstep=n)``: no Python runs per step.
 
 No global callback: aurgen installs none. The tests keep a reference engine of
 their own (tests/runtime/callback_engine.py: the same compiled force stage,
-``_native.ForceStage`` over the arrays :class:`aurgen.runtime.plan.Plan` builds, run from MuJoCo's
+``_native.ForceStage`` over the arrays :class:`aurgen.runtime.sim.plan.Plan` builds, run from MuJoCo's
 ``mjcb_passive`` with the ledger kept by a Python step loop), which they
 register through :func:`register_engine`. Only an ``MjModel`` without an
 environment or an instance steps in a Python loop, which keeps the state checks
@@ -39,15 +39,15 @@ import numbers
 import mujoco
 import numpy as np
 
-from aurgen.runtime import attach
-from aurgen.runtime import loading
-from aurgen.runtime.loading import _body_names, _compile, _read_bytes, _recompile_not_simple, _spec_of  # noqa: F401
-from aurgen.runtime import env as envmod
-from aurgen.runtime import forces as fz
+from aurgen.runtime.sim import attach
+from aurgen.runtime.sim import loading
+from aurgen.runtime.sim.loading import _body_names, _compile, _read_bytes, _recompile_not_simple, _spec_of  # noqa: F401
+from aurgen.runtime.environment import schema as envmod
+from aurgen.runtime.sim import forces as fz
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime._native import Ledger
-from aurgen.runtime.health import PLUGIN_INSTANCE, Monitor, PluginLedger, window_steps
-from aurgen.runtime.plan import MARK_DISPLACEMENT, MARK_WINDAGE, Plan, SimulationError  # noqa: F401 (public here)
+from aurgen.runtime.sim.health import PLUGIN_INSTANCE, Monitor, PluginLedger, window_steps
+from aurgen.runtime.sim.plan import MARK_DISPLACEMENT, MARK_WINDAGE, Plan, SimulationError  # noqa: F401 (public here)
 
 
 
@@ -94,7 +94,7 @@ def _show(x) -> str:
     return repr(x)
 
 
-# --------------------------------------------------------------- loading: runtime/loading.py
+# --------------------------------------------------------------- loading: runtime/sim/loading.py
 
 class Simulation:
     """A model stepped with the runtime's environment forces (see module doc).
@@ -229,7 +229,7 @@ class Simulation:
         return True
 
     def _attach(self, src, att):
-        """The source recompiled through MjSpec with ``att`` (aurgen.runtime.attach: the
+        """The source recompiled through MjSpec with ``att`` (aurgen.runtime.sim.attach: the
         plugin instance, the environment text, the options it takes over, full mass-matrix
         rows where added mass needs them); ``att`` and the source's bytes as compiled are
         kept for :meth:`to_xml`."""

@@ -13,9 +13,9 @@ import sys
 import mujoco
 import numpy as np
 
-from aurgen.runtime import attach
+from aurgen.runtime.sim import attach
 from aurgen.runtime import plugin as hplugin
-from aurgen.runtime.plan import SimulationError
+from aurgen.runtime.sim.plan import SimulationError
 
 def _compile(source):
     try:  # a world declares the plugin: make sure it is registered (import mujoco loads it when installed)

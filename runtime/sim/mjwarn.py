@@ -5,7 +5,7 @@ in the working directory (the user's folder). :func:`install` sets a
 process-wide handler (``mujoco.set_mju_user_warning``) once; each message goes
 to the :class:`Tally` of the simulation stepping in this thread
 (:meth:`Tally.activate`, called by the Simulation before it steps), which the
-health ledger reads (aurgen.runtime.health). A message outside any simulation
+health ledger reads (aurgen.runtime.sim.health). A message outside any simulation
 (a compile, plain MuJoCo in the same process) is written to stderr as one line,
 never to a file.
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from aurgen.runtime import env as envmod
+from aurgen.runtime.environment import schema as envmod
 from aurgen.runtime import plugin as hplugin
-from aurgen.runtime.health import PLUGIN_INSTANCE
+from aurgen.runtime.sim.health import PLUGIN_INSTANCE
 
 HEADER = (" written by aurgen.runtime Simulation.to_xml: the model it simulates, with the "
           f"{hplugin.NAME} instance, the environment and the options the plugin takes over ")

@@ -1,4 +1,4 @@
-"""Floating equilibrium of a rigid set of displacement geoms (the righting-arm curve: runtime/righting.py).
+"""Floating equilibrium of a rigid set of displacement geoms (the righting-arm curve: runtime/hydrostatics/righting.py).
 
 Frames and signs.  Geoms are posed in the body frame (base_link).  The body's
 attitude is ``R = R_y(trim) · R_x(heel)`` (roll-pitch-yaw with zero yaw, as in
@@ -18,7 +18,7 @@ The world z axis is up, the water is ``z <= 0``, gravity is along -z.
   transverse one; ``BG = z_G - z_B`` (world).  A wholly submerged body has no
   waterplane: GM = z_B - z_G.
 
-Everything goes through the compiled kernel (:func:`aurgen.runtime.kernel.clip_into`);
+Everything goes through the compiled kernel (:func:`aurgen.runtime.hydrostatics.kernel.clip_into`);
 nothing here depends on g.
 """
 from __future__ import annotations
@@ -30,8 +30,8 @@ import numpy as np
 
 from aurgen.core.records import record
 
-from aurgen.runtime.geoms import EMPTY_HULLS, hull_of, pack_hulls
-from aurgen.runtime.kernel import OUT_W, clip_into, support_local
+from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS, hull_of, pack_hulls
+from aurgen.runtime.hydrostatics.kernel import OUT_W, clip_into, support_local
 
 
 def rot_x(a):

@@ -1,7 +1,7 @@
 """The righting-arm curve on a stable branch: heeled at constant displacement, the trim
 followed along the pitch-stable branch from upright (``RightingArm``, ``gz_curve``).
 
-Frames, signs and units as in :mod:`aurgen.runtime.equilibrium` (heel about +x, trim about
+Frames, signs and units as in :mod:`aurgen.runtime.hydrostatics.equilibrium` (heel about +x, trim about
 +y bow down, GZ positive righting, angles in rad, lengths in m).  Everything goes through
 the compiled kernel; nothing here depends on g.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from aurgen.core.records import record
 
-from aurgen.runtime.equilibrium import _Body, _residual, attitude, equilibrium
+from aurgen.runtime.hydrostatics.equilibrium import _Body, _residual, attitude, equilibrium
 
 #: cells of the full-range trim scan, [-π, π) (2.5° each): every sign change of the
 #: longitudinal offset in a cell is a trim equilibrium, refined by Brent's method

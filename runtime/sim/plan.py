@@ -1,4 +1,4 @@
-"""The plan of one model: every array the compiled force stage (:mod:`aurgen.runtime.forces`,
+"""The plan of one model: every array the compiled force stage (:mod:`aurgen.runtime.sim.forces`,
 ``_native.ForceStage``) needs, built once per model from the MjModel and the environment.
 
 Geoms are marked by MuJoCo's ``geom_user[0]`` (``MARK_DISPLACEMENT`` 1: displaces fluid;
@@ -15,12 +15,12 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 
-from aurgen.runtime import added_mass as am
-from aurgen.runtime import env as envmod
-from aurgen.runtime import forces as fz
+from aurgen.runtime.sim import added_mass as am
+from aurgen.runtime.environment import schema as envmod
+from aurgen.runtime.sim import forces as fz
 from aurgen.runtime._native import ForceStage
-from aurgen.runtime.geoms import EMPTY_HULLS, hull_of, pack_hulls
-from aurgen.runtime.kernel import full_local
+from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS, hull_of, pack_hulls
+from aurgen.runtime.hydrostatics.kernel import full_local
 
 MARK_DISPLACEMENT = 1
 MARK_WINDAGE = 2
@@ -54,7 +54,7 @@ def _mmap(m):
 
 
 class Plan:
-    """Every array the compiled force stage (:mod:`aurgen.runtime.forces`) needs, built once per model."""
+    """Every array the compiled force stage (:mod:`aurgen.runtime.sim.forces`) needs, built once per model."""
 
     def __init__(self, m, d, env: envmod.Environment, drag=True, added=True, buoyancy=True, damping=True):
         self.m = m

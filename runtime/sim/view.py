@@ -13,8 +13,8 @@ from __future__ import annotations
 
 def load(model: str, water: float | None = None):
     """(MjModel, MjData) of the file with the plugin instance attached, at its initial state."""
-    from aurgen.runtime.cli import _check_water, _declares_environment
-    from aurgen.runtime.sim import Simulation
+    from aurgen.runtime.sim.cli import _check_water, _declares_environment
+    from aurgen.runtime.sim.simulation import Simulation
 
     _check_water(model, water)
     if water is None and not _declares_environment(model):

@@ -2,7 +2,7 @@
 
 The computation is C++17 (``runtime/native/core/forces.cc``), run through
 :class:`ForceStage` (``aurgen.runtime._native``): built once from the arrays
-:class:`aurgen.runtime.plan.Plan` assembles (flags, geoms, cells, bodies,
+:class:`aurgen.runtime.sim.plan.Plan` assembles (flags, geoms, cells, bodies,
 damping and added-mass items, the mjData views, outputs; their shapes:
 bindings/module.cc), it reads them once into its records (core/forces.h),
 keeps pointers to the mjData views and outputs, and ``run()`` evaluates the

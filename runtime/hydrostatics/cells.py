@@ -12,8 +12,8 @@ import numpy as np
 
 from aurgen.runtime.hydrostatics import clip_cell
 # compiled pieces: out[c, i, :] = the clip_into row of geom i in cell c, cell c
-# being cell_planes[cell_start[c]:cell_start[c+1]] (see aurgen.runtime.kernel)
-from aurgen.runtime.kernel import clip_cells_into  # noqa: F401
+# being cell_planes[cell_start[c]:cell_start[c+1]] (see aurgen.runtime.hydrostatics.kernel)
+from aurgen.runtime.hydrostatics.kernel import clip_cells_into  # noqa: F401
 
 
 class Cells:
