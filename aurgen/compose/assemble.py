@@ -220,6 +220,8 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
                 raise err(a.line, f"slots[{a.index}].name", f"'{name}' already has a slot '{a.slot.name}'")
             slots.append(a.slot)
             used_adhoc.add(a.index)
+        if parent is None:
+            kept.update(s.name for s in slots)
         for slot in slots:
             fill_slot(inst, slot, where)
         return inst
@@ -227,6 +229,23 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
     def add_frame(fname, what, where):
         claim(fname, what, where)
         claim(f"{fname}_joint", f"the URDF joint of {what}", where)
+
+    # names a nested occupant does not take by its slot alone: the base's slot names (their occupants
+    # take them, filled or not, so filling one later never renames another part) and every name a
+    # config entry gives; the base's are added when the base is placed
+    kept: set[str] = {e.name for e in cfg.entries if e.name}
+
+    def occupant_name(inst: Instance, slot: Slot) -> str:
+        """The name of the part filling ``slot`` of ``inst`` where no entry names it (docs/config.md):
+        ``<carrier>_<slot>`` for a slot marked ``carrier_prefix`` (a component of its carrier: the
+        gripper's jaws, gripper_jaw_left); else the slot's name (motor_port; the Ping2 on its mount,
+        ping), unless the slot is nested and that name is taken (by a part or frame placed before it, a
+        base slot or a config entry's name): then ``<carrier>_<slot>``, so a second carrier composes."""
+        if slot.carrier_prefix:
+            return f"{inst.name}_{slot.name}"
+        if inst.parent is None or (slot.name not in names and slot.name not in kept):
+            return slot.name
+        return f"{inst.name}_{slot.name}"
 
     def fill_slot(inst: Instance, slot: Slot, inst_where):
         a = adhoc_slot.get(id(slot))
@@ -279,10 +298,7 @@ def assemble(cfg: VehicleConfig, catalog: Catalog) -> Assembly:
         axis = (entry.axis if entry else None) or slot.axis or part.axis
         limits = (entry.limits if entry else None) or slot.limits
         collision = inst.collision and slot.collision and (entry.collision if entry else True)
-        # the base's occupants are named after the slot; a nested carrier's after carrier and slot
-        # (gripper_jaw_left, gripper2_jaw_left), so two of one part compose
-        name = ((entry.name if entry else None) or
-                (slot.name if inst.parent is None else f"{inst.name}_{slot.name}"))
+        name = (entry.name if entry else None) or occupant_name(inst, slot)
         if len(name) > lim.NAME_MAX:
             raise _long_name(name, slot, inst, entry, where)
         limits_where = ((cfg.path, f"parts[{entry.index}].limits", entry.line) if entry is not None and

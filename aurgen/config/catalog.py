@@ -59,6 +59,9 @@ class Slot:
     axis: tuple | None = None
     limits: Limits | None = None
     tube: tuple | None = None  # (inner diameter, inner length) m of the enclosure tube along the slot's x
+    # the occupant is a component of this part, named <carrier>_<slot> (gripper_jaw_left) however it
+    # is placed; otherwise a nested occupant takes the slot's name unless that is taken (compose.assemble)
+    carrier_prefix: bool = False
 
 
 @record
@@ -119,7 +122,7 @@ PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision"
              "payload_capacity", "discontinued", "inertia_from"}
 GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name", "rgba"}
 INERTIA_FROM = ("collision", "visual")
-SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits", "tube"}
+SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits", "tube", "carrier_prefix"}
 
 
 def parts_path() -> list[Path]:
@@ -340,7 +343,8 @@ def slot_fields(r: Reader, s, key: str, name: str) -> Slot:
                 joint=r.string(s, "joint", key, choices=JOINT_TYPES),
                 collision=r.boolean(s, "collision", key, default=True),
                 axis=r.vector(s, "axis", key, magnitude=limits.NUMBER_MAX, nonzero=True),
-                limits=joint_limits(r, s, key), tube=_tube(r, s, key))
+                limits=joint_limits(r, s, key), tube=_tube(r, s, key),
+                carrier_prefix=r.boolean(s, "carrier_prefix", key, default=False))
 
 
 def _tube(r: Reader, s, key: str) -> tuple | None:

@@ -315,8 +315,10 @@ def _check_nesting(r: Reader, entries, base: str, nodes) -> None:
     parent_of = {}
     for e in entries:
         up = (e.of if e.slot is not None else e.parent) or base
-        name = e.name or (e.slot if e.slot is not None and up == base else f"{up}_{e.slot}")
-        parent_of.setdefault(name, up)
+        # an unnamed nested fill is named by its slot, or <carrier>_<slot> (the catalog's carrier_prefix, or
+        # the slot's name taken: compose.assemble decides): either may be what a later `of:` names
+        for name in ((e.name,) if e.name else (e.slot,) if up == base else (e.slot, f"{up}_{e.slot}")):
+            parent_of.setdefault(name, up)
     depth: dict = {base: 0}
     for e in entries:
         chain, node = [], (e.of if e.slot is not None else e.parent) or base

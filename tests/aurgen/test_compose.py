@@ -156,7 +156,7 @@ def test_blueboat_total_mass_is_the_sum_of_its_parts():
     assert dict((n, t) for t, n in v.specs.parts) == {
         "base_link": "blueboat_chassis", "motor_port": "m200_weedless_prop_ccw",
         "motor_stbd": "m200_weedless_prop_cw", "flag": "blueboat_flag",
-        "ping_mount": "blueboat_ping_singlebeam_mount", "ping_mount_ping": "ping_singlebeam",
+        "ping_mount": "blueboat_ping_singlebeam_mount", "ping": "ping_singlebeam",
         "port_mid_fwd": "br_liion_18ah", "stbd_mid_fwd": "br_liion_18ah"}
 
 

@@ -98,10 +98,11 @@ def test_topics_follow_namespace_name_quantity(out, config):
 def test_ping2_is_one_downward_ray_as_the_reference_writes_it(out):
     v, sdf, _ = _files(out, _bundled('blueboat'))  # blueboat
     assert v.name == "blueboat"
-    (ping,) = [s for s in sdf.iter("sensor") if s.get("name") == "ping_mount_ping"]
+    # the reference's names, which its users' nodes subscribe to (issue 37)
+    (ping,) = [s for s in sdf.iter("sensor") if s.get("name") == "ping"]
     assert ping.get("type") == "gpu_lidar"
-    assert ping.findtext("topic") == "/blueboat/ping_mount_ping/range"
-    assert ping.findtext("gz_frame_id") == "blueboat/ping_mount_ping_beam"
+    assert ping.findtext("topic") == "/blueboat/ping/range"
+    assert ping.findtext("gz_frame_id") == "blueboat/ping_beam"
     assert float(ping.findtext("update_rate")) == 10.0
     scan = ping.find("lidar/scan")
     assert int(scan.findtext("horizontal/samples")) == 1 and int(scan.findtext("vertical/samples")) == 1

@@ -1,4 +1,5 @@
-"""A slot occupant's composed name (carrier_slot, to the end of a chain of nested slots) longer than
+"""A slot occupant's composed name (carrier_slot, to the end of a chain of nested slots marked
+``carrier_prefix``, or where the slot's name is taken) longer than
 a name may be (limits.NAME_MAX) is refused: exit 2, one line naming the config, the key that placed
 the chain (or the entry), the slot chain, the limit and what to do; nothing written."""
 
@@ -23,6 +24,8 @@ def _tree(tmp_path: Path, slots: list[str], entry: str = "") -> Path:
         text = f"description: {t}\nmass: 1\n{BOX}"
         if i < len(slots):
             text += f"slots:\n  {slots[i]}:\n    xyz: [0, 0, 0.1]\n    default: {types[i + 1]}\n"
+            if i:  # a nested slot named under its carrier (a nested slot's occupant takes the slot's name otherwise)
+                text += "    carrier_prefix: true\n"
         (parts / f"{t}.yaml").write_text(text)
     cfg = tmp_path / "v.yaml"
     cfg.write_text("name: v\nbase: {type: hull}\nbuoyancy: {net_buoyancy: 0.1}\n" + entry)
