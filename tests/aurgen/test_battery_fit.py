@@ -1,7 +1,8 @@
-"""Batteries in their tubes, heel and discontinued parts (issue 23).
+"""Batteries in their tubes, heel and discontinued parts (issue 23, issue 37).
 
 A pack placed off its tube's axis or too big for the tube is a ConfigError naming the tube and the sizes
-(the BlueROV2's lower tube: Blue Robotics 3" Series, 0.0762 m inner diameter); a static heel beyond
+(the BlueROV2's lower tube: Blue Robotics 3" Series, 0.0762 m inner diameter; the BlueBoat's eight
+pontoon bays, 0.12 m across and 0.20 m long, the reference's per-slot battery envelope); a static heel beyond
 aurgen.compose.fit.HEEL_WARN_DEG in the specs' equilibrium and a part marked ``discontinued:`` are a
 warning on stderr, the build exiting 0.
 """
@@ -74,6 +75,66 @@ def test_a_pack_that_cannot_sit_in_its_tube_is_refused(tmp_path, line, key, word
     assert "pack '" in msg and "diameter" in msg, msg
     code = main(["build", str(p), "-o", str(tmp_path / "out")])
     assert code == 2 and not (tmp_path / "out").exists()
+
+
+def _boat(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
+    text = (ROOT / "vehicles" / "blueboat.yaml").read_text(encoding="utf-8")
+    assert "\nparts: []\n" in text
+    p = tmp_path / "boat.yaml"
+    p.write_text(text.replace("\nparts: []\n", "\nparts:\n" + line + "\n", 1).replace("name: blueboat\n", "name: boat\n"),
+                 encoding="utf-8")
+    (tmp_path / "parts").mkdir(exist_ok=True)
+    for name, body in (extra_parts or {}).items():
+        (tmp_path / "parts" / f"{name}.yaml").write_text(body, encoding="utf-8")
+    return p
+
+
+BAYS = ("port_fwd", "port_mid_fwd", "port_mid_aft", "port_aft", "stbd_fwd", "stbd_mid_fwd", "stbd_mid_aft", "stbd_aft")
+
+
+def test_every_blueboat_battery_slot_is_a_bay_every_bundled_pack_fits(tmp_path):
+    slots = {s.name: s for s in resolve_part("blueboat_chassis").slots}
+    assert {n: slots[n].tube for n in BAYS} == {n: (0.12, 0.20) for n in BAYS}
+    for typ in ("br_liion_18ah", "br_lipo_10ah", "br_liion_15_6ah"):
+        d, length, _ = fit.pack_envelope(resolve_part(typ))
+        assert d <= 0.12 - 0.04 and length <= 0.20 - 0.03, typ  # the margins the chassis file states
+        p = _boat(tmp_path, "\n".join(f"  - {{slot: {n}, type: {typ}}}" for n in BAYS))
+        v = resolve(str(p))
+        assert sorted(n for t, n in v.specs.parts if t == typ) == sorted(BAYS)
+
+
+@pytest.mark.parametrize("line, key, words, hint", [
+    ("  - {slot: port_fwd, type: br_liion_18ah, xyz: [0, 0.02, 0]}", "parts[0].xyz", "off the axis",
+     "offset the pack along x only"),
+    ("  - {slot: stbd_aft, type: br_liion_18ah, rpy: [0, 0, 0.3]}", "parts[0].rpy", "off the axis",
+     "rotate it about x only"),
+    ("  - {slot: port_fwd, type: br_liion_18ah, xyz: [0.05, 0, 0]}", "parts[0].type",
+     "reaches 0.1225 m from the tube's centre, the tube 0.1 m", "centre it in the tube"),
+    ("  - {slot: port_fwd, type: long_pack}", "parts[0].type",
+     "(diameter 0.074 m, length 0.5 m) does not fit", "fit a smaller pack"),
+    ("  - {slot: stbd_mid_fwd, type: fat_pack}", "parts[0].type", "0.13 m across, the tube 0.12 m",
+     "fit a smaller pack"),
+])
+def test_a_pack_that_cannot_sit_in_its_blueboat_bay_is_refused(tmp_path, line, key, words, hint):
+    pack = (PARTS / "br_liion_18ah.yaml").read_text(encoding="utf-8")
+    chassis = (PARTS / "blueboat_chassis.yaml").read_text(encoding="utf-8").replace(
+        "accepts: [br_liion_18ah,", "accepts: [long_pack, fat_pack, br_liion_18ah,")
+    p = _boat(tmp_path, line, {"long_pack": pack.replace("length: 0.145", "length: 0.5"),
+                               "fat_pack": pack.replace("diameter: 0.074", "diameter: 0.13"),
+                               "blueboat_chassis": chassis})
+    with pytest.raises(AurgenError) as exc:
+        resolve(str(p))
+    msg = str(exc.value)
+    slot = line.split("slot: ")[1].split(",")[0]
+    assert f"{p}:{_line(p, line.strip())}: {key}:" in msg and words in msg and hint in msg, msg
+    assert f"tube of slot '{slot}' of 'base_link' (inner diameter 0.12 m, length 0.2 m)" in msg, msg
+    code = main(["build", str(p), "-o", str(tmp_path / "out")])
+    assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_a_blueboat_pack_slid_and_turned_about_the_bay_axis_is_fine(tmp_path):
+    p = _boat(tmp_path, "  - {slot: port_aft, type: br_liion_18ah, xyz: [-0.0275, 0, 0], rpy: [1.2, 0, 0]}")
+    resolve(str(p))
 
 
 def test_rotating_a_pack_about_the_tube_axis_and_sliding_it_along_is_fine(tmp_path):
