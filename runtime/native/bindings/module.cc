@@ -273,7 +273,7 @@ T* Arr(nb::handle h, const char* name, std::initializer_list<int64_t*> dims) {
   return a.data();
 }
 
-// The packed arrays of runtime/sim.py _Plan (runtime/forces.py F_*, C_*), read once, by
+// The packed arrays of runtime/sim/plan.py Plan (runtime/sim/forces.py F_*, C_*), read once, by
 // PyForceStage, into core::ForceModel's named records.
 namespace packed {
 enum Flag { kFDrag = 0, kFAdded = 1, kFGrav = 2, kFRecord = 3, kFBuoy = 4, kFDamp = 5, kNFlag = 6 };
@@ -309,7 +309,7 @@ core::Cell CellOf(const double* row, int64_t nplanes) {
 }  // namespace packed
 
 // The force stage of one (model, data) pair, built from the arrays
-// runtime/sim.py _Plan assembles (the argument tuple of the numba reference passive(), in
+// runtime/sim/plan.py Plan assembles (the argument tuple of the numba reference passive(), in
 // order): checked, and read once into the stage's records; the mjData views, the
 // outputs, the body masses and inertias (live: a user may edit them) and the record
 // flag fl[3] (set per stage) stay pointers into the tuple, which it holds.  run()
@@ -568,7 +568,7 @@ class PyLedger {
 
 }  // namespace
 
-// A HullPack as runtime/geoms.py pack_hulls's tuple (verts, vert_range, edges, face_start,
+// A HullPack as runtime/hydrostatics/geoms.py pack_hulls's tuple (verts, vert_range, edges, face_start,
 // face_range, volume, centre), numpy arrays owning copies.
 static nb::tuple PackTuple(const core::HullPack& pack) {
   auto D = [](const std::vector<double>& v, int64_t cols) {
@@ -629,7 +629,7 @@ NB_MODULE(_native, m) {
         "qpos"_a, "qvel"_a, "qacc"_a, "z"_a, "zbuf"_a.noconvert(),
         "Account one step in the ledger state st (12,): E energy (J) and ke kinetic energy at\n"
         "the step's start, P non-conservative power (W) then, dt (s), t (s); checks the state for\n"
-        "non-finite values; z (m) into the ring buffer zbuf.  See runtime/health.py.");
+        "non-finite values; z (m) into the ring buffer zbuf.  See runtime/sim/health.py.");
   nb::class_<PyLedger>(m, "Ledger",
                        "The health ledger of one Simulation bound once to its arrays:\n"
                        "Ledger((st, zbuf, led, q0, qfrc_actuator, qfrc_applied, qfrc_constraint,\n"
@@ -652,7 +652,7 @@ NB_MODULE(_native, m) {
         return PackTuple(pack);
       },
       "vert"_a, "graph"_a,
-      "MuJoCo's convex hull of a mesh, packed as runtime/geoms.py pack_hulls packs one: vert =\n"
+      "MuJoCo's convex hull of a mesh, packed as runtime/hydrostatics/geoms.py pack_hulls packs one: vert =\n"
       "mjModel.mesh_vert rows of the mesh (float32, geom frame), graph = mjModel.mesh_graph from\n"
       "the mesh's mesh_graphadr.");
   m.def(
@@ -665,7 +665,7 @@ NB_MODULE(_native, m) {
       },
       "vert"_a,
       "The convex hull the plugin builds for a mesh displacement geom (core::BuildHull, a\n"
-      "quickhull of its vertices), packed as runtime/geoms.py pack_hulls packs one: vert =\n"
+      "quickhull of its vertices), packed as runtime/hydrostatics/geoms.py pack_hulls packs one: vert =\n"
       "mjModel.mesh_vert rows of the mesh (float32, geom frame).");
   m.def(
       "plugin_state_layout",
@@ -712,7 +712,7 @@ NB_MODULE(_native, m) {
       "(runtime/native/plugin/state.h StateError: counts, flags, indices, the ledger's\n"
       "energies while ok), or -1: what the plugin checks before it reads its state.");
   {
-    nb::dict keys;  // the environment JSON's keys (plugin/schema.h), for runtime/env.py
+    nb::dict keys;  // the environment JSON's keys (plugin/schema.h), for runtime/environment/schema.py
     for (const hydro::schema::KeySet& k : hydro::schema::Keys()) {
       nb::list l;
       for (const std::string& s : k.keys) l.append(nb::str(s.c_str()));

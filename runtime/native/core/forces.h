@@ -6,11 +6,11 @@
 // order (cells, then geoms in model order, then bodies, then damping items,
 // then added-mass items), so two runs are bitwise identical.  The model is
 // described by named records built once per model (ForceModel: the plugin
-// builds it from the mjModel, plugin/hydro.cc; the Python binding from the
-// arrays of runtime/sim.py _Plan, bindings/module.cc); the state by pointers
+// builds it from the mjModel, plugin/build.cc; the Python binding from the
+// arrays of runtime/sim/plan.py Plan, bindings/module.cc); the state by pointers
 // into mjData (ForceData).  No allocation in Passive: the scratch is sized at
 // construction.  World frame and SI units throughout; frames, units and the
-// drag model: runtime/forces.py and docs/runtime.md; the numba reference
+// drag model: runtime/sim/forces.py and docs/runtime.md; the numba reference
 // implementation is tests/runtime/numba_oracle/forces.py.
 #ifndef AURGEN_CORE_FORCES_H_
 #define AURGEN_CORE_FORCES_H_

@@ -15,7 +15,7 @@
 
 namespace aurgen::core {
 
-// Hulls packed as runtime/geoms.py pack_hulls packs them: verts (V x 3),
+// Hulls packed as runtime/hydrostatics/geoms.py pack_hulls packs them: verts (V x 3),
 // vert_range (M+1), edges (E x 6; three directed edges per triangle,
 // counter-clockwise seen from outside), face_start (F+1, global rows of edges),
 // face_range (M+1), volume (M, m^3), centre (M x 3, geom frame).

@@ -1,5 +1,5 @@
 // Lanes for the kernel's block paths (smooth_rows.cc, clip_box.cc) and the force
-// stage's pieces (forces.cc): one double (D1), two (D2, one SSE2 register) or
+// stage's pieces (forces_pieces.cc): one double (D1), two (D2, one SSE2 register) or
 // four (D4, two registers), with the same operations, so one template serves
 // every width.  Packed SSE2 add, sub, mul, div and sqrt round exactly as the
 // scalar operations do, negation and Abs flip or clear the sign bit as -x and

@@ -1,5 +1,5 @@
 // The health ledger; see ledger.h.  Same operations, in the same order, as the
-// reference implementation it replaced (runtime/health.py ledger_step in numba,
+// reference implementation it replaced (runtime/sim/health.py ledger_step in numba,
 // now tests/runtime/numba_oracle/ledger.py).
 #include "ledger.h"
 

@@ -1,5 +1,5 @@
 // The health ledger: energy gained with no work done, non-finite state, and the
-// height window for "settled" (see runtime/health.py for the checks and the
+// height window for "settled" (see runtime/sim/health.py for the checks and the
 // layout of the state vector st).
 #ifndef AURGEN_CORE_LEDGER_H_
 #define AURGEN_CORE_LEDGER_H_

@@ -1,5 +1,5 @@
 // A sea: linear (Airy) waves on the environment's surface plane (docs/formats.md "waves",
-// docs/kernel.md "Waves").  Used by the force stage (forces.cc) when an environment
+// docs/kernel.md "Waves").  Used by the force stage (forces_sea.cc) when an environment
 // declares one; an environment without waves never reaches this code.
 //
 // Frames and units: world frame, SI.  The surface plane is n.x = d with n the unit "up"

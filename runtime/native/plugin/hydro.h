@@ -23,6 +23,10 @@
 // ledger in d->plugin_state (state.h), advanced once per step by advance, which
 // mj_resetData, mj_copyData and mj_get/setState carry: any host (Simulation,
 // mujoco.batch, mujoco.rollout, the viewer) keeps health with no Python per step.
+//
+// Sources: config.cc (the config, Create), build.cc (Build: the model scan),
+// environment.cc (the environment's JSON, environment.h), hydro.cc (Compute, Advance,
+// Contacts, Validate, Reset, Visualize), register.cc (the callbacks, RegisterPlugin).
 #ifndef AURGEN_PLUGIN_HYDRO_H_
 #define AURGEN_PLUGIN_HYDRO_H_
 
@@ -40,6 +44,13 @@
 #include "state.h"
 
 namespace aurgen::hydro {
+
+// The plugin's name and its config keys, the first kNBoolAttributes true/false
+// (HydroConfig::FromModel, config.cc; Hydro::RegisterPlugin, register.cc).
+inline constexpr char kPluginName[] = "aurgen.hydrostatics";
+inline constexpr const char* kAttributes[] = {"drag",          "added_mass", "buoyancy", "damping",
+                                              "settle_window", "track",      "ledger"};
+inline constexpr int kNBoolAttributes = 4;
 
 // plugin_state: see state.h (the force stage's ledger, the record flag, the
 // generalized force added, and the health ledger with its reset tally and

@@ -1,5 +1,5 @@
 // The interior test behind the environment's refusals of overlapping cells and of a
-// tangential gravity jump across a shared face: the C++ form of runtime/env.py
+// tangential gravity jump across a shared face: the C++ form of runtime/environment/schema.py
 // _interior (scipy's HiGHS there), a small dense simplex (Bland's rule; the classic
 // tableau with a phase 1 for negative right-hand sides).
 #ifndef AURGEN_PLUGIN_INTERIOR_H_
@@ -13,7 +13,7 @@
 
 namespace aurgen::hydro::interior {
 
-inline constexpr double kBig = 1e6;  // metres: the box in which interiors are sought (env.py _BIG)
+inline constexpr double kBig = 1e6;  // metres: the box in which interiors are sought (runtime/environment/schema.py _BIG)
 
 // max c.z subject to A z <= b, z >= 0; -inf if infeasible, +inf if unbounded.
 class Simplex {
@@ -102,7 +102,7 @@ class Simplex {
 
 using Row = std::array<double, 4>;  // (n, d): n.x <= d
 
-// env.py _interior: the largest margin s (capped at 1) with n.x + s <= d for every row and
+// runtime/environment/schema.py _interior: the largest margin s (capped at 1) with n.x + s <= d for every row and
 // x in the box [-kBig, kBig]^3; with on (a unit normal and d), x restricted to the plane
 // n.x = d.  -1 if no x is feasible.
 inline double Margin(const std::vector<Row>& rows, const Row* on = nullptr) {

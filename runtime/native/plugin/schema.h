@@ -1,5 +1,5 @@
 // The environment JSON's keys and size limits (docs/formats.md): the one table both the plugin
-// (hydro.cc ParseEnv) and runtime/env.py (through aurgen.runtime._native.ENV_KEYS)
+// (environment.cc ParseEnv) and runtime/environment/schema.py (through aurgen.runtime._native.ENV_KEYS)
 // refuse unknown keys by, with the same words:
 //   "<where>.<key>: unknown key (expected <the keys, sorted, comma-separated>)"
 // where "environment" (the top level), "cells[i]", "gravity" or "waves"; an object's keys are

@@ -1,6 +1,6 @@
 // The layout of one aurgen.hydrostatics instance's d->plugin_state (MuJoCo-free,
 // so the Python module exports it too: aurgen.runtime._native.plugin_state_layout,
-// read by runtime/health.py).  Everything the health ledger keeps lives here, per
+// read by runtime/sim/health.py).  Everything the health ledger keeps lives here, per
 // mjData: mj_resetData resets it (keeping the reset tally, see below),
 // mj_copyData / mj_getState / mj_setState carry it, threads never share it.
 //
@@ -112,7 +112,7 @@ inline int StateError(const double* st, const StateLayout& L, int nbody) {
 }
 
 // The settle window in steps for a window (s) and timestep (s): max(2, round(window / dt)),
-// rounding half to even as Python's round (runtime/health.py Monitor); at most kMaxWindow.
+// rounding half to even as Python's round (runtime/sim/health.py Monitor); at most kMaxWindow.
 inline constexpr int kMaxWindow = 1000000;
 inline int WindowSteps(double window, double dt) {
   double n = dt > 0 ? std::nearbyint(window / dt) : 2.0;
