@@ -23,13 +23,21 @@ the viewer, a C++ program) keeps it. :func:`health_of` reads it from any
   ``ENERGY_RTOL * scale + dt/2 |f_c . v0| + ENERGY_ATOL (1 + |E0|)``, ``scale``
   being the largest kinetic energy, work or energy drop seen so far and f_c the
   conservative generalized force (the integrator's first-order offset);
-* **contact penetration**: a contact deeper than ``PEN_FAIL`` (50 %) of its geom size, the
-  smaller of its two geoms' smallest half-extent (sphere and capsule radius, cylinder
-  min(radius, half-length), box and ellipsoid smallest semi-axis, mesh smallest bounding
-  half-size; a plane or height field has none), named with the body and the time; from
-  ``PEN_WARN`` (10 %) the health stays ok and carries a ``warning`` saying the same (MuJoCo's
-  soft contacts rest a body at about 0.1 mm for any mass, a 1 cm drop goes 1.5 mm in, 100x
-  its weight pushes it 4.9 mm in);
+* **contact penetration**, judged by MuJoCo's soft-contact model: a contact's *rest depth*
+  ``R W / (n K I)`` is where its constraint rows settle (``R f = aref = -K I r``: ``efc_R``,
+  ``efc_KBIP``'s stiffness K and impedance I;
+  n rows share the normal force) if it alone carried the whole weight ``W`` of the tree it
+  touches; its *scale* is the larger of its geom size (the smaller of its two geoms' smallest
+  half-extent: sphere and capsule radius, cylinder min(radius, half-length), box and ellipsoid
+  smallest semi-axis, mesh smallest bounding half-size; a plane or height field has none),
+  ``REST_SCALE`` (20) times its rest depth and ``IMPACT_SCALE`` (20) times its *impact depth*
+  ``r_w + sqrt(r_w^2 + 2 c E)``, how far the undamped contact (compliance ``c = R / (n K I)``)
+  would go in to stop a landing under the weight with the model's recent largest kinetic energy
+  ``E`` of the contact episode (forgotten with the time constant ``IMPACT_MEMORY``, 1 s). Deeper
+  than ``PEN_FAIL`` (50 %) of its scale (half-way through the thinner geom, and 10 times what the
+  whole weight or a landing explains: a body driven through the floor) is invalid, named with the body, the depths and the time; from ``PEN_WARN`` (10 %) the
+  health stays ok and carries a ``warning`` saying the same. A body resting under its weight or
+  landing (at most its rest or impact depth, however small the geom) is ok with no warning;
 * **energy gained at a contact**: the work of the contact rows of the constraint force
   (``efc_force . J (v0 + v1) / 2 dt``, per step) summed over a contact episode (steps with an
   active contact; it restarts at 0 when none is) exceeds the energy tolerance above: a soft
@@ -63,6 +71,8 @@ its own arrays, from a Python step loop.
 
 from __future__ import annotations
 
+import math
+
 
 import numpy as np
 
@@ -92,13 +102,18 @@ NSTATE = 12
 BAD_NONFINITE, BAD_ENERGY, BAD_STATE, BAD_PENETRATION, BAD_CONTACT_ENERGY = 1, 2, 3, 4, 5  # S_BAD's (0 ok)
 
 # contact health (core/ledger.h kCRatio .. kCWorkBody; the plugin state's contact region)
-C_RATIO, C_DEPTH, C_SIZE, C_TIME, C_BODY, C_WORK, C_WORKMAX, C_WORKTIME, C_WORKBODY = range(9)
-NCONTACT = 9
-PEN_WARN = 0.1  # core/ledger.h kPenWarn: a warning (health ok)
+(C_RATIO, C_DEPTH, C_SIZE, C_TIME, C_BODY, C_WORK, C_WORKMAX, C_WORKTIME, C_WORKBODY, C_REST, C_IMPACT,
+ C_EPISODE_KE) = range(12)
+NCONTACT = 12
+PEN_WARN = 0.1  # core/ledger.h kPenWarn: a warning (health ok), of the contact's scale
 PEN_FAIL = 0.5  # kPenFail: invalid
+REST_SCALE = 20.0  # kRestScale: the scale is max(geom size, REST_SCALE x rest depth, IMPACT_SCALE x impact depth)
+IMPACT_SCALE = 20.0  # kImpactScale
+IMPACT_MEMORY = 1.0  # s, kImpactMemory: the episode's kinetic energy is forgotten with this time constant
 _CONTACT_NAMES = ("deepest penetration ratio", "deepest penetration depth", "penetration geom size",
                   "penetration time", "penetration body", "contact episode work",
-                  "largest contact episode work", "contact work time", "contact work body")
+                  "largest contact episode work", "contact work time", "contact work body",
+                  "penetration rest depth", "penetration impact depth", "contact episode kinetic energy")
 
 # what each slot is, for the reason "invalid plugin state"
 _LEDGER_NAMES = {S_E0: "E0", S_W: "work W", S_SCALE: "energy scale", S_EMIN: "least energy",
@@ -285,10 +300,17 @@ def _body_name(m, b) -> str:
 
 
 def _penetration(cs, m) -> str:
-    """The deepest penetration in contact state ``cs``: depth, fraction, size, body, time."""
-    return (f"body {_body_name(m, cs[C_BODY])} {1e3 * cs[C_DEPTH]:.4g} mm into a contact at "
-            f"t = {cs[C_TIME]:.4f} s, {100 * cs[C_RATIO]:.3g} % of its geom size {1e3 * cs[C_SIZE]:.4g} mm "
-            f"(warn from {100 * PEN_WARN:g} %, invalid from {100 * PEN_FAIL:g} %)")
+    """The deepest penetration in contact state ``cs``: depth, the geom size, rest depth and impact depth
+    its scale comes from, its fraction of that scale, body, time."""
+    depth, size, rest, impact = (float(cs[k]) for k in (C_DEPTH, C_SIZE, C_REST, C_IMPACT))
+    return (f"body {_body_name(m, cs[C_BODY])} {1e3 * depth:.4g} mm into a contact at t = {cs[C_TIME]:.4f} s: "
+            f"{depth / size:.3g} x its geom size {1e3 * size:.4g} mm, "
+            f"{depth / rest if rest > 0 else math.inf:.3g} x the {1e3 * rest:.4g} mm its soft contact rests at "
+            f"under the whole weight it touches, {depth / impact if impact > 0 else math.inf:.3g} x the "
+            f"{1e3 * impact:.4g} mm a landing with the recent kinetic energy could drive it in (solref/solimp); "
+            f"{100 * cs[C_RATIO]:.3g} % of its scale, the largest of the size, {REST_SCALE:g} x the rest depth "
+            f"and {IMPACT_SCALE:g} x the impact depth (warn from {100 * PEN_WARN:g} %, invalid from "
+            f"{100 * PEN_FAIL:g} %)")
 
 
 def _verdict(st, zbuf, tol, resets: Resets | None, d, warn0, layout=None, cs=None, m=None) -> Health:

@@ -3,6 +3,7 @@
 // now tests/runtime/numba_oracle/ledger.py).
 #include "ledger.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "forces.h"
@@ -26,7 +27,7 @@ int LedgerStateError(const double* st) {
 }
 
 int ContactStateError(const double* cs, int nbody) {
-  for (int s : {kCRatio, kCDepth, kCSize, kCWorkMax})
+  for (int s : {kCRatio, kCDepth, kCSize, kCWorkMax, kCRest, kCImpact, kCEpisodeKE})
     if (!(std::isfinite(cs[s]) && cs[s] >= 0.0)) return s;
   for (int s : {kCTime, kCWork, kCWorkTime})
     if (!std::isfinite(cs[s])) return s;
@@ -35,19 +36,33 @@ int ContactStateError(const double* cs, int nbody) {
   return -1;
 }
 
-void ContactPenetration(double* cs, double* st, double depth, double size, int body, double t) {
+void ContactPenetration(double* cs, double* st, double depth, double size, double rest, double impact,
+                        int body, double t) {
   if (st[kSBad] != kBadNone || !(depth > 0.0 && size > 0.0)) return;
-  const double ratio = depth / size;
+  if (!(std::isfinite(rest) && rest > 0.0)) rest = 0.0;
+  if (!(std::isfinite(impact) && impact > 0.0)) impact = 0.0;
+  const double ratio = depth / std::max({size, kRestScale * rest, kImpactScale * impact});
   if (!(ratio > cs[kCRatio])) return;
   cs[kCRatio] = ratio;
   cs[kCDepth] = depth;
   cs[kCSize] = size;
+  cs[kCRest] = rest;
+  cs[kCImpact] = impact;
   cs[kCTime] = t;
   cs[kCBody] = body;
   if (ratio >= kPenFail) {
     st[kSBad] = kBadPenetration;
     st[kSBadTime] = t;
   }
+}
+
+void ContactEpisodeEnergy(double* cs, double ke, bool any, double dt) {
+  if (!any) {
+    cs[kCEpisodeKE] = 0.0;
+    return;
+  }
+  const double kept = cs[kCEpisodeKE] * std::exp(-std::max(dt, 0.0) / kImpactMemory);
+  cs[kCEpisodeKE] = std::isfinite(ke) && ke > kept ? ke : kept;
 }
 
 void ContactWork(double* cs, double* st, double W, int body, bool any, double t) {

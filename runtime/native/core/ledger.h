@@ -49,24 +49,44 @@ enum {
   kCWorkMax = 6,   // J: the largest kCWork seen (>= 0)
   kCWorkTime = 7,  // when (s)
   kCWorkBody = 8,  // the body of the contact that did the most work in that step
-  kNContact = 9
+  kCRest = 9,      // the deepest contact's rest depth under its tree's weight (m, >= 0)
+  kCImpact = 10,   // its impact depth for the episode's kinetic energy (m, >= 0)
+  kCEpisodeKE = 11,  // J: the model's recent largest kinetic energy in the contact episode (decaying)
+  kNContact = 12
 };
-// Penetration thresholds, relative to the contact's geom size (ContactSize: the smaller of
-// its two geoms' smallest half-extent): a warning from kPenWarn (health stays ok), the
-// verdict kBadPenetration from kPenFail (half-way through the geom's thinnest half).  MuJoCo's
-// soft contacts (default solref, solimp) rest a body on the floor at 0.07-0.1 mm for any
-// mass; a 1 cm drop goes 1.5 mm in (26 % of a 4 g cube's 5.8 mm half-side: a warning);
-// 100 times its weight pushes it 4.9 mm in, 1000 times 49 mm.
+// Penetration, judged by what MuJoCo's soft contact implies.  A contact row's steady state is
+// R f = aref = -K I r (solref's K, solimp's impedance I, R from both), so a contact is a spring of
+// compliance c = R / (n K I) (m/N; n rows share the normal force): carrying a weight W it rests at
+// r_w = c W, and stopping a kinetic energy E it goes in at most r_e = sqrt(2 c E) (the undamped
+// spring taking all of it).  Those are the depths its own model gives it, however small its geom (a
+// thruster guard carrying an ROV, 3 mm into a 6 mm geom at landing).  A contact is measured against
+// its scale, the largest of its geom size (ContactSize: the smaller of its two geoms' smallest
+// half-extent), kRestScale r_w (W the whole weight of the tree it touches) and kImpactScale r_e (E the
+// model's largest kinetic energy since the contact episode began, forgotten with the time constant
+// kImpactMemory: an impact is over within a few of the contact's time constants): a warning from
+// kPenWarn of it (health stays ok), the verdict kBadPenetration from kPenFail.  So a penetration is
+// invalid only where it is half-way through the thinner geom, 10 times what the whole weight explains
+// and 10 times what a landing with the recent kinetic energy could drive in: a body driven through the
+// floor (1000 times its weight: up to 1000 r_w), never one resting (<= r_w) or landing (<= r_e).
 inline constexpr double kPenWarn = 0.1;
 inline constexpr double kPenFail = 0.5;
+inline constexpr double kRestScale = 20.0;
+inline constexpr double kImpactScale = 20.0;
+inline constexpr double kImpactMemory = 1.0;  // s
 // The first slot of a restored contact state cs that no step can have left (a non-finite
 // or negative ratio, depth, size or largest work; a non-finite time or work; a body not an
 // integer in [0, nbody)), or -1.
 int ContactStateError(const double* cs, int nbody);
-// One contact of a step: depth (m, > 0: penetrating), size (m, > 0), body, at time t (s).
-// The deepest (by depth / size) is kept in cs; from kPenFail the ledger st (ok so far)
-// takes the verdict kBadPenetration at t.  Nothing changes once st holds a verdict.
-void ContactPenetration(double* cs, double* st, double depth, double size, int body, double t);
+// One contact of a step: depth (m, > 0: penetrating), size (m, > 0), rest and impact (m, >= 0:
+// r_w and r_e above; 0 where it has no constraint rows), body, at time t (s).  The deepest (by
+// depth / scale) is kept in cs; from kPenFail the ledger st (ok so far) takes the verdict
+// kBadPenetration at t.  Nothing changes once st holds a verdict.
+void ContactPenetration(double* cs, double* st, double depth, double size, double rest, double impact,
+                        int body, double t);
+// The contact episode's kinetic energy: ke (J) the model's now, any a contact is active (none: the
+// episode ends, cs[kCEpisodeKE] = 0), dt (s) the step: cs[kCEpisodeKE] = max(ke, its value
+// exp(-dt / kImpactMemory)), the recent largest.
+void ContactEpisodeEnergy(double* cs, double ke, bool any, double dt);
 // The step's contacts: W (J) the work of their constraint forces over the step (force times
 // the step's mean velocity), body the contact that did the most, any: a contact was active
 // (none: the episode ends, cs[kCWork] = 0).  A soft contact stores and returns energy but

@@ -5,6 +5,7 @@
 #include "hydro.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -181,17 +182,32 @@ void Hydro::Contacts(const mjModel* m, mjData* d, double* st) const {
   double* led = st + L_.ledger;
   const double t = d->time;
   bool any = false;
+  for (int i = 0; i < d->ncon; ++i) {
+    const mjContact& c = d->contact[i];
+    any |= c.exclude == 0 && c.efc_address >= 0;
+  }
+  if (any) {  // the model's kinetic energy 1/2 qvel' M qvel (J), the contact episode's largest kept
+    if (kev_.size() < static_cast<size_t>(m->nv)) kev_.resize(m->nv);
+    mj_mulM(m, d, kev_.data(), d->qvel);
+    double ke = 0.0;
+    for (int i = 0; i < m->nv; ++i) ke += 0.5 * d->qvel[i] * kev_[i];
+    core::ContactEpisodeEnergy(cs, ke, true, m->opt.timestep);
+  } else {
+    core::ContactEpisodeEnergy(cs, 0.0, false, m->opt.timestep);
+  }
   for (int i = 0; i < d->ncon; ++i) {  // the contacts of the step's evaluation
     const mjContact& c = d->contact[i];
     if (c.exclude != 0 && c.exclude != 4) continue;
-    any |= c.exclude == 0 && c.efc_address >= 0;
     if (!(c.dist < 0.0)) continue;
     double size = 0.0;
     for (int k = 0; k < 2; ++k) {
       const double sz = GeomSize(m, c.geom[k]);
       if (sz > 0.0 && (size == 0.0 || sz < size)) size = sz;
     }
-    core::ContactPenetration(cs, led, -c.dist, size, ContactBody(m, c), t);
+    const double comp = Compliance(m, d, c);
+    const double rest = comp * TreeWeight(m, d, ContactBody(m, c));
+    const double impact = rest + std::sqrt(rest * rest + 2.0 * comp * cs[core::kCEpisodeKE]);
+    core::ContactPenetration(cs, led, -c.dist, size, rest, impact, ContactBody(m, c), t);
   }
   if (plain_) return;  // no energy ledger: no contact work
   if (!any) {
@@ -223,6 +239,22 @@ void Hydro::Contacts(const mjModel* m, mjData* d, double* st) const {
     }
   }
   core::ContactWork(cs, led, W, body, true, t);
+}
+
+double Hydro::Compliance(const mjModel* m, const mjData* d, const mjContact& c) {
+  const int a = c.efc_address;
+  if (c.exclude != 0 || a < 0 || a >= d->nefc) return 0.0;
+  const double K = d->efc_KBIP[4 * a], I = d->efc_KBIP[4 * a + 2], R = d->efc_R[a];
+  if (!(K > 0.0 && I > 0.0 && R > 0.0)) return 0.0;
+  const int n = c.dim == 1 || m->opt.cone != mjCONE_PYRAMIDAL ? 1 : 2 * (c.dim - 1);
+  return R / (n * K * I);
+}
+
+double Hydro::TreeWeight(const mjModel* m, const mjData* d, int body) const {
+  const int root = m->body_rootid[body];
+  double g[3] = {m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]};
+  if (stage_ && stage_->model().gravity.Applied()) stage_->model().gravity.At(d->subtree_com + 3 * root, g);
+  return m->body_subtreemass[root] * std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
 }
 
 int Hydro::ContactBody(const mjModel* m, const mjContact& c) {

@@ -102,6 +102,14 @@ class alignas(core::kLine) Hydro {
   // contact rows of its constraint force over the step (core::ContactPenetration,
   // core::ContactWork; state.h's contact region).
   void Contacts(const mjModel* m, mjData* d, double* st) const;
+  // The compliance (m/N) of MuJoCo's soft contact c: R / (n K I), from a row's steady state
+  // R f = aref = -K I r (efc_R; efc_KBIP's stiffness K and impedance I; n the rows sharing the
+  // normal force: 1, or a pyramid's 2 (dim - 1) edges); 0 for a contact without constraint rows
+  // (core/ledger.h ContactPenetration: its rest depth under a weight, its impact depth for an energy).
+  static double Compliance(const mjModel* m, const mjData* d, const mjContact& c);
+  // The weight (N) of the tree of body b: its mass times |g| at its centre of mass (the
+  // environment's field where the plugin applies one, else MuJoCo's gravity).
+  double TreeWeight(const mjModel* m, const mjData* d, int body) const;
   // The body a contact is reported with: the one not welded to the world, else geom 1's.
   static int ContactBody(const mjModel* m, const mjContact& c);
   // The mjData arrays of a step's account or an RK4 stage's (core::StepArrays).
@@ -121,6 +129,7 @@ class alignas(core::kLine) Hydro {
       qdrag_, dv_, mdv_;  // qdrag: ForceOut's; dv, mdv: Advance's qvel - q0, M dv
   mutable core::LineVec<double> vbar_;  // Contacts' (q0 + qvel) / 2
   mutable std::vector<mjtNum> jv_;  // Contacts' efc_J (q0 + qvel) / 2 (grown to nefc, never shrunk)
+  mutable std::vector<mjtNum> kev_;  // Contacts' M qvel, for the kinetic energy (grown to nv)
   bool has_added_ = false;
   bool plain_ = false;  // ledger plain (no force stage)
   int track_ = 0;
