@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 
@@ -75,12 +76,20 @@ def _bad(key: str, msg: str):
     return SeakeepingInvalid(f"seakeeping.{key}: {msg} (--seakeeping-set {key}=VALUE; docs/report.md, Seakeeping)")
 
 
+# a number as the config language writes one (YAML 1.2 core schema's decimal floats and ints, ASCII
+# digits only): Python's float() also takes '1_0' (10) and other scripts' digits ('２'), which a config refuses
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
+# the keys of the generated irregular sea, which a world's own sea (sea.world) replaces
+_GENERATED_SEA = ("sea.spectrum", "sea.hs", "sea.tp", "sea.gamma", "sea.components", "sea.seed", "sea.ramp",
+                  "sea.headings")
+
+
 def _number(key: str, text) -> float:
     lo, hi = RANGES[key]
-    try:
-        x = float(text)
-    except (TypeError, ValueError):
-        raise _bad(key, f"expected a number, got {text!r}") from None
+    t = str(text).strip()
+    if not _DECIMAL.fullmatch(t):
+        raise _bad(key, f"expected a number, got {text!r}")
+    x = float(t)
     if not math.isfinite(x) or not lo <= x <= hi:
         raise _bad(key, f"{text!r} {UNITS.get(key, '')} is outside [{lo:g}, {hi:g}]".replace("  ", " "))
     if key in INTEGERS:
@@ -108,6 +117,7 @@ def parse_settings(pairs) -> dict:
     """The settings: :data:`DEFAULTS` with ``pairs`` ("KEY=VALUE" strings) applied (SeakeepingInvalid
     naming the key). Lists (``periods``, ``headings``, ``sea.headings``) are comma-separated."""
     out = json.loads(json.dumps(DEFAULTS))
+    given = []
     for p in pairs or ():
         key, eq, value = str(p).partition("=")
         key = key.strip()
@@ -116,6 +126,7 @@ def parse_settings(pairs) -> dict:
         if key not in DEFAULTS:
             raise _bad(key, f"unknown setting (known: {', '.join(DEFAULTS)})")
         value = value.strip()
+        given.append(key)
         if key == "periods":
             vals = [_number(key, w) for w in value.split(",") if w.strip()]
             if not vals or len(vals) > 40:
@@ -134,6 +145,16 @@ def parse_settings(pairs) -> dict:
             out[key] = value or None
         else:
             out[key] = _number(key, value)
+    # a setting given and then not used would be silently ignored: refuse it, naming what to change
+    if "sea.gamma" in given and out["sea.spectrum"] != "jonswap":
+        raise _bad("sea.gamma", f"only for sea.spectrum=jonswap (the peak enhancement), not {out['sea.spectrum']}: "
+                                "drop it, or set sea.spectrum=jonswap")
+    if out["sea.world"]:
+        unused = [k for k in _GENERATED_SEA if k in given]
+        if unused:
+            raise _bad(unused[0], f"the sea of sea.world={out['sea.world']} is the world's own, so "
+                                  f"{', '.join(unused)} would be ignored: drop {'it' if len(unused) == 1 else 'them'}, "
+                                  "or drop sea.world for a generated sea")
     return out
 
 

@@ -16,9 +16,21 @@ from aurgen.check.audit_files import Difference
 
 
 def files_in(folder: Path) -> list[str]:
-    """The files of a package folder (paths relative to it, sorted), aurgen's hidden marker and lock left out."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    """Everything colcon would install from a package folder but its folders: files, hidden ones too
+    (``launch/.x.launch.py`` is installed like any other), and links (to a file or a folder; aurgen writes
+    none), as paths relative to it, sorted; aurgen's own marker and lock in each folder left out."""
+    from aurgen.core.outdir import LOCK, MARKER
+
+    out = []
+    for p in folder.rglob("*"):
+        if p.is_symlink() or (p.is_file() and p.name not in (MARKER, LOCK)):
+            out.append(str(p.relative_to(folder)))
+    return sorted(out)
+
+
+def links_in(folder: Path) -> list[str]:
+    """The links inside a package folder (relative paths, sorted)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_symlink())
 
 
 def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference], list[str], str | None]:
@@ -55,7 +67,12 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
         want[beside] = bridge
     out = check_copies(folder, {rel: b for rel, b in want_rel.items() if isinstance(b, bytes)}, label)
     want = {t: text for t, text in want.items() if not isinstance(text, bytes)}
+    for rel in links_in(folder):  # even a link to identical bytes: colcon installs what it points to, later
+        out.append(Difference(str(folder / rel), "set", "file", "a link", f"a file {label}'s build writes (aurgen "
+                              "writes no links)", note="replaced by hand: colcon would install what it points to; rebuild"))
     for target, text in want.items():
+        if target.is_symlink():
+            continue  # named above
         if not target.is_file():
             out.append(Difference(str(target), "set", "file", "missing", f"written by a build of {label}",
                                   note="the package is incomplete: rebuild"))
@@ -68,7 +85,7 @@ def check_package(folder: Path, cache: dict, given=()) -> tuple[list[Difference]
         if body != text:
             out.extend(render_differences(target, body, text, label))
     listed = {str(t.relative_to(folder)) for t in want if t.parent != folder.parent} | set(want_rel)
-    for rel in sorted(set(files_in(folder)) - listed):
+    for rel in sorted(set(files_in(folder)) - listed - set(links_in(folder))):
         if rel.startswith("meshes/"):
             continue  # check_copies
         out.append(Difference(str(folder / rel), "set", "file", "present", f"not a file {label}'s package holds",

@@ -14,6 +14,7 @@ a YAML 1.2 core-schema resolver. Here, numbers are ASCII digits only, separated 
 - :func:`yaml_number`: a YAML 1.2 core-schema int or float (``0o17``, ``0x1f``, ``.inf``, ``.nan``),
   for a number written in a string (``xyz: '1 0 1'``, :func:`yaml_words`) or under an explicit
   ``!!int``/``!!float`` tag; :func:`yaml_refusal` says why a word is not one (for messages).
+- :func:`vector_word`: a word of an "x y z" string: a YAML 1.2 number written in decimal.
 - :func:`close`: two numbers equal within ``rel`` of the larger magnitude, with an absolute floor
   (``rel`` below magnitude 1); an infinity or NaN is equal to nothing finite (and NaN to nothing).
 """
@@ -71,6 +72,23 @@ def yaml_number(text: str, integer: bool = False) -> int | float | None:
     if YAML_NAN.fullmatch(text):
         return math.nan
     return None
+
+
+def vector_word(word: str) -> int | float | None:
+    """A word of an "x y z" vector string as a number, or None: a YAML 1.2 number in decimal only.
+    ``0x1`` and ``0o7`` are YAML integers as scalars (``[0x1, 0, 0]``), but in an "x y z" string, which
+    reads as an SDF pose does (decimal words), a hex or octal word is a typo, not a 1 or a 7."""
+    if word.lstrip("+-").startswith(("0x", "0o")):
+        return None
+    return yaml_number(word)
+
+
+def vector_refusal(word: str) -> str:
+    """Why ``word`` is no :func:`vector_word`, for a message."""
+    if word.lstrip("+-").startswith(("0x", "0o")):
+        return (f"{word!r} is hex or octal, and the words of an \"x y z\" string are decimal numbers, as in an "
+                "SDF pose (write it in decimal, or a YAML list [0x1, 0, 0] if a hex integer is meant)")
+    return yaml_refusal(word)
 
 
 YAML_SPACE = re.compile(r"[ \t\r\n]+")

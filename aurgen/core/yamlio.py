@@ -387,13 +387,13 @@ class Reader:
         if self._absent(node, field, key, required):
             return default
         value = node[field]
-        if isinstance(value, str):  # "x y z": each word a YAML 1.2 number, ASCII digits and spaces only
+        if isinstance(value, str):  # "x y z": each word a decimal YAML 1.2 number, ASCII digits and spaces only
             value = numbers.yaml_words(value)
             for word in value:
-                if numbers.yaml_number(word) is None:
+                if numbers.vector_word(word) is None:
                     raise self.error(key, f"expected {n} numbers, got {node[field]!r}: "
-                                     f"{numbers.yaml_refusal(word)}", node=node, field=field)
-            value = [numbers.yaml_number(w) for w in value]
+                                     f"{numbers.vector_refusal(word)}", node=node, field=field)
+            value = [numbers.vector_word(w) for w in value]
         if not isinstance(value, (list, tuple)) or len(value) != n:
             raise self.error(key, f"expected {n} numbers (a list or an \"x y z\" string), got {_kind(node[field])}",
                              node=node, field=field)

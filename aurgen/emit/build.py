@@ -15,6 +15,7 @@ URDF, the bridge config, a display launch, an RViz config) to
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -69,6 +70,21 @@ def model_mjcf(vehicle: Vehicle) -> str:
     return stamp.stamp(emit.render("mjcf", vehicle, ctx), stamp.header(vehicle), stamp.specs_comment(vehicle))
 
 
+def _refuse_other_vehicles_package(pkg: Path, name: str, config) -> None:
+    """A package name is the vehicle name in lower case (REP 144), so vehicles 'v' and 'V' share
+    ``ros/v_description``: refuse to write one's package over the other's (found by its URDF,
+    ``urdf/<vehicle>.urdf``; names only, no link followed), naming both and what to do."""
+    try:
+        names = [e.name for e in os.scandir(pkg / "urdf") if e.name.endswith(".urdf")]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    other = sorted(n[:-5] for n in names if n[:-5] != name and n[:-5].lower() == name.lower())
+    if other:
+        raise BuildError(f"{config}: vehicle {name!r} would write its ROS package {pkg} over vehicle {other[0]!r}'s "
+                         f"(ROS package names are lower case, so both are {pkg.name!r}): rename one vehicle, or "
+                         f"remove {pkg} if vehicle {other[0]!r} is gone")
+
+
 def build(configs, output="build", *, warn=None) -> list[Path]:
     """Resolve ``configs``, render them all, then write them all. Returns the paths written.
 
@@ -95,6 +111,7 @@ def build(configs, output="build", *, warn=None) -> list[Path]:
         bridge = ros.bridge_yaml(vehicle)
         files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = bridge
         pkg = out_root / "ros" / ros_package.package_name(vehicle)
+        _refuse_other_vehicles_package(pkg, vehicle.name, config)
         for rel, text in ros_package.files(vehicle, rendered[f"{vehicle.name}.urdf"], bridge).items():
             if pkg / rel in files:
                 raise BuildError(f"{config}: two configs write {pkg / rel} (package {pkg.name!r} twice)")

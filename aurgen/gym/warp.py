@@ -42,6 +42,7 @@ from aurgen.gym.envs import BlueBoatStationKeeping
 MAX_WARP_ENVS = 1 << 20  # worlds in one environment (each holds MuJoCo Warp's Data row, ~100 kB)
 
 _KERNELS = None
+SEED_MAX = 2 ** 63 - 1  # a world's waves.seed (aurgen.config.world)
 
 
 def _kernels():
@@ -165,6 +166,13 @@ def _kernels():
         applied[w, i] = a
 
     @wp.kernel
+    def finite(actions: wp.array2d(dtype=float), bad: wp.array(dtype=int)):
+        # step's refusal: a flag for any non-finite command (the host then names it, nothing stepped)
+        w, i = wp.tid()
+        if not wp.isfinite(actions[w, i]):
+            bad[0] = 1
+
+    @wp.kernel
     def reset(mask: wp.array(dtype=bool), seed: int, episode: wp.array(dtype=int), eq_pos: wp.vec3,
               eq_quat: wp.vec4, target_range: float, qpos: wp.array2d(dtype=float),
               target: wp.array2d(dtype=float), steps: wp.array(dtype=int)):
@@ -207,7 +215,7 @@ def _kernels():
                truncated, ended, nonfinite)
 
     _KERNELS = {"stream": stream, "pose": pose, "frame": frame, "yaw_of": yaw_of, "in_yaw_frame": in_yaw_frame,
-                "motion": motion, "finite_row": finite_row, "cost": cost, "finish": finish, "act": act,
+                "motion": motion, "finite_row": finite_row, "cost": cost, "finish": finish, "act": act, "finite": finite,
                 "reset": reset, "observe": observe}
     return _KERNELS
 
@@ -295,9 +303,10 @@ class WarpEnv(gymnasium.vector.VectorEnv):
             raise ValueError("wave_seed: only with an irregular sea (sea={'spectrum': 'jonswap', ...}); "
                              f"the sea is {'still water' if sea is None else 'a regular wave'}")
         seeds = np.asarray(wave_seed)
-        if seeds.shape != (self.num_envs,) or seeds.dtype.kind not in "iu" or np.any(seeds < 0):
-            raise ValueError(f"wave_seed: expected {self.num_envs} non-negative integers (one per world), "
-                             f"got {wave_seed!r}")
+        if seeds.shape != (self.num_envs,) or seeds.dtype.kind not in "iu" or np.any(seeds < 0) \
+                or any(int(k) > SEED_MAX for k in seeds):  # a world's waves.seed (aurgen.config.world), as ints
+            raise ValueError(f"wave_seed: expected {self.num_envs} integers from 0 to {SEED_MAX} (one per world, "
+                             f"a world's waves.seed), got {wave_seed!r}")
         from aurgen.analysis.sea import sea_of
 
         comps = {int(k): sea_of(dict(sea, seed=int(k)), prefix="sea").components for k in np.unique(seeds)}
@@ -355,15 +364,36 @@ class WarpEnv(gymnasium.vector.VectorEnv):
         return self.obs, self._info()
 
     def _device_actions(self, actions):
+        """``actions`` as a device array, refused (ValueError, nothing stepped) where a command is NaN or
+        infinite, as the CPU environments refuse it: on the host for a host array, by a flag kernel and one
+        read of it for a device array (the read waits for the device: one sync per env-step)."""
         wp, shape = self._wp, (self.num_envs, self.mjm.nu)
         if not isinstance(actions, wp.array):
-            a = np.asarray(actions, dtype=np.float32)
+            try:
+                a = np.asarray(actions, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise ValueError(f"actions: expected an array of shape {shape} (N), got {actions!r}") from None
             if a.shape != shape:
                 raise ValueError(f"actions: expected shape {shape}, got {a.shape}")
+            self._refuse_nonfinite(a)
             return wp.array(a, dtype=float, device=self.device)
         if tuple(actions.shape) != shape:
             raise ValueError(f"actions: expected shape {shape}, got {tuple(actions.shape)}")
+        self._bad.zero_()
+        self._launch("finite", [actions], [self._bad], dim=shape)
+        if int(self._bad.numpy()[0]):
+            self._bad.zero_()
+            self._refuse_nonfinite(actions.numpy())
         return actions
+
+    def _refuse_nonfinite(self, a) -> None:
+        """The CPU environments' refusal (base.py _MarineEnv.action), in their words, for the first world and
+        actuator whose command is not finite."""
+        bad = np.argwhere(~np.isfinite(a))
+        if bad.size:
+            w, i = (int(x) for x in bad[0])
+            raise ValueError(f"actions[{w}]: the command for {self.proto._names[i]} (index {i}) is {float(a[w, i])!r}; "
+                             "a non-finite action is refused, never clipped (reset or pass finite numbers)")
 
     def step(self, actions):
         """Apply ``actions`` ((num_envs, nu) N: a warp array on the device, or anything numpy reads),
@@ -380,8 +410,8 @@ class WarpEnv(gymnasium.vector.VectorEnv):
         return self.obs, self.reward, self.terminated, self.truncated, self._info()
 
     def check_actions(self) -> None:
-        """Raise ValueError if a non-finite command reached ``step`` since the last check (one read
-        from the device: call it when you can afford the round trip)."""
+        """Raise ValueError if a non-finite command reached the action kernel since the last check (kept for
+        callers of earlier versions: ``step`` now refuses such an action before anything is stepped)."""
         if int(self._bad.numpy()[0]):
             self._bad.zero_()
             raise ValueError("actions: a non-finite command was given (applied as 0, clipped otherwise)")

@@ -327,6 +327,10 @@ class Hydro:
         if np.any(rho < 0):
             raise MjWarpRefused("set_cells: density must be >= 0")
         mu = shaped(viscosity, r["viscosity"], (nworld, nc), "viscosity")
+        if np.any(mu < 0):  # a negative viscosity drives the body instead of damping it (the environment's rule)
+            w, c = map(int, np.argwhere(mu < 0)[0])
+            raise MjWarpRefused(f"set_cells: viscosity must be >= 0 Pa s (a negative one accelerates what it should "
+                                f"damp), got {mu[w, c]!r} in world {w}, cell {c}")
         fl = shaped(flow, r["flow"], (nworld, nc, 3), "flow")
         self.rho = wp.array(rho, dtype=wp.float64, device=self.device)
         self.mu = wp.array(mu, dtype=wp.float64, device=self.device)

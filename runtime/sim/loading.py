@@ -36,6 +36,7 @@ def _compile(source):
             raise SimulationError(f"{s!r}: no such file (expected an MJCF world or model written by aurgen)")
         if not stat.S_ISREG(os.stat(s).st_mode):  # a FIFO would block MuJoCo's read forever
             raise SimulationError(f"{s}: not a regular file (expected an MJCF world or model written by aurgen)")
+        _refuse_special_files(s)
         return mujoco.MjModel.from_xml_path(s), ("path", s)
     except ValueError as exc:
         raise SimulationError(f"{source if not str(source).lstrip().startswith('<') else 'MJCF string'}: "
@@ -44,6 +45,48 @@ def _compile(source):
 
 def _body_names(m, ids) -> set:
     return {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(b)) for b in ids}
+
+
+# the MJCF elements whose file= MuJoCo opens itself (a world's <model>, an <include>, the assets)
+_FILE_ELEMENTS = ("include", "model", "mesh", "hfield", "texture", "skin")
+
+
+def _refuse_special_files(path, seen=None) -> None:
+    """Every file an MJCF at ``path`` makes MuJoCo open (``<model file>``, ``<include file>``, the assets,
+    relative to the including file or to ``<compiler meshdir/texturedir/assetdir>``), followed through the
+    MJCF files it includes, is a regular file where it exists: MuJoCo's read of a FIFO blocks forever (a
+    world whose vehicle file is a FIFO hung ``aurgen sim``), and a folder or device is no model. A missing
+    file is left to MuJoCo, which names it. SimulationError names the file and who cites it."""
+    from lxml import etree
+
+    seen = set() if seen is None else seen
+    here = os.path.realpath(path)
+    if here in seen:
+        return
+    seen.add(here)
+    try:
+        root = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)).getroot()
+    except (OSError, etree.XMLSyntaxError):
+        return  # MuJoCo says what is wrong with it
+    base = os.path.dirname(path)
+    comp = root.find("compiler")
+    dirs = {} if comp is None else {k: comp.get(k) for k in ("meshdir", "texturedir", "assetdir") if comp.get(k)}
+    for el in root.iter(*_FILE_ELEMENTS):
+        f = el.get("file")
+        if not f:
+            continue
+        kind = {"mesh": "meshdir", "hfield": "meshdir", "skin": "meshdir", "texture": "texturedir"}.get(el.tag)
+        sub = "" if kind is None else dirs.get(kind) or dirs.get("assetdir", "")
+        target = os.path.join(base, sub, f)
+        try:
+            st = os.stat(target)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise SimulationError(f"{path}: <{el.tag} file=\"{f}\"> is not a regular file ({target}); MuJoCo would "
+                                  "block reading it, or fail: point it at the MJCF or asset aurgen wrote")
+        if el.tag in ("include", "model"):
+            _refuse_special_files(target, seen)
 
 
 def _read_bytes(path):

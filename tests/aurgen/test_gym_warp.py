@@ -173,9 +173,20 @@ def test_bad_settings_and_actions_are_refused():
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"actions: expected shape \(2, 2\)"):
         env.step(np.zeros((3, 2)))
-    env.step(np.array([[np.nan, 0.0], [0.0, 0.0]]))
-    with pytest.raises(ValueError, match="a non-finite command"):
-        env.check_actions()
+    # a non-finite command is refused before anything steps (README: "nothing is stepped"), in the CPU
+    # environments' words, from a host array and from a device array alike
+    import warp as wp
+
+    before = env.data.qpos.numpy().copy(), env.data.time.numpy().copy()
+    for bad in (np.array([[0.0, 0.0], [0.0, np.nan]]), np.array([[0.0, 0.0], [0.0, -np.inf]])):
+        for given in (bad, wp.array(bad.astype(np.float32), dtype=float, device=env.device)):
+            with pytest.raises(ValueError, match=r"actions\[1\]: the command for .* \(index 1\) is (nan|-inf); "
+                                                 r"a non-finite action is refused, never clipped"):
+                env.step(given)
+    assert np.array_equal(env.data.qpos.numpy(), before[0]) and np.array_equal(env.data.time.numpy(), before[1])
+    env.check_actions()  # nothing reached the action kernel
+    env.step(wp.array(np.zeros((2, 2), np.float32), dtype=float, device=env.device))
+    assert np.all(env.data.time.numpy() > before[1])
     with pytest.raises(ValueError, match=r"BlueROV2DepthHeading cannot run on MuJoCo Warp: its vehicle "
                                          r"\(bluerov2.yaml\) carries added mass"):
         gymnasium.make_vec("BlueROV2DepthHeading-v0", num_envs=2, vectorization_mode="vector_entry_point",
@@ -395,5 +406,7 @@ def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
         cpu.close()
     with pytest.raises(ValueError, match="wave_seed: only with an irregular sea"):
         WarpStationKeeping(num_envs=2, sea={"spectrum": "regular", "height": 0.1, "period": 3.0}, wave_seed=[1, 2])
-    with pytest.raises(ValueError, match="wave_seed: expected 2 non-negative integers"):
+    with pytest.raises(ValueError, match="wave_seed: expected 2 integers from 0 to 9223372036854775807"):
         WarpStationKeeping(num_envs=2, sea=sea, wave_seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="wave_seed: expected 2 integers from 0 to 9223372036854775807"):
+        WarpStationKeeping(num_envs=2, sea=sea, wave_seed=np.array([1, 2 ** 64 - 1], dtype=np.uint64))

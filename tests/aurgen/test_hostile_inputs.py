@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from aurgen.core import yamlio
+from aurgen.core.errors import ConfigError
 from test_hostile import BOAT, HULL, W, WIDGET, _world, ENV_OK, good_build, run_refused  # noqa: F401 (fixture)
 
 def _id(v) -> str:
@@ -98,7 +99,7 @@ CASES = [
     ("xyz-nan-word", _part("'nan 0 1'"), None, ["parts[0].xyz", "'nan' is not a number"]),
     ("xyz-yaml-inf", _part("'.inf 0 1'"), None, ["parts[0].xyz", "must be a finite number"]),
     ("xyz-yaml-nan", _part("'0 .nan 1'"), None, ["parts[0].xyz", "must be a finite number"]),
-    ("xyz-hex-float", _part("'0x1p3 0 1'"), None, ["parts[0].xyz", "'0x1p3' is not a number"]),
+    ("xyz-hex-float", _part("'0x1p3 0 1'"), None, ["parts[0].xyz", "'0x1p3' is hex or octal, and the words"]),
     ("xyz-comma-decimal", _part("'1,5 0 1'"), None, ["parts[0].xyz", "'1,5' is not a number"]),
     ("xyz-double-sign", _part("'+-1 0 1'"), None, ["parts[0].xyz", "'+-1' is not a number"]),
     ("xyz-binary", _part("'0b1 0 1'"), None, ["parts[0].xyz", "'0b1' is not a number"]),
@@ -201,12 +202,13 @@ CASES = [
     # a chain of catalog defaults (RecursionError, deep in the YAML reader, before)
     ("default-chain-600", {"v.yaml": BOAT + "parts:\n  - {type: p0, name: c, parent: base_link, xyz: [0, 0, 0]}\n",
                            **_default_chain(600)}, None,
-     # the composed default names outgrow the 64-character limit first, 32 slots down (the depth
-     # limit, 101 parts, is slot-chain-101's)
-     ["v.yaml:5:", "parts[0].type", "65 characters: a name has at most 64", "p31.yaml"]),
+     # the composed default names outgrow the 64-character limit first, 33 slots down (the first nested
+     # part takes its slot's name 's' alone, then each <carrier>_s; the depth limit, 101 parts, is
+     # slot-chain-101's)
+     ["v.yaml:5:", "parts[0].type", "65 characters: a name has at most 64", "p32.yaml"]),
     ("default-chain-under-slot-fills", {"v.yaml": _chain(60).replace("type: link, name: l59", "type: p0, name: l59"),
                                         "parts/link.yaml": LINK, **_default_chain(60)}, None,
-     ["v.yaml:64:", "parts[59]", "a name has at most 64", "p30.yaml"]),
+     ["v.yaml:64:", "parts[59]", "a name has at most 64", "p32.yaml"]),
     # ---- no traceback: a 5,000-digit integer in an environment (int() refused it with a ValueError)
     ("env-json-huge-density", {"w.xml": _world(ENV_OK.replace("1025.0", "9" * 5000))}, ["sim", "w.xml", "--quiet"],
      ["w.xml", "cells[0] ('water').density", "an integer of 5000 digits"]),
@@ -230,13 +232,25 @@ def test_case_ids_are_unique():
 # ---- the grammar accepts what YAML 1.2 calls a number, as YAML 1.2 reads it
 @pytest.mark.parametrize("text,want", [
     ("'1 0 1'", (1.0, 0.0, 1.0)), ("'+1 -0.5 .5'", (1.0, -0.5, 0.5)), ("'1e-3 2E+2 3.'", (0.001, 200.0, 3.0)),
-    ("'0x10 0o17 012'", (16.0, 15.0, 12.0)), ("'\t1  0\t1 '", (1.0, 0.0, 1.0)), ("[1, !!float '2', 3]", (1.0, 2.0, 3.0)),
+    ("'012 1 2'", (12.0, 1.0, 2.0)), ("'\t1  0\t1 '", (1.0, 0.0, 1.0)), ("[1, !!float '2', 3]", (1.0, 2.0, 3.0)),
+    ("[0x10, 0o17, 012]", (16.0, 15.0, 12.0)),
 ])
 def test_vector_strings_read_as_yaml_1_2(tmp_path, text, want):
     p = tmp_path / "v.yaml"
     p.write_text(f"xyz: {text}\n")
     data = yamlio.load(p)
     assert yamlio.Reader(p).vector(data, "xyz", "") == want
+
+
+@pytest.mark.parametrize("text,word", [("'0x1 0 0'", "0x1"), ("'0 0o7 0'", "0o7"), ("'0 0 -0x1'", "-0x1")])
+def test_vector_strings_refuse_hex_and_octal_words(tmp_path, text, word):
+    """An "x y z" string reads as an SDF pose does, in decimal: '0x1 0 0' is a typo, not x = 1 (a YAML list
+    [0x1, 0, 0] is still YAML's hex integer)."""
+    p = tmp_path / "v.yaml"
+    p.write_text(f"xyz: {text}\n")
+    data = yamlio.load(p)
+    with pytest.raises(ConfigError, match=f"xyz: expected 3 numbers, got .*'{word}' is hex or octal, and the words"):
+        yamlio.Reader(p).vector(data, "xyz", "")
 
 
 @pytest.mark.parametrize("text,want", [("!!int '0o17'", 15), ("!!int '0x1f'", 31), ("!!int '-12'", -12),

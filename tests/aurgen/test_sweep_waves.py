@@ -108,6 +108,29 @@ grid:
     assert rows[0]["td_max_roll_deg"] != rows[1]["td_max_roll_deg"]
 
 
+
+def test_a_forged_sea_text_is_recomputed_on_resume(beam, tmp_path):
+    """``td_sea`` is text the variant's own values determine: a journal row whose td_sea was edited is not
+    trusted on a resume (recomputed, with a note), so the table says which sea each row ran in."""
+    import shutil
+
+    work, out, _ = beam
+    resumed = tmp_path / "s"
+    shutil.copytree(out, resumed)
+    journal = resumed / "rows.jsonl"
+    lines = journal.read_text().splitlines()
+    row = json.loads(lines[1])
+    row["td_sea"] = "spectrum=regular height=0.01 period=9 direction=0"
+    lines[1] = json.dumps(row)
+    journal.write_text("\n".join(lines) + "\n")
+    (resumed / "sweep.csv").unlink()
+    rc, _, err = _main(["sweep", work / "s.yaml", "-o", resumed, "--quiet", "--time-domain"])
+    assert rc == 0, err
+    notes = [x for x in err.splitlines() if x.startswith("sweep: note:")]
+    assert len(notes) == 1 and "td_sea is" in notes[0] and "recomputed" in notes[0], err
+    assert [r["td_sea"] for r in table(resumed)] == [f"spectrum=regular height=0.2 period={t} direction=90"
+                                                     for t in (2, 3)]
+
 @pytest.mark.parametrize("body, key, words", [
     ("time_domain: {waves: {spectrum: regular, height: 0.2}}\ngrid: {waves.period: [0, 3]}",
      "waves.period", "must be positive"),

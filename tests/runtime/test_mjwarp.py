@@ -329,6 +329,10 @@ def test_refusals_say_what_and_why(bluerov2, blueboat):
     m = mjwarp.put_model(mujoco.MjModel.from_xml_string(mjcf(box, env=water_env())))
     with pytest.raises(mjwarp.MjWarpRefused, match="density must be a finite array of shape"):
         m.aurgen.set_cells(2, density=np.ones((3, 2)))
+    # a negative viscosity would drive what it damps (a box from 1 to 54 m/s in 0.2 s): refused, as the
+    # environment refuses it, naming the world and the cell
+    with pytest.raises(mjwarp.MjWarpRefused, match=r"viscosity must be >= 0 Pa s .* got -1000.0 in world 1, cell 1"):
+        m.aurgen.set_cells(2, viscosity=[[0.0, 1.8e-5], [1.8e-5, -1e3]])
 
 
 def test_two_runs_are_bitwise_identical(blueboat):

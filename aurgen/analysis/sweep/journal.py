@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 
-from aurgen.analysis.sweep.spec import FIGURES, Sweep, plain
+from aurgen.analysis.sweep.spec import FIGURES, Sweep, plain, td_settings
 
 #: columns that hold true/false, and those that hold text; every other figure is a number or empty
 BOOLEANS = frozenset({"composed", "capsized", "safe", "is_pass", "td_capsized"})
@@ -88,6 +88,19 @@ def _same(a, b) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def _sea_problem(sweep: Sweep, row: dict, values: dict) -> str | None:
+    """Why the row's ``td_sea`` is not the text its variant's sea is described by, or None."""
+    from aurgen.analysis.sea import describe
+
+    try:
+        want = describe(td_settings(sweep, values).get("waves") or {})
+    except ValueError:
+        want = None  # a sea these values break: the run gives a reason, never a td_sea
+    if row["td_sea"] != want:
+        return f"td_sea is {json.dumps(row['td_sea'])[:40]}, variant {row['variant']}'s sea is {json.dumps(want)[:40]}"
+    return None
+
+
 def row_problem(sweep: Sweep, row, values_of) -> str | None:
     """Why ``row`` (read back from the journal) is not a row of ``sweep``, or None. ``values_of``:
     a variant's own swept values ({column: value}) from its index
@@ -123,6 +136,10 @@ def row_problem(sweep: Sweep, row, values_of) -> str | None:
             return f"{c} is {json.dumps(v)[:40]}: expected a number or null"
     if not isinstance(row["composed"], bool) or not isinstance(row["reason"], str):
         return "composed and reason are not a boolean and a text"
+    if row.get("td_sea") is not None:  # a text the row's own values determine: the variant's sea, described
+        why = _sea_problem(sweep, row, values)
+        if why:
+            return why
     if not row["composed"]:
         if not row["reason"]:
             return "did not compose and gives no reason"

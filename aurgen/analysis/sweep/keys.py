@@ -160,7 +160,7 @@ def _listed(node, here):
     if isinstance(node, str):  # an "x y z" vector
         from aurgen.core import numbers
 
-        vals = [numbers.yaml_number(p) for p in numbers.yaml_words(node)]
+        vals = [numbers.vector_word(p) for p in numbers.yaml_words(node)]
         if vals and None not in vals:  # the grammar the config's own reader uses (yamlio.Reader.vector)
             return [float(v) for v in vals]
     if not isinstance(node, list):

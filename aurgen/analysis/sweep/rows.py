@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from aurgen.analysis.sweep.spec import FIGURES, Sweep
+from aurgen.analysis.sweep.spec import FIGURES, Sweep, td_settings
 from aurgen.analysis.sweep.variants import compose_variant, values_of
 from aurgen.core.errors import AurgenError
 
@@ -100,23 +100,6 @@ def _static_row(sweep: Sweep, i: int):
     except Exception as exc:  # noqa: BLE001 (a figure the kernel cannot give: a row, not a crash)
         return row | {k: None for k in FIGURES} | {"composed": True,
                                                     "reason": f"figures: {type(exc).__name__}: {exc}"}, None
-
-
-def td_settings(sweep: Sweep, values: dict) -> dict:
-    """The time-domain settings of a variant with ``values`` ({column: value}): the sweep's
-    ``time_domain:`` with its swept time-domain keys applied (ValueError naming a bad one)."""
-    from aurgen.analysis import timedomain as td
-
-    swept = {}
-    for a in sweep.axes:
-        if a.key.kind == "time" and a.column in values:
-            name = a.key.tokens[0]
-            comp = a.key.tokens[1] if len(a.key.tokens) > 1 else None
-            if name == "waves":  # a key of the sea: checked with the others when the sea is made (run_variants)
-                swept[(name, comp)] = values[a.column]
-            else:
-                swept[(name, comp)] = td.check_value(name, values[a.column], a.key.text)
-    return td.settings_of(sweep.td, swept)
 
 
 def run_chunk(sweep: Sweep, indices) -> list:

@@ -279,3 +279,20 @@ def _axis(r, section: str, k, v, node) -> Axis:
             raise r.error(f"{where}.choice", "expected a non-empty list of values", node=v, field=d)
         params = {"choices": tuple(plain(spec))}
     return Axis(key, column, dist=d, params=params)
+
+
+def td_settings(sweep: Sweep, values: dict) -> dict:
+    """The time-domain settings of a variant with ``values`` ({column: value}): the sweep's
+    ``time_domain:`` with its swept time-domain keys applied (ValueError naming a bad one)."""
+    from aurgen.analysis import timedomain as td
+
+    swept = {}
+    for a in sweep.axes:
+        if a.key.kind == "time" and a.column in values:
+            name = a.key.tokens[0]
+            comp = a.key.tokens[1] if len(a.key.tokens) > 1 else None
+            if name == "waves":  # a key of the sea: checked with the others when the sea is made (run_variants)
+                swept[(name, comp)] = values[a.column]
+            else:
+                swept[(name, comp)] = td.check_value(name, values[a.column], a.key.text)
+    return td.settings_of(sweep.td, swept)
