@@ -261,7 +261,7 @@ class WarpEnv(gymnasium.vector.VectorEnv):
         n = self.num_envs = whole("num_envs", num_envs, 1, MAX_WARP_ENVS)
         randomised = (_per_world(density, n, (), "density", above=0.0), _per_world(current, n, (3,), "current"),
                       _per_world(mass_scale, n, (), "mass_scale", above=0.0))
-        mjw, wp = mjwarp._import()
+        mjw, wp = mjwarp.backend()
         self._wp, self._mjw, self._K = wp, mjw, self._task_kernels()
         self.device = device
         proto = self.cpu_env(frame_skip=frame_skip, step_limit=step_limit, config=config, **task)

@@ -15,7 +15,7 @@ and ``sea_shapes``; docs/runtime.md "MuJoCo Warp" has the mirroring table).
 """
 
 from aurgen.runtime.mjwarp.host import (C_D, C_S, GAS_DENSITY, MARK_DISPLACEMENT, MARK_WINDAGE, Hydro,
-                                        MjWarpRefused, plain_model, put_model, records, thresholds)
+                                        MjWarpRefused, backend, plain_model, put_model, records, thresholds)
 
-__all__ = ["C_D", "C_S", "GAS_DENSITY", "MARK_DISPLACEMENT", "MARK_WINDAGE", "Hydro", "MjWarpRefused",
+__all__ = ["C_D", "C_S", "GAS_DENSITY", "MARK_DISPLACEMENT", "MARK_WINDAGE", "Hydro", "MjWarpRefused", "backend",
            "plain_model", "put_model", "records", "thresholds"]

@@ -63,7 +63,8 @@ class MjWarpRefused(AurgenError):
     """A model this backend cannot serve (what, and why)."""
 
 
-def _import():
+def backend():
+    """(mujoco_warp, warp), imported on first use; MjWarpRefused naming the extra to install if missing."""
     try:
         import mujoco_warp as mjw
         import warp as wp
@@ -265,7 +266,7 @@ class Hydro:
     """
 
     def __init__(self, mjm, env, device=None, config=None):
-        mjw, wp = _import()
+        mjw, wp = backend()
         self._wp = wp
         self.mjm = mjm
         r = records(mjm, env, config)
@@ -330,7 +331,7 @@ class Hydro:
         if np.any(mu < 0):  # a negative viscosity drives the body instead of damping it (the environment's rule)
             w, c = map(int, np.argwhere(mu < 0)[0])
             raise MjWarpRefused(f"set_cells: viscosity must be >= 0 Pa s (a negative one accelerates what it should "
-                                f"damp), got {mu[w, c]!r} in world {w}, cell {c}")
+                                f"damp), got {float(mu[w, c])!r} in world {w}, cell {c}")
         fl = shaped(flow, r["flow"], (nworld, nc, 3), "flow")
         self.rho = wp.array(rho, dtype=wp.float64, device=self.device)
         self.mu = wp.array(mu, dtype=wp.float64, device=self.device)
@@ -464,7 +465,7 @@ def put_model(mjm, device=None, config=None, **kwargs):
     runtime/environment/schema.py, the plugin's schema and words; what this backend cannot serve is refused
     (MjWarpRefused). The model keeps MuJoCo's own gravity (the plugin's too).
     """
-    mjw, _ = _import()
+    mjw, _ = backend()
     if not isinstance(mjm, mujoco.MjModel):
         mjm, read = plain_model(mjm)
         config = {**read, **(config or {})}
