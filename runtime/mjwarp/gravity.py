@@ -1,6 +1,6 @@
 """The MuJoCo Warp functions of a gravity field (aurgen.runtime.mjwarp's device side, with mjwarp_kernels).
 
-Mirrors runtime/native/core/forces.cc: ``field`` GravityField::At (a piece's g: the field's at the
+Mirrors runtime/native/core/forces_gravity.cc: ``field`` GravityField::At (a piece's g: the field's at the
 piece's centroid, or its cell's own), ``torque`` GravityField::GradientTorque, ``cell_at``
 ForceModel::CellAt, the ``bodies`` kernel ForceStage::BodyGravity (the bodies' weight where the
 plugin applies it: a central, linear or per-cell field; MuJoCo's own gravity is then 0 0 0). float64
@@ -14,7 +14,7 @@ UNIFORM, CENTRAL, LINEAR, PER_CELL = 0, 1, 2, 3  # forces.h GravityField::Kind
 
 def records(env) -> dict:
     """The field's arrays (numpy, float64) from a runtime.env Environment: ``gravity_kind`` (Kind; a
-    uniform field with some cell's own g is PER_CELL, as hydro.cc Build makes it), ``gravity_mu``
+    uniform field with some cell's own g is PER_CELL, as plugin/build.cc Build makes it), ``gravity_mu``
     (m^3/s^2), ``gravity_centre`` (m), ``gravity_g0`` (m/s^2), ``gravity_grad`` (9, 1/s^2, row-major
     dg_i/dx_j), per cell ``cell_gravity`` (ncell, 3) m/s^2 and ``cell_has_gravity`` (ncell,) 0/1."""
     G = env.gravity

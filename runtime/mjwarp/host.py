@@ -53,7 +53,7 @@ from aurgen.runtime.mjwarp import sea as mjwarp_sea
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
-C_D, C_S = 1.0, 0.3  # forces.cc kCD, kCS
+C_D, C_S = 1.0, 0.3  # core/forces_util.h kCD, kCS
 _SERVED = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
            int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid", int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
            int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule", int(mujoco.mjtGeom.mjGEOM_MESH): "mesh"}
@@ -77,7 +77,7 @@ def backend():
 # ---------------------------------------------------------------- the model's records (host)
 
 def _plugin_flags(mjm) -> dict:
-    """The plugin instance's drag / added_mass / buoyancy / damping (hydro.cc HydroConfig), if declared."""
+    """The plugin instance's drag / added_mass / buoyancy / damping (plugin/config.cc HydroConfig), if declared."""
     out = {"drag": True, "added_mass": True, "buoyancy": True, "damping": True}
     if mjm.nplugin < 1:
         return out
@@ -113,7 +113,7 @@ def records(mjm, env, config=None) -> dict:
                                 "added_mass=\"false\" to step it without added mass here")
     grav = mjwarp_gravity.records(env)
     want = np.zeros(3) if grav["gravity_kind"] != mjwarp_gravity.UNIFORM else np.array(env.gravity.g, float)
-    if np.any(np.asarray(mjm.opt.gravity, float) != want):  # hydro.cc Build's check and words
+    if np.any(np.asarray(mjm.opt.gravity, float) != want):  # plugin/build.cc Build's check and words
         raise MjWarpRefused("option gravity must be 0 0 0: the plugin applies the environment's gravity field"
                             if grav["gravity_kind"] != mjwarp_gravity.UNIFORM else
                             "option gravity must equal the environment's uniform gravity")
@@ -127,7 +127,7 @@ def records(mjm, env, config=None) -> dict:
         if typ not in _SERVED:
             name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
             raise MjWarpRefused(f"{name}: this type cannot displace fluid (sphere, capsule, ellipsoid, cylinder, "
-                                "box or mesh)")  # hydro.cc Build's words
+                                "box or mesh)")  # plugin/build.cc Build's words
         geoms.append((g, mark, typ))
     size = np.array([mjm.geom_size[g] for g, _, _ in geoms], float).reshape(-1, 3)
     vol = np.array([_volume(t, s) for (_, _, t), s in zip(geoms, size)], float)
@@ -139,7 +139,7 @@ def records(mjm, env, config=None) -> dict:
             mid = int(mjm.geom_dataid[g])
             a0, nv = int(mjm.mesh_vertadr[mid]), int(mjm.mesh_vertnum[mid])
             tri, vol[k], cen[k] = mjwarp_mesh.hull_triangles(np.asarray(mjm.mesh_vert[a0:a0 + nv], float))
-            size[k] = mjm.geom_aabb[g, 3:6]  # hydro.cc: a mesh's sizes are its bounding half-extents
+            size[k] = mjm.geom_aabb[g, 3:6]  # plugin/build.cc: a mesh's sizes are its bounding half-extents
             mrange[k] = (nt, nt + len(tri))
             tris.append(tri)
             nt += len(tri)

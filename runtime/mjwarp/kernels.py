@@ -1,7 +1,7 @@
 """The MuJoCo Warp kernels of the hydrostatics (aurgen.runtime.mjwarp's device side), mirroring the
 force stage function for function (docs/runtime.md "MuJoCo Warp": ``_support`` kernel.h SupportLocal,
 ``_box_clip1`` / ``_clip_row`` clip_box.cc BoxClip1 / BoxClipRow, the smooth shapes in runtime/mjwarp/smooth.py,
-the sea in runtime/mjwarp/sea.py, ``pieces`` forces.cc Pieces and Wrenches, ``dampers`` Damping, ``project``
+the sea in runtime/mjwarp/sea.py, ``pieces`` forces_pieces.cc Pieces and Wrenches, ``dampers`` forces_damping.cc Damping, ``project``
 Project). float64 inside, float32 state; built on first use (``kernels()``, no warp import here).
 """
 
@@ -96,7 +96,7 @@ def kernels():
     sea = mjwarp_sea.build(wp, vec6d)
     _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
 
-    # a gravity field (forces.cc GravityField, BodyGravity), runtime/mjwarp/gravity.py
+    # a gravity field (forces_gravity.cc GravityField, BodyGravity), runtime/mjwarp/gravity.py
     grav = mjwarp_gravity.build(wp)
     vec9d, _piece_g, _cell_at = grav["vec9d"], grav["piece_g"], grav["cell_at"]
 
@@ -214,7 +214,7 @@ def kernels():
                 sp2 = wp.dot(v, v)
                 dq = f64(0.0)
                 pr = vec3d(size[1] * size[2], size[0] * size[2], size[0] * size[1])
-                if typ == BOX or typ == MESH:  # forces.cc ProjAreaV (a mesh: its bounding half-sizes)
+                if typ == BOX or typ == MESH:  # forces_pieces.cc ProjAreaV (a mesh: its bounding half-sizes)
                     dq = f64(0.5) * rc * f64(1.0) * (f64(4.0) * ((pr[0] * wp.abs(lv[0]) + pr[1] * wp.abs(lv[1]))
                                                                + pr[2] * wp.abs(lv[2])))
                 elif typ == ELLIPSOID:
@@ -222,7 +222,7 @@ def kernels():
                     pb = pr[1] * lv[1]
                     pc = pr[2] * lv[2]
                     dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * wp.sqrt(pa * pa + pb * pb + pc * pc))
-                elif typ == CYLINDER or typ == CAPSULE:  # forces.cc ProjArea across u = lv / |v|, times |v|
+                elif typ == CYLINDER or typ == CAPSULE:  # forces_pieces.cc ProjArea across u = lv / |v|, times |v|
                     sp = wp.sqrt(sp2)
                     uz = f64(0.0)
                     if sp > f64(0.0):
