@@ -19,8 +19,10 @@ the plane over its water (aurgen.runtime.environment.waves). The world's
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +55,11 @@ INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 DEFAULT_PLANE_SIZE = (200.0, 200.0)
 DENSITY_TOL = 1e-9  # kg/m³: declared and world densities must agree to this
 HORIZONTAL_TOL = 1e-12  # |1 − |n_z|| below this: the plane is horizontal
+GAS_DENSITY = 10.0  # kg/m³: a cell below it is a gas (the runtime's aurgen.runtime.sim.forces.GAS_DENSITY)
+DEPTH_TOL = 1e-9  # a declared waves.depth within this fraction of the water's depth is that depth
+# the most probable deepest of N = 1000 troughs (about a three-hour storm) of a Gaussian sea, in its
+# sigma = sqrt(m0): Rayleigh statistics, sqrt(2 ln N) = 3.72 (the wave height's H_max = 1.86 Hs, halved)
+TROUGH_SIGMA = math.sqrt(2.0 * math.log(1000.0))
 
 
 
@@ -312,6 +319,7 @@ def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: 
         raise r.error("waves.surface", f"plane {surface!r} does not bound the water cell {water.name!r} from above "
                       "(the sea moves the surface the water lies below)",
                       "name the plane the water cell lists under 'below:'", node=w, field="surface")
+    _free_surface(r, w, cells, surface, i)
     up = np.array(planes[i].normal, float)
     g = np.array(gravity.get("g", (0.0, 0.0, 0.0)), float)
     gn = spatial.norm(g)
@@ -331,15 +339,60 @@ def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: 
     direction = r.number(w, "direction", "waves", default=0.0, magnitude=360.0)
     ramp = r.number(w, "ramp", "waves", default=0.0, nonnegative=True, at_most=1e6)
     depth = r.number(w, "depth", "waves", positive=True, magnitude=limits.LENGTH_MAX)
-    if depth is None:
-        depth = _water_depth(r, w, planes, water, i)
+    depth, bottom, note = _depth(r, w, planes, water, i, depth)
     decl = wv.Declaration(spectrum=spectrum, height=height, period=period, hs=hs, tp=tp, gamma=gamma,
                           components=count, seed=seed, spreading=spreading, direction=direction, ramp=ramp,
                           surface=i)
     try:
-        return wv.synthesize(decl, up, gn, depth)
+        sea = wv.synthesize(decl, up, gn, depth)
     except wv.WavesInvalid as exc:
         raise r.error(f"waves.{exc.key}", exc.message, node=w, field=exc.key) from None
+    if depth is not None:
+        _trough_above_bottom(r, w, sea, decl, depth, bottom)
+    if note:
+        sea = dataclasses.replace(sea, warning="; ".join(x for x in (sea.warning, note) if x))
+    return sea
+
+
+def _free_surface(r: Reader, w, cells: tuple, surface: str, i: int):
+    """Refuse a sea on plane i (``surface``) unless every cell on its upper side is a gas: linear
+    waves on a free surface disperse as omega^2 = g k tanh(k h), which the synthesis and the plugin
+    use; on the interface between two liquids (densities rho1 over rho2) they disperse with the
+    reduced gravity g (rho2 - rho1) / (rho2 + rho1), which neither models."""
+    for c in cells:
+        if c.signs[i] == 1 and not c.density < GAS_DENSITY:
+            raise r.error("waves.surface", f"plane {surface!r} has cell {c.name!r} ({c.density:g} kg/m^3, not a gas) "
+                          "above it: waves there are on an interface between two fluids, which disperse with the "
+                          "reduced gravity g (rho2 - rho1)/(rho2 + rho1), not the free surface's g",
+                          f"a sea moves a free surface only: a plane the densest cell lies below with only gases "
+                          f"(cells below {GAS_DENSITY:g} kg/m^3) or nothing above it; remove waves:",
+                          node=w, field="surface")
+
+
+def _trough_above_bottom(r: Reader, w, sea, decl, depth: float, bottom: str | None):
+    """Refuse a sea whose trough reaches the bottom ``depth`` m down. The trough: a regular wave's
+    H/2; an irregular sea's, of its synthesised components, the smaller of the sum of their amplitudes
+    (the deepest its surface can ever reach) and TROUGH_SIGMA sigma, sigma = sqrt(m0) = sqrt(sum a^2 / 2)
+    (the most probable deepest of 1000 troughs)."""
+    where = f"plane {bottom!r}" if bottom else "the declared depth"
+    if decl.spectrum == "regular":
+        trough, key = decl.height / 2.0, "height"
+        what = f"a trough H/2 = {trough:g} m below the mean level"
+        fix = f"lower height below {2.0 * depth:g} m"
+    else:
+        a = np.abs(sea.components[:, 0])
+        total = float(np.sum(a))
+        sigma = math.sqrt(0.5 * float(np.sum(a * a)))
+        trough, key = min(total, TROUGH_SIGMA * sigma), "hs"
+        how = (f"{TROUGH_SIGMA:.3g} sigma: the most probable deepest of 1000 troughs, sigma = sqrt(m0) = "
+               f"{sigma:.4g} m of its components" if TROUGH_SIGMA * sigma <= total
+               else f"the sum of its {len(a)} amplitudes: the deepest it can reach")
+        what = f"its deepest trough, {trough:.4g} m below the mean level ({how}),"
+        fix = "lower hs"
+    if trough >= depth:
+        raise r.error(f"waves.{key}", f"{what} reaches the bottom {depth:g} m down ({where}): the water column "
+                      "would vanish under it", f"{fix} (shallow-water waves break well before, near a height of "
+                      "0.78 x the depth), or deepen the water", node=w, field=key)
 
 
 def _integer(r: Reader, node, field: str, default: int, lo: int, hi: int, what: str) -> int:
@@ -352,10 +405,13 @@ def _integer(r: Reader, node, field: str, default: int, lo: int, hi: int, what: 
     return v
 
 
-def _water_depth(r: Reader, w, planes: tuple, water, i: int):
-    """The water's depth under surface plane i: the nearest plane parallel to it bounding the water
-    from below (its distance along the surface normal); None (deep) when no plane bounds it from
-    below; an error when only a sloping one does (the depth is then not one number)."""
+def _depth(r: Reader, w, planes: tuple, water, i: int, declared):
+    """(the sea's depth m or None for deep water, the plane that bounds the water there or None, a note
+    or None). The water's depth under surface plane i: the nearest plane parallel to it bounding the
+    water from below (its distance along the surface normal); none when no plane bounds it from below,
+    or only sloping ones do (then its depth is not one number: ``declared`` is required). A declared
+    depth deeper than that water is refused (linear theory's bottom is at the depth it disperses
+    with); a shallower one is noted."""
     n = np.array(planes[i].normal, float)
     depths, sloped = [], []
     for j, p in enumerate(planes):
@@ -367,18 +423,31 @@ def _water_depth(r: Reader, w, planes: tuple, water, i: int):
         if c <= 1e-12:
             continue  # a wall or a ceiling
         if abs(c - 1.0) <= 1e-12:
-            depths.append(planes[i].offset - s * p.offset)  # the bottom: n.x = s d_j
+            depths.append((planes[i].offset - s * p.offset, p.name))  # the bottom: n.x = s d_j
         else:
             sloped.append(p.name)
-    if sloped and not depths:
-        raise r.error("waves.depth", f"the water's bottom (plane {sloped[0]!r}) is not parallel to the surface, "
-                      "so its depth is not one number", "declare depth (m), or omit the plane", node=w)
     if not depths:
-        return None
-    d = min(depths)
-    if not d > 0.0:
-        raise r.error("waves.depth", f"the water under the surface is {d:g} m deep", node=w)
-    return float(d)
+        if sloped and declared is None:
+            raise r.error("waves.depth", f"the water's bottom (plane {sloped[0]!r}) is not parallel to the surface, "
+                          "so its depth is not one number", "declare depth (m), or omit the plane", node=w)
+        return declared, None, None
+    h, bottom = min(depths)
+    if not h > 0.0:
+        raise r.error("waves.depth", f"the water under the surface is {h:g} m deep", node=w)
+    h = float(h)
+    if declared is None:
+        return h, bottom, None
+    if declared > h * (1.0 + DEPTH_TOL):
+        raise r.error("waves.depth", f"{declared:g} m is deeper than the water: plane {bottom!r} bounds it {h:g} m "
+                      "under the surface, and linear waves of a finite depth are for a bottom at that depth",
+                      f"omit depth (the water's {h:g} m is the default), or lower plane {bottom!r}",
+                      node=w, field="depth")
+    if declared < h * (1.0 - DEPTH_TOL):
+        return declared, None, (f"waves.depth: {declared:g} m is shallower than the water ({h:g} m down to plane "
+                                f"{bottom!r}): the waves disperse as over a {declared:g} m bottom, and below it "
+                                "their pressure and velocity follow linear theory's depth factor cosh k(z + h), "
+                                "which grows again with depth; omit depth for the water's own")
+    return declared, bottom, None  # the water's own depth, as declared
 
 
 # ---------------------------------------------------------------- placing vehicles

@@ -37,6 +37,15 @@ waves:
 REGULAR = SEA.replace("spectrum: jonswap\n  hs: 1.0\n  tp: 5.0\n  seed: 1\n",
                       "spectrum: regular\n  height: 0.4\n  period: 3.0\n")
 
+SHALLOW = REGULAR.replace("offset: -30.0", "offset: -10.0")  # 10 m of water
+SHALLOW_SEA = SEA.replace("offset: -30.0", "offset: -10.0")
+# a sea on the halocline between water and the denser brine under it (the world's densest cell)
+BRINE = SEA.replace("  seabed:", "  halocline: {normal: [0, 0, 1], offset: -5.0}\n  seabed:") \
+    .replace("water: {below: [surface], above: [seabed], density: 1025.0}",
+             "water: {below: [surface], above: [halocline], density: 1025.0}\n"
+             "  brine: {below: [halocline, surface], above: [seabed], density: 1200.0}") \
+    .replace("surface: surface\n  spectrum", "surface: halocline\n  spectrum")
+
 
 def _load(tmp_path, text, name="w.yaml"):
     p = tmp_path / name
@@ -56,7 +65,13 @@ def test_the_sea_is_synthesised_with_the_seabeds_depth(tmp_path):
 
 
 def test_depth_default_explicit_and_deep(tmp_path):
-    assert _load(tmp_path, SEA.replace("ramp: 10", "ramp: 10\n  depth: 12.5")).waves.depth == 12.5
+    shallow = _load(tmp_path, SEA.replace("ramp: 10", "ramp: 10\n  depth: 12.5")).waves
+    assert shallow.depth == 12.5
+    # shallower than the seabed: noted, naming both figures and the plane (issue 37: taken with no note)
+    assert "waves.depth: 12.5 m is shallower than the water (30 m down to plane 'seabed')" in shallow.warning
+    assert "grows again with depth" in shallow.warning
+    same = _load(tmp_path, SEA.replace("ramp: 10", "ramp: 10\n  depth: 30")).waves
+    assert same.depth == 30.0 and same.warning is None
     deep = SEA.replace("  seabed: {normal: [0, 0, 1], offset: -30.0}\n", "").replace(", above: [seabed]", "") \
         .replace("ground: seabed\n", "")
     assert _load(tmp_path, deep).waves.depth is None
@@ -145,16 +160,43 @@ CASES = [
     (SEA, "hs: 1.0", "hs: 6.0", r"waves\.hs: hs/lambda_p = 0\.15\d* \(hs 6 m, tp 5 s\) is beyond the breaking "
                                 r"limit 1/7"),
     (SEA, "ramp: 10\n", "ramp: 10\n  surface: surface\n", r"surface: duplicate key"),
+    # issue 37: a trough below the seabed, a dispersion depth below it, a sea on a liquid interface
+    (SHALLOW, "height: 0.4\n  period: 3.0", "height: 22\n  period: 25",
+     r":11: waves\.height: a trough H/2 = 11 m below the mean level reaches the bottom 10 m down \(plane "
+     r"'seabed'\): the water column would vanish under it \(lower height below 20 m"),
+    (SHALLOW, "height: 0.4\n  period: 3.0", "height: 20.01\n  period: 25", r"waves\.height: a trough H/2 = 10\.005 m"),
+    (SHALLOW, "height: 0.4\n  period: 3.0", "height: 19.99\n  period: 25", 10.0),
+    (SHALLOW_SEA, "hs: 1.0\n  tp: 5.0", "hs: 11.0\n  tp: 16.0",
+     r"waves\.hs: its deepest trough, 10\.\d+ m below the mean level \(3\.72 sigma: the most probable deepest of "
+     r"1000 troughs, sigma = sqrt\(m0\) = 2\.7\d+ m of its components\), reaches the bottom 10 m down"),
+    (SHALLOW_SEA, "hs: 1.0\n  tp: 5.0", "hs: 16.0\n  tp: 16.0\n  components: 3",
+     r"waves\.hs: its deepest trough, 10\.15 m below the mean level \(the sum of its 3 amplitudes: the deepest "
+     r"it can reach\), reaches the bottom 10 m down"),
+    # 4 components: 3.72 sigma is 13.4 m, but their amplitudes sum to 9.33 m: its surface never reaches the bottom
+    (SHALLOW_SEA, "hs: 1.0\n  tp: 5.0", "hs: 16.0\n  tp: 16.0\n  components: 4", 10.0),
+    (SHALLOW_SEA, "hs: 1.0\n  tp: 5.0", "hs: 8.0\n  tp: 16.0", 10.0),  # 3.72 sigma = 7.4 m: above the bottom
+    (SEA, "ramp: 10", "ramp: 10\n  depth: 1000",
+     r":16: waves\.depth: 1000 m is deeper than the water: plane 'seabed' bounds it 30 m under the surface, .*"
+     r"\(omit depth \(the water's 30 m is the default\), or lower plane 'seabed'\)"),
+    (SEA, "ramp: 10", "ramp: 10\n  depth: 30.001", r"waves\.depth: 30\.001 m is deeper than the water"),
+    (SEA.replace("seabed: {normal: [0, 0, 1], offset: -30.0}", "seabed: {normal: [0.1, 0, 0.995], offset: -30.0}"),
+     "ramp: 10", "ramp: 10\n  depth: 1.0e+4", 1e4),  # a sloping bottom has no one depth: any is taken
+    (BRINE, "ramp: 10", "ramp: 10",
+     r":11: waves\.surface: plane 'halocline' has cell 'water' \(1025 kg/m\^3, not a gas\) above it: waves there "
+     r"are on an interface between two fluids, which disperse with the reduced gravity g \(rho2 - rho1\)/\(rho2 \+ "
+     r"rho1\), not the free surface's g \(a sea moves a free surface only: .*cells below 10 kg/m\^3"),
+    (BRINE, "density: 1025.0}", "density: 10.0}", r"plane 'halocline' has cell 'water' \(10 kg/m\^3, not a gas\)"),
+    (BRINE, "density: 1025.0}", "density: 9.99}", 25.0),  # a dense gas over the brine: a free surface
     (SEA, SEA[SEA.index("waves:"):], "waves: 3\n", r"waves: expected a mapping"),
 ]
 
 
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[3] and c[3][:50] or "accepted" for c in CASES])
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[3][:50] if isinstance(c[3], str) else "accepted" for c in CASES])
 def test_each_bad_declaration_is_refused_naming_the_file_and_key(tmp_path, case):
     base, old, new, pattern = CASES[case]
     text = _edit(base, old, new)
-    if pattern is None:
-        assert _load(tmp_path, text).waves.depth == 30.0
+    if pattern is None or isinstance(pattern, float):  # accepted: at the seabed's depth, or the one given
+        assert _load(tmp_path, text).waves.depth == (30.0 if pattern is None else pattern)
         return
     with pytest.raises(ConfigError, match=pattern) as exc:
         _load(tmp_path, text)
@@ -207,3 +249,44 @@ def test_open_sea_is_sea_state_3():
     assert [p.xyz for p in w.placements] == [(0.0, 0.0, 0.05), (5.0, 0.0, -3.0)]
     ow = world_config.load_world("open_water")
     assert (w.planes, w.cells, w.ground, w.gravity) == (ow.planes, ow.cells, ow.ground, ow.gravity)
+
+
+# ---------------------------------------------------------------- issue 37: hostile seas at the CLI
+
+@pytest.mark.parametrize("text,needle", [
+    (_edit(SHALLOW, "height: 0.4\n  period: 3.0", "height: 22\n  period: 25"), "waves.height: a trough H/2 = 11 m"),
+    (_edit(SEA, "ramp: 10", "ramp: 10\n  depth: 1000"), "waves.depth: 1000 m is deeper than the water"),
+    (BRINE, "waves.surface: plane 'halocline' has cell 'water'"),
+], ids=["trough", "depth", "interface"])
+def test_a_hostile_sea_is_refused_at_the_cli_and_nothing_written(tmp_path, capsys, text, needle):
+    from aurgen.cli import main
+
+    path = tmp_path / "hostile.yaml"
+    path.write_text(text + "vehicles:\n  - {config: blueboat.yaml, xyz: [0, 0, 0.05]}\n")
+    out = tmp_path / "out"
+    assert main(["worlds", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert f"{path}:" in err and needle in err, err
+    assert not out.exists()
+
+
+def test_the_gas_threshold_is_the_runtimes():
+    from aurgen.runtime.sim import forces
+
+    assert world_config.GAS_DENSITY == forces.GAS_DENSITY
+
+
+def test_a_free_surface_with_nothing_above_takes_a_sea(tmp_path):
+    text = SEA.replace("  air: {above: [surface], density: 1.225}\n", "")
+    assert _load(tmp_path, text).waves.depth == 30.0
+
+
+def test_open_waters_sea_refuses_a_trough_below_its_declared_depth():
+    """The gym's and the sweep's open water (aurgen.analysis.sea) has no seabed: a declared depth is its bottom."""
+    from aurgen.analysis.sea import sea_of
+
+    with pytest.raises(ConfigError, match=r"sea\.height: a trough H/2 = 6 m below the mean level reaches the bottom "
+                                          r"5 m down \(the declared depth\)"):
+        sea_of({"spectrum": "regular", "height": 12.0, "period": 20.0, "depth": 5.0}, prefix="sea")
+    assert sea_of({"spectrum": "regular", "height": 1.0, "period": 20.0, "depth": 5.0}).depth == 5.0
