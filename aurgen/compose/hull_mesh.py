@@ -1,11 +1,14 @@
 """A hull declared as a mesh (``hull_displacement: {mesh: ...}``): its convex pieces, and Gazebo's boxes.
 
 The mesh (a watertight .stl/.obj, placed in base_link by its scale, xyz and rpy) is split into
-its closed components; a convex component (its convex hull's volume within 1e-9 of its own) is one
-piece, a concave one is decomposed into convex parts by CoACD (``pip install coacd``; seeded, so a
-build repeats). The pieces' summed volume must be within ``max_volume_error`` of the mesh's (a
-decomposition over-fills; the error is printed in the specs comment). The kernel clips each piece
-exactly, so the specs, the equilibrium, the report and the runtime all displace the pieces.
+its closed components; a convex component (its convex hull's volume within 1e-9 of its own, or
+within what rounding its vertices to float32 can move: :func:`convex_slack`) is one piece, a
+concave one is decomposed into convex parts by CoACD (``pip install coacd``; seeded, so a build
+repeats). The pieces' summed volume must be within ``max_volume_error`` of the mesh's (a
+decomposition over-fills; the error is printed in the specs comment). Components must not overlap
+(each displaces on its own: two overlapping would displace their sum, not their union) nor face
+inward (a cavity). The kernel clips each piece exactly, so the specs, the equilibrium, the report
+and the runtime all displace the pieces.
 
 Gazebo's graded buoyancy floats only boxes and spheres, so the SDF gets boxes fitted to the mesh
 (:func:`fit_boxes`): each component cut into ``segments`` stations along x, and each station's part
@@ -28,7 +31,11 @@ from aurgen.core import spatial
 from aurgen.core.errors import ConfigError
 from aurgen.core.records import record
 
-CONVEX_TOL = 1e-9  # a component is convex when its hull's volume exceeds its own by at most this fraction
+CONVEX_TOL = 1e-9  # a component is convex when its hull's volume exceeds its own by at most this fraction,
+# or by at most ROUNDING x float32's epsilon x the vertices' magnitude x the hull's area (the volume their
+# rounding to float32, as a binary STL and MuJoCo store them, can move: each vertex within sqrt(3)/2 ulp)
+ROUNDING = 4.0
+EPS32 = float(np.finfo(np.float32).eps)
 KEY = "hull_displacement.mesh"
 
 
@@ -94,6 +101,7 @@ def _load(h, path):
         mesh = trimesh.load(h.mesh, force="mesh", process=True)
     except Exception as exc:  # trimesh raises many kinds on garbage
         raise _error(path, f"{h.mesh}: unreadable mesh ({type(exc).__name__})") from None
+    raw = float(np.abs(mesh.vertices).max()) * max(abs(float(x)) for x in h.scale) if len(mesh.vertices) else 0.0
     T = spatial.transform(h.xyz, h.rpy) @ np.diag([*map(float, h.scale), 1.0])
     mesh.apply_transform(T)
     name = h.mesh.rsplit("/", 1)[-1]
@@ -106,13 +114,21 @@ def _load(h, path):
         mesh.invert()  # inside out: the same solid
     if not mesh.volume > 1e-12:
         raise _error(path, f"{name} encloses no volume (a flat or degenerate mesh)")
-    return mesh, name
+    # the vertices' magnitude, as read (scaled) and as placed in base_link: what float32 rounds
+    return mesh, name, max(raw, float(np.abs(mesh.vertices).max()))
 
 
-def _convex_parts(comp, path, name) -> tuple[list, bool]:
+def convex_slack(hull, magnitude: float) -> float:
+    """The volume (m^3) by which ``hull`` (a trimesh) may exceed a component's own and the component
+    still be convex: CONVEX_TOL of it, or what rounding vertices of ``magnitude`` m to float32 can move
+    (ROUNDING x EPS32 x magnitude x its area), whichever is larger."""
+    return max(CONVEX_TOL * float(hull.volume), ROUNDING * EPS32 * magnitude * float(hull.area))
+
+
+def _convex_parts(comp, path, name, magnitude: float) -> tuple[list, bool]:
     """The convex pieces (vertex arrays) of one closed component; True when it was decomposed."""
     hull = comp.convex_hull
-    if hull.volume - comp.volume <= CONVEX_TOL * hull.volume:
+    if hull.volume - comp.volume <= convex_slack(hull, magnitude):
         return [np.asarray(hull.vertices, dtype=float)], False
     try:
         import coacd
@@ -133,19 +149,27 @@ def load_hull(h, path) -> HullMesh:
     """The mesh hull of ``h`` (a MeshHullDisplacement; ``path`` the config, for errors)."""
     import trimesh
 
-    mesh, name = _load(h, path)
+    mesh, name, magnitude = _load(h, path)
     comps = mesh.split(only_watertight=True)
     if not len(comps):
         raise _error(path, f"{name} has no closed component")
     comps = sorted(comps, key=lambda c: tuple(np.round(c.center_mass, 12)))
-    pieces, owner, decomposed, bounds = [], [], 0, []
+    for comp in comps:
+        if not comp.volume > 0:
+            raise _error(path, f"{name}: a closed body in it faces inward (centred at {_at(comp)} m in base_link; its "
+                         "faces' normals point into it): a cavity's shell, or a body exported inside out",
+                         "remove a cavity's shell (a sealed hull displaces all its outer surface encloses), or turn "
+                         "the body's faces outward")
+    pieces, owner, decomposed, bounds, split = [], [], 0, [], []
     for i, comp in enumerate(comps):
-        parts, dec = _convex_parts(comp, path, name)
+        parts, dec = _convex_parts(comp, path, name, magnitude)
         decomposed += dec
+        split.append(dec)
         for v in parts:
             pieces.append(tuple(map(tuple, v)))
             owner.append(i)
         bounds.append((tuple(map(float, comp.bounds[0])), tuple(map(float, comp.bounds[1]))))
+    _refuse_overlaps(path, name, comps, pieces, owner, split, magnitude, h.max_volume_error)
     pv = float(sum(trimesh.Trimesh(np.asarray(p)).convex_hull.volume for p in pieces))
     out = HullMesh(source=name, pieces=tuple(pieces), piece_component=tuple(owner), volume=float(mesh.volume),
                    centroid=tuple(map(float, mesh.center_mass)), pieces_volume=pv, decomposed=decomposed,
@@ -155,6 +179,68 @@ def load_hull(h, path) -> HullMesh:
                      f"max_volume_error {h.max_volume_error:g}", "give the hull as closed convex bodies, or raise "
                      "hull_displacement.max_volume_error (at most 0.05)")
     return out
+
+
+def _at(comp) -> str:
+    return "(" + ", ".join(f"{float(x):.4g}" for x in comp.center_mass) + ")"
+
+
+def _refuse_overlaps(path, name, comps, pieces, owner, split, magnitude: float, max_error: float) -> None:
+    """Refuse two closed bodies whose solids overlap: each displaces on its own (the pieces are clipped
+    one by one), so the hull would displace their sum, not their union. The overlap of two bodies is
+    the summed intersection of their convex pieces (:func:`convex_overlap`); beyond float32 rounding
+    (:func:`convex_slack` of the smaller) it is refused, and beyond ``max_error`` of the smaller where
+    CoACD decomposed one (its pieces over-fill that much)."""
+    import trimesh
+
+    if len(comps) < 2:
+        return
+    hulls = [trimesh.Trimesh(np.asarray(p)).convex_hull for p in pieces]
+    faces = [np.column_stack([t.face_normals, np.einsum("ij,ij->i", t.face_normals, t.triangles[:, 0])])
+             for t in hulls]
+    box = [t.bounds for t in hulls]
+
+    def apart(b1, b2) -> bool:
+        return bool(np.any(b1[1] < b2[0]) or np.any(b2[1] < b1[0]))
+
+    for a in range(len(comps)):
+        for b in range(a + 1, len(comps)):
+            if apart(comps[a].bounds, comps[b].bounds):
+                continue
+            vol = 0.0
+            for p in (k for k, o in enumerate(owner) if o == a):
+                for q in (k for k, o in enumerate(owner) if o == b):
+                    if not apart(box[p], box[q]):
+                        vol += convex_overlap(faces[p], faces[q], magnitude)
+            small = min(comps[a], comps[b], key=lambda c: c.volume)
+            tol = convex_slack(small.convex_hull, magnitude)
+            if split[a] or split[b]:
+                tol = max(tol, max_error * float(small.volume))
+            if vol > tol:
+                inside = " (one inside the other)" if vol >= (1.0 - 1e-6) * small.volume else ""
+                raise _error(path, f"{name}: two of its closed bodies overlap{inside}, by {vol:.4g} m^3 "
+                             f"({vol / small.volume:.2%} of the smaller; centred at {_at(comps[a])} and "
+                             f"{_at(comps[b])} m in base_link): each body displaces on its own, so the hull would "
+                             "displace their sum, the overlap twice, not their union",
+                             "join them into one closed body (a boolean union, in CAD or with trimesh.boolean.union), "
+                             "or move them apart")
+
+
+def convex_overlap(p, q, magnitude: float) -> float:
+    """The volume (m^3) of the intersection of two convex polyhedra, each given by its faces' rows
+    ``(n, d)``: the half-spaces n.x <= d, n unit. Qhull's half-space intersection about the deepest
+    point of both (the Chebyshev centre, a linear program); 0 when no ball deeper than float32's
+    rounding of ``magnitude`` fits in both (they touch, or are apart)."""
+    from scipy.optimize import linprog
+    from scipy.spatial import ConvexHull, HalfspaceIntersection
+
+    h = np.vstack([p, q])
+    lp = linprog(np.array([0.0, 0.0, 0.0, -1.0]), A_ub=np.column_stack([h[:, :3], np.ones(len(h))]), b_ub=h[:, 3],
+                 bounds=[(None, None)] * 3 + [(0.0, None)], method="highs")
+    if not lp.success or not lp.x[3] > EPS32 * max(magnitude, 1e-300):
+        return 0.0
+    cut = HalfspaceIntersection(np.column_stack([h[:, :3], -h[:, 3]]), lp.x[:3])
+    return float(ConvexHull(cut.intersections).volume)
 
 
 def kernel_geoms(pieces) -> list:

@@ -310,3 +310,170 @@ def test_a_changed_hull_mesh_makes_the_build_stale(tmp_path, capsys):
     _write_obj(obj, [m])
     diffs = audit([str(tmp_path / "out")], configs=[str(cfg)])[0]
     assert diffs, "a changed hull mesh must make the set stale"
+
+
+# ---------------------------------------------------------------- issue 37: float32 convex bodies, overlaps
+
+def _mesh_hull(path: Path, scale=(1.0, 1.0, 1.0)):
+    from aurgen.config.vehicle import MeshHullDisplacement
+
+    return MeshHullDisplacement(mesh=str(path), xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0), scale=scale, segments=2)
+
+
+@pytest.fixture
+def no_coacd(monkeypatch):
+    """CoACD replaced by a spy that fails the test when called (and stands in where it is not installed)."""
+    import types
+
+    calls = []
+
+    def run_coacd(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("CoACD was called on a convex body")
+
+    fake = types.SimpleNamespace(run_coacd=run_coacd, set_log_level=lambda *_: None, Mesh=lambda *a: a)
+    monkeypatch.setitem(sys.modules, "coacd", fake)
+    return calls
+
+
+_TILT = trimesh.transformations.rotation_matrix(0.3, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("shape,scale,exact", [
+    # a box turned off the axes: 1 x 0.2 x 0.2 m
+    (lambda: trimesh.creation.box(extents=(1.0, 0.2, 0.2), transform=_TILT), 1.0, 0.04),
+    # the same box in millimetres, placed by scale
+    (lambda: trimesh.creation.box(extents=(1000.0, 200.0, 200.0), transform=_TILT), 1e-3, 0.04),
+    # a 64-sided prism (a cylinder) turned and 3.5 m from the origin: float32 rounds its vertices coarser
+    (lambda: trimesh.creation.cylinder(radius=0.1, height=1.0, sections=64,
+                                       transform=trimesh.transformations.translation_matrix((3.3, 1.7, -0.2)) @ _TILT),
+     1.0, 32 * 0.1 ** 2 * np.sin(2 * np.pi / 64) * 1.0),
+], ids=["box", "box_mm", "prism_far"])
+def test_a_convex_float32_stl_is_one_piece_not_decomposed(tmp_path, no_coacd, shape, scale, exact):
+    """Issue 37: a binary STL (float32 vertices) of a convex body went to CoACD (42 s) because its
+    rounded vertices miss the 1e-9 convexity tolerance; the tolerance is float32's rounding now."""
+    from aurgen.compose import hull_mesh
+
+    path = tmp_path / "convex.stl"
+    shape().export(path)  # trimesh writes binary STL: float32
+    read = trimesh.load(path, force="mesh")
+    assert np.array_equal(read.vertices.astype(np.float32).astype(float), read.vertices)
+    read.apply_scale(scale)
+    gap = (read.convex_hull.volume - read.volume) / read.convex_hull.volume
+    assert gap > hull_mesh.CONVEX_TOL  # the premise: the old test called it concave
+    h = hull_mesh.load_hull(_mesh_hull(path, (scale,) * 3), tmp_path / "v.yaml")
+    assert no_coacd == [] and h.decomposed == 0 and len(h.pieces) == 1
+    assert h.volume == pytest.approx(read.volume, rel=1e-12)  # the mesh's own volume, trimesh's
+    assert h.volume == pytest.approx(exact, rel=1e-6)  # the shape's, to float32's rounding
+    assert h.pieces_volume == pytest.approx(read.convex_hull.volume, rel=1e-12)
+    assert 0.0 <= h.volume_error <= 1e-6
+
+
+def test_a_slightly_concave_body_is_still_decomposed(tmp_path, no_coacd):
+    """The float32 slack is rounding's, no more: a dent of 1e-4 of the size is a concave body."""
+    from aurgen.compose import hull_mesh
+
+    m = trimesh.creation.box(extents=(1.0, 0.2, 0.2))
+    top = m.vertices[:, 2] > 0
+    m = trimesh.Trimesh(np.vstack([m.vertices, [[0.0, 0.0, 0.1 - 1e-4]]]), m.faces, process=False)
+    # the top face (two triangles) replaced by four meeting at a point 0.1 mm below it
+    keep = [f for f in m.faces if not all(top[list(f)])]
+    c = [i for i in range(8) if top[i]]
+    ring = sorted(c, key=lambda i: np.arctan2(m.vertices[i, 1], m.vertices[i, 0]))
+    fan = [[ring[k], ring[(k + 1) % 4], 8] for k in range(4)]
+    dented = trimesh.Trimesh(m.vertices, keep + fan, process=True)
+    trimesh.repair.fix_normals(dented)
+    assert dented.is_watertight and dented.volume > 0
+    dented.export(tmp_path / "dented.stl")
+    with pytest.raises(AssertionError, match="CoACD was called"):
+        hull_mesh.load_hull(_mesh_hull(tmp_path / "dented.stl"), tmp_path / "v.yaml")
+
+
+def _two(tmp_path: Path, b_at, b_extents=(1.0, 0.2, 0.2), name="two.obj", turn=None) -> Path:
+    a = trimesh.creation.box(extents=(1.0, 0.2, 0.2))
+    b = trimesh.creation.box(extents=b_extents)
+    b.apply_translation(b_at)
+    if turn is not None:
+        a.apply_transform(turn)
+        b.apply_transform(turn)
+    (tmp_path / "meshes").mkdir(exist_ok=True)
+    out = tmp_path / "meshes" / name
+    if name.endswith(".stl"):
+        trimesh.util.concatenate([a, b]).export(out)
+    else:
+        _write_obj(out, [a, b])
+    return out
+
+
+def test_two_overlapping_bodies_are_refused(tmp_path, capsys):
+    """Issue 37: two closed bodies sharing 0.5 x 0.1 x 0.2 m displaced their sum (0.08 m^3), not
+    their union (0.07 m^3)."""
+    _two(tmp_path, (0.5, 0.1, 0.0))
+    _refused(tmp_path, capsys, _variant(tmp_path, "hull_displacement: {mesh: meshes/two.obj, segments: 2}"),
+             "two.obj: two of its closed bodies overlap, by 0.01 m^3 (25.00% of the smaller; centred at (0, 0, 0) "
+             "and (0.5, 0.1, 0) m in base_link)", "their sum, the overlap twice, not their union",
+             "join them into one closed body")
+
+
+def test_a_body_inside_another_is_refused(tmp_path, capsys):
+    _two(tmp_path, (0.1, 0.0, 0.0), (0.5, 0.1, 0.1))
+    _refused(tmp_path, capsys, _variant(tmp_path, "hull_displacement: {mesh: meshes/two.obj, segments: 2}"),
+             "overlap (one inside the other), by 0.005 m^3 (100.00% of the smaller")
+
+
+def test_an_inward_facing_body_is_refused(tmp_path, capsys):
+    a = trimesh.creation.box(extents=(1.0, 0.2, 0.2))
+    cavity = trimesh.creation.box(extents=(0.5, 0.1, 0.1))
+    cavity.invert()
+    (tmp_path / "meshes").mkdir()
+    _write_obj(tmp_path / "meshes" / "hollow.obj", [a, cavity])
+    _refused(tmp_path, capsys, _variant(tmp_path, "hull_displacement: {mesh: meshes/hollow.obj, segments: 2}"),
+             "hollow.obj: a closed body in it faces inward", "remove a cavity's shell")
+
+
+@pytest.mark.parametrize("name,turn", [("touch.obj", None), ("touch.stl", _TILT)], ids=["obj", "float32_turned"])
+def test_bodies_touching_face_to_face_are_taken(tmp_path, no_coacd, name, turn):
+    """Two boxes sharing a face overlap in no volume: their sum is their union (also turned off the
+    axes and rounded to float32, within the rounding's slack)."""
+    from aurgen.compose import hull_mesh
+
+    path = _two(tmp_path, (0.3, 0.2, 0.0), name=name, turn=turn)  # no vertex shared: two closed bodies
+    h = hull_mesh.load_hull(_mesh_hull(path), tmp_path / "v.yaml")
+    assert h.decomposed == 0 and len(h.pieces) == 2
+    assert h.volume == pytest.approx(0.08, rel=1e-6)
+
+
+def test_the_overlap_of_two_convex_bodies_is_manifolds():
+    """convex_overlap against an independent boolean (manifold3d through trimesh): turned boxes and
+    prisms, overlapping, nested, touching and apart."""
+    pytest.importorskip("manifold3d")
+    from aurgen.compose import hull_mesh
+
+    rng = np.random.default_rng(7)
+
+    def body(i):
+        T = trimesh.transformations.random_rotation_matrix(rng.random(3))
+        T[:3, 3] = rng.normal(0.0, 0.15, 3)
+        if i % 2:
+            return trimesh.creation.box(extents=rng.uniform(0.1, 0.6, 3), transform=T)
+        return trimesh.creation.cylinder(radius=rng.uniform(0.05, 0.3), height=rng.uniform(0.1, 0.8), sections=24,
+                                         transform=T)
+
+    def rows(m):
+        return np.column_stack([m.face_normals, np.einsum("ij,ij->i", m.face_normals, m.triangles[:, 0])])
+
+    seen = 0
+    for i in range(12):
+        a, b = body(i), body(i + 1)
+        with np.errstate(invalid="ignore"):  # trimesh's centre of an empty intersection: 0 / 0
+            want = trimesh.boolean.intersection([a, b], engine="manifold").volume
+        got = hull_mesh.convex_overlap(rows(a), rows(b), 1.0)
+        assert got == pytest.approx(want, rel=1e-6, abs=1e-12)  # trimesh hands manifold3d float32 vertices
+        seen += want > 0
+    assert seen >= 6  # most pairs overlap
+    a = trimesh.creation.box(extents=(1.0, 0.2, 0.2))
+    inner = trimesh.creation.box(extents=(0.5, 0.1, 0.1))
+    assert hull_mesh.convex_overlap(rows(a), rows(inner), 1.0) == pytest.approx(0.005, rel=1e-12)
+    beside = trimesh.creation.box(extents=(1.0, 0.2, 0.2),
+                                  transform=trimesh.transformations.translation_matrix((0.3, 0.2, 0.0)))
+    assert hull_mesh.convex_overlap(rows(a), rows(beside), 1.0) == 0.0
