@@ -15,7 +15,7 @@ the environment, never the analyses, the emitters or the MuJoCo Warp backend.
 """
 
 from aurgen.runtime.sim.plan import MARK_DISPLACEMENT, MARK_WINDAGE, SimulationError
-from aurgen.runtime.sim.simulation import DEFAULT_ENGINE, MAX_NSTEP, Simulation, register_engine
+from aurgen.runtime.sim.simulation import Simulation, register_engine
 
-__all__ = ["DEFAULT_ENGINE", "MARK_DISPLACEMENT", "MARK_WINDAGE", "MAX_NSTEP", "Simulation",
+__all__ = ["MARK_DISPLACEMENT", "MARK_WINDAGE", "Simulation",
            "SimulationError", "register_engine"]

@@ -119,9 +119,9 @@ def _forces_run(where):
 @pytest.fixture(autouse=True)
 def _forces_crosscheck(request, monkeypatch):
     if FORCES_CROSSCHECK:
-        from aurgen.runtime import sim
+        from aurgen.runtime.sim import simulation
 
-        monkeypatch.setattr(sim, "DEFAULT_ENGINE", "callback")  # the force stage runs from Python's callback
+        monkeypatch.setattr(simulation, "DEFAULT_ENGINE", "callback")  # the force stage runs from Python's callback
         monkeypatch.setattr(callback_engine, "run", _forces_run(request.node.nodeid))
     yield
 
@@ -131,10 +131,14 @@ def _kernel_crosscheck(request, monkeypatch):
     if not CROSSCHECK:
         yield
         return
-    from aurgen.runtime.hydrostatics import equilibrium
+    import importlib
+
     from aurgen.runtime import hydrostatics
     from aurgen.runtime.hydrostatics import kernel
     from numba_oracle import kernel as kernel_numba
+
+    # the module: the package's own name ``equilibrium`` is the facade's function
+    equilibrium = importlib.import_module("aurgen.runtime.hydrostatics.equilibrium")
 
     w = _wrap(kernel.clip_into, kernel_numba.clip_into, request.node.nodeid)
     for mod in (hydrostatics, equilibrium):
