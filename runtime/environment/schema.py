@@ -24,7 +24,7 @@ import numpy as np
 
 from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
-from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS, ENV_MAX_WAVES
+from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS, ENV_MAX_WAVES, ENV_WAVE_LIMITS
 
 ENV_TEXT = "aurgen:environment"
 # size limits (docs/formats.md), the plugin's table (runtime/native/plugin/schema.h, one source
@@ -33,6 +33,8 @@ ENV_TEXT = "aurgen:environment"
 # exhausting memory.  MAX_CELL_PLANES: the planes one cell uses (nonzero signs)
 MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
 MAX_WAVES = ENV_MAX_WAVES  # the most components a sea may have (schema.h kMaxWaveComponents)
+# a component's omega (rad/s) and |k| (rad/m), a finite depth (m): schema.h kMaxWaveOmega .. kMinWaveDepth
+MAX_OMEGA, MIN_K, MAX_K, MIN_DEPTH = ENV_WAVE_LIMITS
 
 
 class EnvironmentInvalid(AurgenError):
@@ -210,9 +212,9 @@ def _obj(x, what: str, keys: set) -> dict:
 
 
 def _list(x, what: str) -> list:
-    if not isinstance(x, _LISTS):
-        raise EnvironmentInvalid(f"{what}: expected a list, got {_kind(x)}")
-    return x
+    if isinstance(x, _LISTS):
+        return x
+    raise EnvironmentInvalid(f"{what}: expected a list, got {_kind(x)}")
 
 
 # the keys: the plugin's table (runtime/native/plugin/schema.h), one source for both
@@ -326,11 +328,11 @@ def parse(obj) -> Environment:
         if visc < 0:
             raise EnvironmentInvalid(f"cell {name!r}: viscosity {visc} Pa s must be finite and >= 0")
         flow = _vec(c.get("flow", [0, 0, 0]), 3, f"{key}.flow")
-        cg = c.get("gravity")
-        cg = _vec(cg, 3, f"{key}.gravity") if cg is not None else None
+        cg = None if c.get("gravity") is None else _vec(c["gravity"], 3, f"{key}.gravity")
         cells.append(Cell(name, signs, rho, visc, flow, cg))
     gravity = _gravity(obj.get("gravity"))
-    waves = _waves(obj["waves"], P, cells, gravity) if "waves" in obj else None
+    # waves: null is no sea, as gravity: null, a cell's gravity: null and waves.depth: null are their defaults
+    waves = _waves(obj["waves"], P, cells, gravity) if obj.get("waves") is not None else None
     env = Environment(P, tuple(cells), gravity, waves)
     validate(env)
     return env
@@ -362,8 +364,9 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     depth = wd.get("depth")
     if depth is not None:
         depth = _num(depth, "waves.depth")
-        if not depth > 0:
-            raise EnvironmentInvalid(f"waves.depth: expected a depth > 0 m (omit it for deep water), got {_r(depth)}")
+        if not depth >= MIN_DEPTH:
+            raise EnvironmentInvalid(f"waves.depth: expected a depth >= {_r(MIN_DEPTH)} m (omit it for deep water), "
+                                     f"got {_r(depth)}")
     ramp = _num(wd.get("ramp", 0.0), "waves.ramp")
     if ramp < 0:
         raise EnvironmentInvalid(f"waves.ramp: expected a ramp time >= 0 s, got {_r(ramp)}")
@@ -378,18 +381,23 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
         a, w, kx, ky, kz, ph = _vec(row, 6, what)
         if a < 0:
             raise EnvironmentInvalid(f"{what}: amplitude {_r(a)} m must be >= 0")
-        if not w > 0:
-            raise EnvironmentInvalid(f"{what}: omega {_r(w)} rad/s must be > 0")
-        kk = float(np.linalg.norm([kx, ky, kz]))
-        if kk == 0:
+        if not 0 < w <= MAX_OMEGA:  # the limits before anything is squared; every comparison refuses a NaN
+            raise EnvironmentInvalid(f"{what}: omega {_r(w)} rad/s must be " + ("> 0" if not w > 0 else
+                                     f"at most {_r(MAX_OMEGA)} (a period of 6.3 ms)"))
+        km = max(abs(kx), abs(ky), abs(kz))  # |k| scaled by its largest component, as the plugin: no overflow
+        if not km > 0:
             raise EnvironmentInvalid(f"{what}: the wave vector is zero")
+        kk = km * math.sqrt((kx / km) * (kx / km) + (ky / km) * (ky / km) + (kz / km) * (kz / km))
+        if not MIN_K <= kk <= MAX_K:
+            raise EnvironmentInvalid(f"{what}: |k| {_r(kk)} rad/m must be from {_r(MIN_K)} to {_r(MAX_K)} (a "
+                                     "wavelength from 6.3 um to 6,300 km)")
         kn = float(np.array([kx, ky, kz]) @ n)
         if abs(kn) > 1e-9 * kk:
             raise EnvironmentInvalid(f"{what}: the wave vector must lie in the surface plane (k.n = {_r(kn)} rad/m)")
         t = 1.0 if depth is None else math.tanh(kk * depth)
-        if abs(w * w - gn * kk * t) > 1e-9 * w * w:
+        if not abs(w * w - gn * kk * t) <= 1e-9 * w * w:
             raise EnvironmentInvalid(f"{what}: omega and k do not satisfy omega^2 = g |k| tanh(|k| h) (to 1e-9)")
-        if a * kk / math.pi > 1.0 / 7.0:
+        if not a * kk / math.pi <= 1.0 / 7.0:
             raise EnvironmentInvalid(f"{what}: steepness H/lambda = a |k| / pi = {_r(a * kk / math.pi)} is beyond "
                                      f"the breaking limit 1/7")
         out[j] = (a, w, kx, ky, kz, ph)
@@ -424,10 +432,6 @@ def _interior(rows: np.ndarray, eq: np.ndarray | None = None):
     return float(res.x[3])
 
 
-def _cell_rows(env: Environment, i: int) -> np.ndarray:
-    return env.cell_planes(i)
-
-
 def validate(env: Environment) -> None:
     """Refuse overlapping cells and non-conservative per-cell gravity (EnvironmentInvalid)."""
     n = len(env.cells)
@@ -437,7 +441,7 @@ def validate(env: Environment) -> None:
             a, b = env.cells[i], env.cells[j]
             if any(sa * sb < 0 for sa, sb in zip(a.signs, b.signs)):
                 continue  # opposite sides of one plane: disjoint
-            s = _interior(np.vstack([_cell_rows(env, i), _cell_rows(env, j)]))
+            s = _interior(np.vstack([env.cell_planes(i), env.cell_planes(j)]))
             if s > tol:
                 raise EnvironmentInvalid(
                     f"cells {a.name!r} and {b.name!r} overlap (their intersection has an interior): "
@@ -483,10 +487,7 @@ def _fmt(v) -> str:
 
 def _cell_rows_indexed(env: Environment, i: int):
     """Per plane index: the half-space row (n, d) with n.x <= d, or None."""
-    out = []
-    for s, p in zip(env.cells[i].signs, env.planes):
-        out.append(p if s < 0 else (-p if s > 0 else None))
-    return out
+    return [p if s < 0 else (-p if s > 0 else None) for s, p in zip(env.cells[i].signs, env.planes)]
 
 
 # ---------------------------------------------------------------- sources

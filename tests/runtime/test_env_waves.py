@@ -104,8 +104,10 @@ REFUSALS = {
     "gravity slanted": (_gravity([0.01, 0, -G]), "waves: a sea needs uniform gravity along -n"),
     "no gravity": (_gravity([0, 0, 0]), "waves: a sea needs uniform gravity along -n"),
     "depth a string": (_w(depth="30"), "waves.depth: expected a finite number, got a string ('30')"),
-    "depth zero": (_w(depth=0), "waves.depth: expected a depth > 0 m (omit it for deep water), got 0.0"),
-    "depth negative": (_w(depth=-30), "waves.depth: expected a depth > 0 m (omit it for deep water), got -30.0"),
+    "depth zero": (_w(depth=0), "waves.depth: expected a depth >= 0.001 m (omit it for deep water), got 0.0"),
+    "depth negative": (_w(depth=-30), "waves.depth: expected a depth >= 0.001 m (omit it for deep water), got -30.0"),
+    "depth under a millimetre": (_w(depth=5e-4), "waves.depth: expected a depth >= 0.001 m (omit it for deep "
+                                                 "water), got 0.0005"),
     "ramp negative": (_w(ramp=-1), "waves.ramp: expected a ramp time >= 0 s, got -1.0"),
     "ramp null": (_w(ramp=None), "waves.ramp: expected a finite number, got null"),
     "no components": (_w(components=[]), "waves.components: expected 1 to 256 components "
@@ -122,6 +124,22 @@ REFUSALS = {
                                                                 ">= 0"),
     "zero omega": (_row([0.1, 0.0, K, 0.0, 0.0, 0.0]), "waves.components[1]: omega 0.0 rad/s must be > 0"),
     "zero k": (_row([0.1, 1.0, 0.0, 0.0, 0.0, 0.0]), "waves.components[1]: the wave vector is zero"),
+    # issue 37: omega^2 or |k| overflowed, and a NaN comparison never refused; the limits come first
+    "omega past the limit": (_row([0.0, 1000.5, 1000.5 ** 2 / G, 0.0, 0.0, 0.0]),
+                             "waves.components[1]: omega 1000.5 rad/s must be at most 1000.0 (a period of 6.3 ms)"),
+    "omega squared overflows": (_row([0.0, 1e160, 1e300, 0.0, 0.0, 0.0]),
+                                "waves.components[1]: omega 1e+160 rad/s must be at most 1000.0 (a period of 6.3 ms)"),
+    "omega and |k| overflow": (_row([0.0, 4e154, 1e308, 1e308, 0.0, 0.0]),
+                               "waves.components[1]: omega 4e+154 rad/s must be at most 1000.0 (a period of 6.3 ms)"),
+    "|k| overflows": (_row([0.0, 1.0, 1e308, -1e308, 0.0, 0.0]),
+                      "waves.components[1]: |k| 1.4142135623730951e+308 rad/m must be from 1e-06 to 1000000.0 (a "
+                      "wavelength from 6.3 um to 6,300 km)"),
+    "|k| past the limit": (_row([0.0, 1.0, 0.0, 1.5e6, 0.0, 0.0]),
+                           "waves.components[1]: |k| 1500000.0 rad/m must be from 1e-06 to 1000000.0"),
+    "|k| underflows": (_row([0.0, 1.0, 1e-200, 1e-200, 0.0, 0.0]),
+                       "waves.components[1]: |k| 1.414213562373095e-200 rad/m must be from 1e-06 to 1000000.0"),
+    "|k| under the limit": (_row([0.0, 1.0, 3e-7, 4e-7, 0.0, 0.0]),
+                            "waves.components[1]: |k| 5e-07 rad/m must be from 1e-06 to 1000000.0"),
     "k out of plane": (_row([0.1, 1.0, K, 0.0, 0.01, 0.0]), "waves.components[1]: the wave vector must lie in "
                                                             "the surface plane (k.n = 0.01 rad/m)"),
     "dispersion": (_row([0.1, 1.0, 1.001 * K, 0.0, 0.0, 0.0]), "waves.components[1]: omega and k do not satisfy "
@@ -130,6 +148,8 @@ REFUSALS = {
                                               "tanh(|k| h) (to 1e-9)"),
     "breaking": (_row([5.0, 1.0, K, 0.0, 0.0, 0.0]), "waves.components[1]: steepness H/lambda = a |k| / pi = "
                                                      f"{5.0 * K / math.pi!r} is beyond the breaking limit 1/7"),
+    "steepness overflows": (_row([1e308, math.sqrt(2 * G), 2.0, 0.0, 0.0, 0.0]),
+                            "waves.components[1]: steepness H/lambda = a |k| / pi = inf is beyond the breaking limit"),
 }
 
 
@@ -168,3 +188,31 @@ def test_the_limits_accept_what_they_name():
     tilted["gravity"] = list(-G * n)
     tilted["planes"][1] = [*n, -30.0]
     assert envmod.parse(tilted).waves.components[0, 4] == -0.6 * kk
+    # the limits themselves (docs/formats.md): omega 1000 rad/s; |k| 1e-6 and 1e6 rad/m (g 1 m/s^2 for the
+    # last, so that omega stays in its range); a depth of 1 mm
+    envmod.parse(_w(components=[[0.0, envmod.MAX_OMEGA, envmod.MAX_OMEGA ** 2 / G, 0.0, 0.0, 0.0]]))
+    envmod.parse(_w(components=[[0.0, math.sqrt(G * envmod.MIN_K), 0.0, envmod.MIN_K, 0.0, 0.0]]))
+    big = _w(components=[[0.0, math.sqrt(envmod.MAX_K), envmod.MAX_K, 0.0, 0.0, 0.0]])
+    big["gravity"] = {"type": "uniform", "g": [0, 0, -1.0]}
+    envmod.parse(big)
+    from aurgen.runtime.environment import waves
+
+    shallow = waves.wavenumber(1.0, G, envmod.MIN_DEPTH)
+    envmod.parse(_w(depth=envmod.MIN_DEPTH, components=[[0.0, 1.0, shallow, 0.0, 0.0, 0.0]]))
+    assert (envmod.MAX_OMEGA, envmod.MIN_K, envmod.MAX_K, envmod.MIN_DEPTH) == (1e3, 1e-6, 1e6, 1e-3)
+
+
+def test_waves_null_is_no_sea():
+    """As gravity: null, a cell's gravity: null and waves.depth: null read as their defaults (the plugin
+    ran a null sea as still water; the loader refused it)."""
+    e = sea_env()
+    e["waves"] = None
+    env = envmod.parse(json.dumps(e))
+    assert env.waves is None and "waves" not in json.loads(env.to_json())
+
+
+@pytest.mark.parametrize("text", ["0.0", "-0.0", "0e0", "-0", "0.0e+5"])
+def test_a_surface_written_as_any_zero_is_plane_0(text):
+    """An integral number is a plane index, as a sign may be (1.0 is 1): the value, not how it is written."""
+    env = envmod.parse(json.dumps(sea_env()).replace('"surface": 0', f'"surface": {text}', 1))
+    assert env.waves.surface == 0 and type(env.waves.surface) is int

@@ -312,3 +312,61 @@ def test_a_sea_the_loader_accepts_the_plugin_accepts():
         env = test_env_waves.sea_env(**sea.block())
         assert _python_error(json.dumps(env)) is None
         assert _sea_plugin_error(env) is None
+
+
+# ---------------------------------------------------------------- where they disagreed (issue 37)
+
+def _sea_text_plugin(text: str):
+    """(the plugin's error or None, qfrc_passive after one step) for the environment ``text``, the sea's
+    test body at -0.5 m."""
+    mass = 0.5 * 1000.0 * 8 * 0.05 ** 3
+    b = body("c", (0, 0, -0.5), mass, (mass * 0.1 ** 2 / 6,) * 3, geom("box", [0.05] * 3))
+    custom = f'<custom><text name="aurgen:environment" data="{html.escape(text, quote=True)}"/></custom>'
+    xml = mjcf(b, env=None).replace("<worldbody", DECL + custom + "<worldbody", 1)
+    try:
+        m = mujoco.MjModel.from_xml_string(xml)
+        d = mujoco.MjData(m)
+        mujoco.mj_step(m, d)
+    except Exception as e:  # noqa: BLE001
+        return str(e), None
+    return None, d.qfrc_passive.copy()
+
+
+@pytest.mark.parametrize("text", ["0.0", "-0.0", "0e0", "-0", "0.0e+5"])
+def test_a_surface_written_as_a_zero_is_plane_0_in_both(text):
+    """The plugin tested how the number was written (an integer token), the loader its value: 0.0 is
+    the integer 0 in both, as a sign's 1.0 is 1; the plugin's sea on it is the sea on plane 0."""
+    import test_env_waves
+
+    plain = json.dumps(test_env_waves.sea_env())
+    written = plain.replace('"surface": 0', f'"surface": {text}', 1)
+    assert written != plain
+    assert _python_error(written) is None and envmod.parse(written).waves.surface == 0
+    err, q = _sea_text_plugin(written)
+    assert err is None, err
+    assert q.tobytes() == _sea_text_plugin(plain)[1].tobytes()
+
+
+@pytest.mark.parametrize("text", ["1.0", "1e0", "0.5", "2.0"])
+def test_a_surface_written_as_another_number_is_refused_alike(text):
+    import test_env_waves
+
+    written = json.dumps(test_env_waves.sea_env()).replace('"surface": 0', f'"surface": {text}', 1)
+    want = _python_error(written)
+    assert want is not None and want.startswith("waves.surface:")
+    err, _ = _sea_text_plugin(written)
+    assert err is not None and want in err, (want, err)
+
+
+def test_waves_null_is_still_water_in_both():
+    """The plugin ran waves: null as still water, the loader refused it: both read it as no sea, as
+    gravity: null, a cell's gravity: null and waves.depth: null read as their defaults."""
+    import test_env_waves
+
+    e = test_env_waves.sea_env()
+    e["waves"] = None
+    assert _python_error(json.dumps(e)) is None and envmod.parse(json.dumps(e)).waves is None
+    err, q = _sea_text_plugin(json.dumps(e))
+    assert err is None, err
+    del e["waves"]
+    assert q.tobytes() == _sea_text_plugin(json.dumps(e))[1].tobytes()

@@ -722,6 +722,8 @@ NB_MODULE(_native, m) {
     m.attr("ENV_LIMITS") = nb::make_tuple(hydro::schema::kMaxPlanes, hydro::schema::kMaxCells,
                                           hydro::schema::kMaxCellPlanes);
     m.attr("ENV_MAX_WAVES") = hydro::schema::kMaxWaveComponents;
+    m.attr("ENV_WAVE_LIMITS") = nb::make_tuple(hydro::schema::kMaxWaveOmega, hydro::schema::kMinWaveNumber,
+                                               hydro::schema::kMaxWaveNumber, hydro::schema::kMinWaveDepth);
   }
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");

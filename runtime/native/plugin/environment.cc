@@ -266,7 +266,9 @@ void ParseWaves(const json::Value* wv, Env* env) {
   Obj(wv, "waves", "waves");
   core::Sea& sea = env->sea;
   const json::Value* sf = wv->Get("surface");
-  const bool isint = sf && sf->kind == json::Value::kNum && sf->integral;
+  // an integral number, as a sign may be (1.0 is 1; -0.0 and 0e0 are 0): its value, not how it is written
+  const bool isint =
+      sf && sf->kind == json::Value::kNum && std::isfinite(sf->num) && sf->num == std::floor(sf->num);
   if (!isint || sf->num < 0 || sf->num >= env->P)
     throw Fail("waves.surface: expected a plane index (an integer from 0 to " + std::to_string(env->P - 1) +
                "), got " + Kind(sf));
@@ -292,7 +294,9 @@ void ParseWaves(const json::Value* wv, Env* env) {
   sea.g = gn;
   if (const json::Value* dp = wv->Get("depth"); dp && dp->kind != json::Value::kNull) {
     const double h = Num(dp, "waves.depth");
-    if (!(h > 0.0)) throw Fail("waves.depth: expected a depth > 0 m (omit it for deep water), got " + PyFloat(h));
+    if (!(h >= schema::kMinWaveDepth))
+      throw Fail("waves.depth: expected a depth >= " + PyFloat(schema::kMinWaveDepth) +
+                 " m (omit it for deep water), got " + PyFloat(h));
     sea.depth = h;
   }
   if (const json::Value* rp = wv->Get("ramp")) {
@@ -317,16 +321,26 @@ void ParseWaves(const json::Value* wv, Env* env) {
     w.phase = v[5];
     if (!(w.a >= 0.0)) throw Fail(key + ": amplitude " + PyFloat(w.a) + " m must be >= 0");
     if (!(w.omega > 0.0)) throw Fail(key + ": omega " + PyFloat(w.omega) + " rad/s must be > 0");
-    const double kn = std::sqrt(w.k[0] * w.k[0] + w.k[1] * w.k[1] + w.k[2] * w.k[2]);
-    if (!(kn > 0.0)) throw Fail(key + ": the wave vector is zero");
+    // the limits (schema.h) before anything is squared; each comparison refuses a NaN
+    if (!(w.omega <= schema::kMaxWaveOmega))
+      throw Fail(key + ": omega " + PyFloat(w.omega) + " rad/s must be at most " + PyFloat(schema::kMaxWaveOmega) +
+                 " (a period of 6.3 ms)");
+    // |k| scaled by its largest component (no square overflows or underflows)
+    const double km = std::max({std::fabs(w.k[0]), std::fabs(w.k[1]), std::fabs(w.k[2])});
+    if (!(km > 0.0)) throw Fail(key + ": the wave vector is zero");
+    const double q0 = w.k[0] / km, q1 = w.k[1] / km, q2 = w.k[2] / km;
+    const double kn = km * std::sqrt(q0 * q0 + q1 * q1 + q2 * q2);
+    if (!(kn >= schema::kMinWaveNumber && kn <= schema::kMaxWaveNumber))
+      throw Fail(key + ": |k| " + PyFloat(kn) + " rad/m must be from " + PyFloat(schema::kMinWaveNumber) + " to " +
+                 PyFloat(schema::kMaxWaveNumber) + " (a wavelength from 6.3 um to 6,300 km)");
     const double kd = w.k[0] * pl[0] + w.k[1] * pl[1] + w.k[2] * pl[2];
     if (std::fabs(kd) > 1e-9 * kn)
       throw Fail(key + ": the wave vector must lie in the surface plane (k.n = " + PyFloat(kd) + " rad/m)");
     const double th = std::isfinite(sea.depth) ? std::tanh(kn * sea.depth) : 1.0;
-    if (std::fabs(w.omega * w.omega - gn * kn * th) > 1e-9 * w.omega * w.omega)
+    if (!(std::fabs(w.omega * w.omega - gn * kn * th) <= 1e-9 * w.omega * w.omega))
       throw Fail(key + ": omega and k do not satisfy omega^2 = g |k| tanh(|k| h) (to 1e-9)");
     const double st = w.a * kn / 3.141592653589793;
-    if (st > 1.0 / 7.0)
+    if (!(st <= 1.0 / 7.0))
       throw Fail(key + ": steepness H/lambda = a |k| / pi = " + PyFloat(st) + " is beyond the breaking limit 1/7");
     sea.waves.push_back(w);
   }

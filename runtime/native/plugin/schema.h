@@ -18,6 +18,12 @@ inline constexpr size_t kMaxPlanes = 1024, kMaxCells = 256, kMaxCellPlanes = 64;
 // the most wave components a sea may have (docs/formats.md "waves"): each costs a sin/cos per
 // displacement geom and quadrature point per evaluation
 inline constexpr size_t kMaxWaveComponents = 256;
+// a wave component's limits (docs/formats.md "waves"): omega at most kMaxWaveOmega rad/s (a period of
+// 6.3 ms), |k| from kMinWaveNumber to kMaxWaveNumber rad/m (a wavelength of 6.3 um to 6,300 km), a finite
+// depth at least kMinWaveDepth m; far beyond any sea (capillarity, not gravity, sets waves shorter than
+// 1.7 cm, about 60 rad/s; tides are 10,000 km long), checked before anything is squared, and bounds
+// that keep every quantity of the sea's arithmetic finite (its pressure, orbital velocity and forces)
+inline constexpr double kMaxWaveOmega = 1e3, kMinWaveNumber = 1e-6, kMaxWaveNumber = 1e6, kMinWaveDepth = 1e-3;
 
 struct KeySet {
   const char* what;                // "environment", "cell", "gravity.uniform", ...
