@@ -65,8 +65,10 @@ def build(wp, vec6d) -> dict:
     @wp.func
     def _orbital(comps: wp.array3d(dtype=f64), ws: int, n: vec3d, dsea: f64, depth: f64, deep: int, r: f64,
                  t: f64, x: vec3d) -> vec3d:
-        # Sea::Orbital
+        # Sea::Orbital: the depth factor held above the mean level and below the seabed
         zeta = wp.min(wp.dot(n, x) - dsea, f64(0.0))
+        if deep == 0:
+            zeta = wp.max(zeta, -depth)
         U = vec3d()
         W = f64(0.0)
         for j in range(comps.shape[1]):
@@ -134,17 +136,12 @@ def build(wp, vec6d) -> dict:
         gw: wp.array(dtype=f64)
 
     @wp.func
-    def _segment(cw: vec6d, kn: f64, sig: f64, lc: f64, a: f64, b: f64, th0: f64, ths: f64, z0: f64, zs: f64,
-                 dx0: vec3d, E: vec3d, n: vec3d) -> vec8d:
-        # Sums::Column's seg: over s in [a, b] of the chord x0 + s E the field W(s) = C exp(sig k zeta(s)
-        # + i theta(s)) integrated exactly; (a Re[kap I0], a Re[J x kap], Re W(a), Re W(b)), kap = sig k n + i k
-        L = b - a
-        ga = sig * kn * zs
-        ea = wp.exp(lc + sig * kn * (z0 + zs * a))
-        war = ea * wp.cos(th0 + ths * a)
-        wai = ea * wp.sin(th0 + ths * a)
-        zr = ga * L
-        zi = ths * L
+    def _integrals(e: f64, th: f64, L: f64, zr: f64, zi: f64) -> vec6d:
+        # sea.cc Integrals: from a segment's end where W = exp(e) (cos th, sin th), z = gamma L:
+        # (I0 = W L phi1(z), q2 = W L^2 phi2(z), Re W there, Re W e^z at the other end)
+        ea = wp.exp(e)
+        war = ea * wp.cos(th)
+        wai = ea * wp.sin(th)
         ez = wp.exp(zr)
         ezc = ez * wp.cos(zi)
         ezs = ez * wp.sin(zi)
@@ -178,17 +175,40 @@ def build(wp, vec6d) -> dict:
             inv2 = inv * inv
             p2r = (n2r * z2r + n2i * z2i) * inv2
             p2i = (n2i * z2r - n2r * z2i) * inv2
-        i0r = L * (war * p1r - wai * p1i)
-        i0i = L * (war * p1i + wai * p1r)
-        i1r = a * i0r + L * L * (war * p2r - wai * p2i)
-        i1i = a * i0i + L * L * (war * p2i + wai * p2r)
+        return vec6d(L * (war * p1r - wai * p1i), L * (war * p1i + wai * p1r), L * L * (war * p2r - wai * p2i),
+                     L * L * (war * p2i + wai * p2r), war, war * ezc - wai * ezs)
+
+    @wp.func
+    def _segment(cw: vec6d, kn: f64, sig: f64, lc: f64, a: f64, b: f64, th0: f64, ths: f64, z0: f64, zs: f64,
+                 dx0: vec3d, E: vec3d, n: vec3d) -> vec8d:
+        # Sums::Column's seg: over s in [a, b] of the chord x0 + s E the field W(s) = C exp(sig k zeta(s)
+        # + i theta(s)) integrated exactly, from W(a), or from W(b) where that is not finite; (a Re[kap I0],
+        # a Re[J x kap], Re W(a), Re W(b)), kap = sig k n + i k
+        L = b - a
+        zr = sig * kn * zs * L
+        zi = ths * L
+        g = _integrals(lc + sig * kn * (z0 + zs * a), th0 + ths * a, L, zr, zi)
+        i0r = g[0]
+        i0i = g[1]
+        i1r = a * i0r + g[2]
+        i1i = a * i0i + g[3]
+        wa = g[4]
+        wb = g[5]
+        if not (wp.isfinite(i0r) and wp.isfinite(i0i) and wp.isfinite(i1r) and wp.isfinite(i1i) and wp.isfinite(wb)):
+            g = _integrals(lc + sig * kn * (z0 + zs * b), th0 + ths * b, L, -zr, -zi)
+            i0r = g[0]
+            i0i = g[1]
+            i1r = b * i0r - g[2]
+            i1i = b * i0i - g[3]
+            wa = g[5]
+            wb = g[4]
         k = vec3d(cw[2], cw[3], cw[4])
         kapr = (sig * kn) * n
         Jr = dx0 * i0r + E * i1r
         Ji = dx0 * i0i + E * i1i
         dF = cw[0] * (kapr * i0r - k * i0i)
         dT = cw[0] * (wp.cross(Jr, kapr) - wp.cross(Ji, k))
-        return vec8d(dF[0], dF[1], dF[2], dT[0], dT[1], dT[2], war, war * ezc - wai * ezs)
+        return vec8d(dF[0], dF[1], dF[2], dT[0], dT[1], dT[2], wa, wb)
 
     @wp.func
     def _cap_at(S: Fk, F: vec3d, T: vec3d, x: vec3d, E: vec3d, w: f64, pd: f64) -> wp.spatial_vectord:
@@ -251,8 +271,29 @@ def build(wp, vec6d) -> dict:
             bh = wp.min(s1, sm)
             al = wp.max(s0, sm)
             ah = s1
+        # at finite depth, the below part's stretch under the seabed [dl, dh]: the depth factor held there
+        dl = f64(0.0)
+        dh = f64(0.0)
+        if S.deep == 0 and bh > bl:
+            if zs != f64(0.0):
+                sd = (-S.depth - z0) / zs
+                if zs > f64(0.0):
+                    dl = bl
+                    dh = wp.min(bh, sd)
+                    if dh > dl:
+                        bl = dh
+                else:
+                    dl = wp.max(bl, sd)
+                    dh = bh
+                    if dh > dl:
+                        bh = dl
+            elif z0 < -S.depth:
+                dl = bl
+                dh = bh
+                bl = bh
         hasb = bh > bl
         hasa = ah > al
+        hasd = dh > dl
         dx0 = x0 - S.pos
         Fv = vec3d()
         Tv = vec3d()
@@ -272,6 +313,8 @@ def build(wp, vec6d) -> dict:
             w2h = f64(0.0)
             wal = f64(0.0)
             wah = f64(0.0)
+            wdl = f64(0.0)
+            wdh = f64(0.0)
             if hasb:  # below: c e^{k zeta}, and at finite depth c e^{-k (zeta + 2 h)}
                 sg = _segment(cw, kn, f64(1.0), lc, bl, bh, th0, ths, z0, zs, dx0, E, S.n)
                 Fv = Fv - vec3d(sg[0], sg[1], sg[2])
@@ -291,21 +334,35 @@ def build(wp, vec6d) -> dict:
                 Tv = Tv - vec3d(sg[3], sg[4], sg[5])
                 wal = sg[6]
                 wah = sg[7]
-            # the chord's ends: rising, the below segment first; falling, the above one
+            if hasd:  # under the seabed: the depth factor held at D(-h) = 2 c e^{-k h}
+                lcd = lc + f64(0.6931471805599453) - kn * S.depth  # log 2 (sea.cc kLn2)
+                sg = _segment(cw, kn, f64(0.0), lcd, dl, dh, th0, ths, z0, zs, dx0, E, S.n)
+                Fv = Fv - vec3d(sg[0], sg[1], sg[2])
+                Tv = Tv - vec3d(sg[3], sg[4], sg[5])
+                wdl = sg[6]
+                wdh = sg[7]
+            # the chord's ends: rising, the segments come under the seabed, below, above; falling, the other way
             v0 = wal
-            v1 = wbh + w2h
+            v1 = wah
             if rising:
                 if hasb:
                     v0 = wbl + w2l
-                if hasa:
-                    v1 = wah
+                if hasd:
+                    v0 = wdl
+                if not hasa:
+                    v1 = wdh
+                    if hasb:
+                        v1 = wbh + w2h
             else:
-                v0 = wbl + w2l
-                if hasa:
-                    v0 = wal
+                if not hasa:
+                    v0 = wdl
+                    if hasb:
+                        v0 = wbl + w2l
                 v1 = wah
                 if hasb:
                     v1 = wbh + w2h
+                if hasd:
+                    v1 = wdh
             if lo == S.row:
                 plo += cw[0] * v0
             if hi == S.row:

@@ -41,6 +41,7 @@ from warpscenes import _f32, _mesh_xml, plugin_at, warp_cpu, warp_forward  # noq
 
 TOL_STATE = 2e-5  # float32 state and qfrc_passive (test_mjwarp.py's)
 TOL_EXACT = 1e-12  # float64 from identical inputs (test_mjwarp_exact.py's)
+TOL_SHORT = 1e-10  # the same, in waves of 1000 rad/s (test_short_waves_and_the_seabed_match_the_plugin)
 NSTATE = 40
 MESH = int(mujoco.mjtGeom.mjGEOM_MESH)
 
@@ -64,9 +65,19 @@ AXIAL = {"cylinder_vertical": True, "cylinder_tilted": False}
 
 def _sea(name):
     """"regular": a 1.2 s wave (2.25 m long) 12 cm high toward 30 degrees, ramped in over 5 s, deep
-    water; "jonswap_finite": Hs 0.15 m, Tp 1.6 s, 8 components (seed 7) toward 20 degrees, 1.2 m deep."""
+    water; "jonswap_finite": Hs 0.15 m, Tp 1.6 s, 8 components (seed 7) toward 20 degrees, 1.2 m deep;
+    "short_finite" (issue 37): components of 40, 314 and 1000 rad/s at half the breaking limit and a
+    1.2 s one, 1.2 m deep (chords along which the field spans more than a double's range, integrated
+    from their upper end; the states half under the seabed, where the depth factor is held)."""
     from aurgen.runtime.environment import waves
 
+    if name == "short_finite":
+        comps = []
+        for j, omega in enumerate((40.0, 314.0, 1000.0, 2 * math.pi / 1.2)):
+            k = waves.wavenumber(omega, G, 1.2)
+            a = 0.02 if j == 3 else 0.5 * math.pi / 7 / k
+            comps.append([a, omega, k * math.cos(0.3 * j), k * math.sin(0.3 * j), 0.0, 0.7 * j])
+        return sea_env(comps, depth=1.2)
     if name == "regular":
         sea = waves.synthesize({"spectrum": "regular", "height": 0.12, "period": 1.2, "direction": 30.0},
                                (0.0, 0.0, 1.0), G)
@@ -140,6 +151,8 @@ def _run(shape, seaname):
     env = _sea(seaname)
     sim = Simulation(xml, environment=env)
     q, v, t = _states(sim, env, heel, seed=31 if seaname == "regular" else 32)
+    if seaname == "short_finite":  # every other state 3 m down: under the 1.2 m seabed
+        q[::2, 2] = _f32(q[::2, 2] - 3.0)
     mjm, config = mjwarp.plain_model(sim.to_xml())
     m = mjwarp.put_model(mjm, config=config)
     d = warp_forward(m, mjm, q, v, t)
@@ -191,6 +204,34 @@ def test_float64_sea_forces_match_the_plugin_from_identical_inputs(shape, seanam
     err = _run(shape, seaname)["f64"]
     print(f"{shape} {seaname}: float64 from identical inputs worst {err.max():.3g} (median {np.median(err):.3g})")
     assert err.max() <= TOL_EXACT, (err.max(), int(err.argmax()))
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_short_waves_and_the_seabed_match_the_plugin(shape):
+    """Issue 37: waves of up to the loader's 1000 rad/s across the surface and a seabed under half the
+    states: the forces are finite and the float64 sum matches the plugin's from identical inputs, to
+    TOL_SHORT: a phase k.x of k = 1e5 rad/m carries the rounding of x (the two implementations' world
+    points differ in the last bits) times 1e5. (float32 states are not compared: float32 places a point
+    to 1e-7 m, a phase error of 0.01 rad in a 63 um wave.)"""
+    r = _run(shape, "short_finite")
+    assert np.isfinite(r["ref"]).all() and np.isfinite(r["f32"]).all()
+    err = r["f64"]
+    print(f"{shape} short_finite: float64 from identical inputs worst {err.max():.3g}")
+    assert np.isfinite(err).all() and err.max() <= TOL_SHORT, (err.max(), int(err.argmax()))
+
+
+def test_set_waves_refuses_what_the_loader_refuses():
+    """set_waves checks each world's sea with the loader's _waves: the overflowing rows of issue 37 are
+    refused in the loader's (and the plugin's) words."""
+    sim = Simulation(SHAPES["sphere"][0], environment=_sea("regular"))
+    mjm, config = mjwarp.plain_model(sim.to_xml())
+    m = mjwarp.put_model(mjm, config=config)
+    for row, words in (([0.0, 1e160, 1e300, 0.0, 0.0, 0.0], "omega 1e+160 rad/s must be at most 1000.0"),
+                       ([0.0, 4e154, 1e308, 1e308, 0.0, 0.0], "omega 4e+154 rad/s must be at most 1000.0"),
+                       ([0.0, 1.0, 1e308, 1e308, 0.0, 0.0], "|k| 1.4142135623730951e+308 rad/m must be from")):
+        with pytest.raises(mjwarp.MjWarpRefused) as info:
+            m.aurgen.set_waves([row])
+        assert str(info.value).startswith("set_waves: world 0: waves.components[0]: " + words), str(info.value)
 
 
 def _plugin_hull_planes(pack):

@@ -9,6 +9,7 @@ namespace aurgen::core {
 namespace {
 
 constexpr double kPi = 3.141592653589793;
+constexpr double kLn2 = 0.6931471805599453;  // log 2
 // the series of phi1(z) = (e^z - 1) / z and phi2(z) = (z e^z - e^z + 1) / z^2: 1 / (n+1)! and
 // 1 / (n! (n+2)), n = 0 .. 8 (below |z| = 0.05 the next term is under 1e-17)
 constexpr double kP1[9] = {1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,
@@ -56,6 +57,48 @@ void Complete(const double u[3], double f[3], double h[3]) {
   h[0] = u[1] * f[2] - u[2] * f[1];
   h[1] = u[2] * f[0] - u[0] * f[2];
   h[2] = u[0] * f[1] - u[1] * f[0];
+}
+
+// Along a segment of length L from its end x_e, where the field is W_e = exp(e) (cos th, sin th) and
+// grows as W_e e^{z v L} (z = gamma L, v in [0, 1] the distance from x_e over L): I0 = int W = W_e L
+// phi1(z) and q2 = int v L W = W_e L^2 phi2(z), with phi1(z) = int_0^1 e^{z v} dv = (e^z - 1) / z and
+// phi2(z) = int_0^1 v e^{z v} dv = (z e^z - e^z + 1) / z^2 (their series below |z| = 0.05); returns Re W
+// at the other end, W_e e^z, and sets *we = Re W_e.
+double Integrals(double e, double th, double L, double zr, double zi, double I0[2], double q2[2], double* we) {
+  const double ea = std::exp(e);
+  const double Wa[2] = {ea * std::cos(th), ea * std::sin(th)};
+  const double ez = std::exp(zr), ezc = ez * std::cos(zi), ezs = ez * std::sin(zi);
+  double p1[2], p2[2];
+  if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2)), Horner
+    p1[0] = kP1[8];
+    p1[1] = 0.0;
+    p2[0] = kP2[8];
+    p2[1] = 0.0;
+    for (int n = 7; n >= 0; --n) {
+      const double a1 = p1[0] * zr - p1[1] * zi + kP1[n], b1 = p1[0] * zi + p1[1] * zr;
+      const double a2 = p2[0] * zr - p2[1] * zi + kP2[n], b2 = p2[0] * zi + p2[1] * zr;
+      p1[0] = a1;
+      p1[1] = b1;
+      p2[0] = a2;
+      p2[1] = b2;
+    }
+  } else {
+    const double inv = 1.0 / (zr * zr + zi * zi);  // 1 / |z|^2 (and |z^2|^2 = |z|^4)
+    const double n1r = ezc - 1.0, n1i = ezs;  // (e^z - 1) / z
+    p1[0] = (n1r * zr + n1i * zi) * inv;
+    p1[1] = (n1i * zr - n1r * zi) * inv;
+    // z e^z - e^z + 1, over z^2
+    const double n2r = (zr * ezc - zi * ezs) - ezc + 1.0, n2i = (zr * ezs + zi * ezc) - ezs;
+    const double z2r = zr * zr - zi * zi, z2i = 2.0 * zr * zi, inv2 = inv * inv;
+    p2[0] = (n2r * z2r + n2i * z2i) * inv2;
+    p2[1] = (n2i * z2r - n2r * z2i) * inv2;
+  }
+  I0[0] = L * (Wa[0] * p1[0] - Wa[1] * p1[1]);
+  I0[1] = L * (Wa[0] * p1[1] + Wa[1] * p1[0]);
+  q2[0] = L * L * (Wa[0] * p2[0] - Wa[1] * p2[1]);
+  q2[1] = L * L * (Wa[0] * p2[1] + Wa[1] * p2[0]);
+  *we = Wa[0];
+  return Wa[0] * ezc - Wa[1] * ezs;
 }
 
 // What the columns of one piece sum (world): F and T about p.
@@ -116,54 +159,55 @@ struct Sums {
     const bool rising = zs > 0.0 || (zs == 0.0 && z0 <= 0.0);  // below first along +s
     double bl = rising ? s0 : std::max(s0, sm), bh = rising ? std::min(s1, sm) : s1;  // below
     double al = rising ? std::max(s0, sm) : s0, ah = rising ? s1 : std::min(s1, sm);  // above
-    const bool hasb = bh > bl, hasa = ah > al;
+    const bool fin = std::isfinite(sea.depth);
+    // at finite depth, the below part's stretch under the seabed (zeta < -h) [dl, dh]: the depth factor held
+    // at its zeta = -h value there, as it is held at its zeta = 0 value above the mean level (the field of
+    // linear theory ends at the seabed; its continuation grows without bound)
+    double dl = 0.0, dh = 0.0;
+    if (fin && bh > bl) {
+      if (zs != 0.0) {
+        const double sd = (-sea.depth - z0) / zs;  // where zeta = -h
+        if (zs > 0.0) {
+          dl = bl;
+          dh = std::min(bh, sd);
+          if (dh > dl) bl = dh;
+        } else {
+          dl = std::max(bl, sd);
+          dh = bh;
+          if (dh > dl) bh = dl;
+        }
+      } else if (z0 < -sea.depth) {  // level, under the seabed
+        dl = bl;
+        dh = bh;
+        bl = bh;
+      }
+    }
+    const bool hasb = bh > bl, hasa = ah > al, hasd = dh > dl;
     double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0};
     double plo = 0.0, phi = 0.0;  // sum a Re W at the chord's ends (the caps' dynamic pressure)
     const double dx0[3] = {x0[0] - p[0], x0[1] - p[1], x0[2] - p[2]};
-    const bool fin = std::isfinite(sea.depth);
     for (const Wave& wv : sea.waves) {
       const double th0 = Dot(wv.k, x0) - wv.omega * t + wv.phase, ths = Dot(wv.k, E);
-      // one segment [a, b]: the field W(s) = C exp(sig k zeta(s) + i theta(s)) (sig 0: above,
-      // the depth factor held at 1), its gradient Re[kap W] with kap = sig k n + i k; adds
-      // -a (Re[kap I0], Re[J x kap]) with I0 = int W ds, J = int (x - p) W ds, and returns W at
-      // a and b for the caps
+      // one segment [a, b]: the field W(s) = C exp(sig k zeta(s) + i theta(s)) (sig 0: the depth factor
+      // held, above the mean level or below the seabed), its gradient Re[kap W] with kap = sig k n + i k;
+      // adds -a (Re[kap I0], Re[J x kap]) with I0 = int W ds, J = int (x - p) W ds, and returns W at a and
+      // b for the caps.  From W(a) (Integrals); where that is not finite (W(a) underflowed to 0 and e^{gamma
+      // L} overflowed: a short wave along a long chord rising toward the surface), from W(b) instead: I0 =
+      // W(b) L phi1(-gamma L), int (b - s) W ds = W(b) L^2 phi2(-gamma L), |W| at most |W(b)| <= 1 on it
       auto seg = [&](double a, double b, double sig, double lc, double* wa, double* wb) {
         const double L = b - a;
         const double ga = sig * wv.kn * zs, gb = ths;  // gamma = ga + i gb
-        const double ea = std::exp(lc + sig * wv.kn * (z0 + zs * a));
-        const double Wa[2] = {ea * std::cos(th0 + ths * a), ea * std::sin(th0 + ths * a)};
         const double zr = ga * L, zi = gb * L;
-        const double ez = std::exp(zr), ezc = ez * std::cos(zi), ezs = ez * std::sin(zi);
-        // p1 = int_0^1 e^{z v} dv = (e^z - 1) / z, p2 = int_0^1 v e^{z v} dv = (z e^z - e^z + 1) / z^2
-        double p1[2], p2[2];
-        if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2)), Horner
-          p1[0] = kP1[8];
-          p1[1] = 0.0;
-          p2[0] = kP2[8];
-          p2[1] = 0.0;
-          for (int n = 7; n >= 0; --n) {
-            const double a1 = p1[0] * zr - p1[1] * zi + kP1[n], b1 = p1[0] * zi + p1[1] * zr;
-            const double a2 = p2[0] * zr - p2[1] * zi + kP2[n], b2 = p2[0] * zi + p2[1] * zr;
-            p1[0] = a1;
-            p1[1] = b1;
-            p2[0] = a2;
-            p2[1] = b2;
-          }
-        } else {
-          const double inv = 1.0 / (zr * zr + zi * zi);  // 1 / |z|^2 (and |z^2|^2 = |z|^4)
-          const double n1r = ezc - 1.0, n1i = ezs;  // (e^z - 1) / z
-          p1[0] = (n1r * zr + n1i * zi) * inv;
-          p1[1] = (n1i * zr - n1r * zi) * inv;
-          // z e^z - e^z + 1, over z^2
-          const double n2r = (zr * ezc - zi * ezs) - ezc + 1.0, n2i = (zr * ezs + zi * ezc) - ezs;
-          const double z2r = zr * zr - zi * zi, z2i = 2.0 * zr * zi, inv2 = inv * inv;
-          p2[0] = (n2r * z2r + n2i * z2i) * inv2;
-          p2[1] = (n2i * z2r - n2r * z2i) * inv2;
+        double I0[2], q2[2], I1[2];
+        *wb = Integrals(lc + sig * wv.kn * (z0 + zs * a), th0 + ths * a, L, zr, zi, I0, q2, wa);
+        I1[0] = a * I0[0] + q2[0];  // I1 = int_a^b s W ds = a I0 + Wa L^2 p2
+        I1[1] = a * I0[1] + q2[1];
+        if (!(std::isfinite(I0[0]) && std::isfinite(I0[1]) && std::isfinite(I1[0]) && std::isfinite(I1[1]) &&
+              std::isfinite(*wb))) {
+          *wa = Integrals(lc + sig * wv.kn * (z0 + zs * b), th0 + ths * b, L, -zr, -zi, I0, q2, wb);
+          I1[0] = b * I0[0] - q2[0];  // I1 = b I0 - int (b - s) W ds
+          I1[1] = b * I0[1] - q2[1];
         }
-        // I0 = Wa L p1; I1 = int_a^b s W ds = a I0 + Wa L^2 p2
-        const double I0[2] = {L * (Wa[0] * p1[0] - Wa[1] * p1[1]), L * (Wa[0] * p1[1] + Wa[1] * p1[0])};
-        const double q2[2] = {L * L * (Wa[0] * p2[0] - Wa[1] * p2[1]), L * L * (Wa[0] * p2[1] + Wa[1] * p2[0])};
-        const double I1[2] = {a * I0[0] + q2[0], a * I0[1] + q2[1]};
         const double kr = sig * wv.kn;  // kap = kr n + i k
         double Jr[3], Ji[3], kapr[3];
         for (int i = 0; i < 3; ++i) {
@@ -176,20 +220,19 @@ struct Sums {
         Tv[0] -= wv.a * ((Jr[1] * kapr[2] - Jr[2] * kapr[1]) - (Ji[1] * wv.k[2] - Ji[2] * wv.k[1]));
         Tv[1] -= wv.a * ((Jr[2] * kapr[0] - Jr[0] * kapr[2]) - (Ji[2] * wv.k[0] - Ji[0] * wv.k[2]));
         Tv[2] -= wv.a * ((Jr[0] * kapr[1] - Jr[1] * kapr[0]) - (Ji[0] * wv.k[1] - Ji[1] * wv.k[0]));
-        *wa = Wa[0];
-        *wb = Wa[0] * ezc - Wa[1] * ezs;
       };
-      double wbl = 0.0, wbh = 0.0, wal = 0.0, wah = 0.0, w2l = 0.0, w2h = 0.0;
+      double wbl = 0.0, wbh = 0.0, wal = 0.0, wah = 0.0, w2l = 0.0, w2h = 0.0, wdl = 0.0, wdh = 0.0;
       if (hasb) {
         seg(bl, bh, 1.0, wv.lc, &wbl, &wbh);  // c e^{k zeta}
         if (fin && wv.e2h > 0.0)  // c e^{-k (zeta + 2 h)}
           seg(bl, bh, -1.0, wv.lc - 2.0 * wv.kn * sea.depth, &w2l, &w2h);
       }
       if (hasa) seg(al, ah, 0.0, 0.0, &wal, &wah);
-      // the chord's ends: rising, the below segment comes first (s0 its start when it exists,
-      // s1 the above's end when that exists); falling, the above segment first
-      const double v0 = rising ? (hasb ? wbl + w2l : wal) : (hasa ? wal : wbl + w2l);
-      const double v1 = rising ? (hasa ? wah : wbh + w2h) : (hasb ? wbh + w2h : wah);
+      if (hasd) seg(dl, dh, 0.0, wv.lc + kLn2 - wv.kn * sea.depth, &wdl, &wdh);  // D(-h) = 2 c e^{-k h}
+      // the chord's ends: rising, the segments come under the seabed, below, above (s0 the first's
+      // start, s1 the last's end); falling, the other way
+      const double v0 = rising ? (hasd ? wdl : hasb ? wbl + w2l : wal) : (hasa ? wal : hasb ? wbl + w2l : wdl);
+      const double v1 = rising ? (hasa ? wah : hasb ? wbh + w2h : wdh) : (hasd ? wdh : hasb ? wbh + w2h : wah);
       if (lo == cap) plo += wv.a * v0;
       if (hi == cap) phi += wv.a * v1;
     }
@@ -423,7 +466,8 @@ void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) co
 
 void Sea::Orbital(const double x[3], double t, double u[3]) const {
   const double r = Ramp(t);
-  const double zeta = std::min(Dot(n, x) - d, 0.0);
+  // the depth factor held above the mean level and below the seabed (deep water: -inf)
+  const double zeta = std::max(std::min(Dot(n, x) - d, 0.0), -depth);
   double U[3] = {0.0, 0.0, 0.0}, W = 0.0;
   for (const Wave& w : waves) {
     const double th = Dot(w.k, x) - w.omega * t + w.phase;
