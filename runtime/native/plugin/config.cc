@@ -90,6 +90,14 @@ int TrackOf(const mjModel* m, const HydroConfig& c) {
 
 int StateSize(const mjModel* m, int instance) { return Layout(m->nv, WindowOf(m, instance)).size; }
 
+void Hydro::ResetFromModel(const mjModel* m, int instance, mjtNum* state) {
+  Hydro h;
+  h.L_ = Layout(m->nv, WindowOf(m, instance));
+  const std::optional<HydroConfig> cfg = HydroConfig::FromModel(m, instance);  // init has checked it
+  h.track_ = cfg ? TrackOf(m, *cfg) : 0;
+  h.Reset(m, state);
+}
+
 std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) {
   int mine = 0;  // this plugin's instances in the model: each would apply every force again
   for (int i = 0; i < m->nplugin; ++i) {

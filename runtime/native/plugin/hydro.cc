@@ -39,16 +39,21 @@ core::StepArrays Hydro::StageArrays(const mjModel* m, const mjData* d) const {
 void Hydro::Validate(const mjModel* m, const mjData* d, double* st) const {
   const int first = StateError(st, L_, m->nbody);
   if (first < 0) return;
-  for (int e = first; e >= 0; e = StateError(st, L_, m->nbody)) {  // repair region by region
+  // repair region by region, each to a value StateError accepts (a NaN d->time, set between steps,
+  // is no recorded time: 0), so each pass clears one; bounded all the same, then a reset's values
+  int passes = L_.size;
+  int e = first;
+  for (; e >= 0 && passes-- > 0; e = StateError(st, L_, m->nbody)) {
     if (e == L_.record) st[L_.record] = 1;
     else if (e == L_.rkstage) st[L_.rkstage] = 0;
-    else if (e == L_.trec) st[L_.trec] = d->time;
+    else if (e == L_.trec) st[L_.trec] = std::isfinite(d->time) ? d->time : 0.0;
     else if (e == L_.track) st[L_.track] = track_;
     else if (e >= L_.contact && e < L_.contact + core::kNContact)
       std::fill(st + L_.contact, st + L_.contact + core::kNContact, 0.0);
     else if (e >= L_.tally) std::fill(st + L_.tally, st + L_.tally + kNTally, 0.0);
     else core::MarkInvalidState(st + L_.ledger, e, d->time);
   }
+  if (e >= 0) Reset(m, st);
   core::MarkInvalidState(st + L_.ledger, first, d->time);
 }
 

@@ -18,8 +18,8 @@
 // At init it reads the world's <custom><text name="aurgen:environment"> (the
 // JSON of docs/formats.md; none with ledger plain) and scans the model once into
 // the force stage's records (core/forces.h ForceModel); compute allocates
-// nothing.  Per-instance state: the instance object in
-// d->plugin_data (one per mjData, so threads never share it), and the health
+// nothing.  Per-instance state: the instance object, named by d->plugin_data
+// (one per mjData, so threads never share it; register.cc), and the health
 // ledger in d->plugin_state (state.h), advanced once per step by advance, which
 // mj_resetData, mj_copyData and mj_get/setState carry: any host (Simulation,
 // mujoco.batch, mujoco.rollout, the viewer) keeps health with no Python per step.
@@ -85,6 +85,9 @@ class alignas(core::kLine) Hydro {
   void Advance(const mjModel* m, mjData* d, int instance);
   // mj_resetData: zero the state but the reset tally (kTPending set), record next.
   void Reset(const mjModel* m, mjtNum* state) const;
+  // Reset's values from the model alone (its layout and tracked body), for a state whose mjData's
+  // plugin_data names another mjData's instance (register.cc).
+  static void ResetFromModel(const mjModel* m, int instance, mjtNum* state);
   // With "centre of mass" shown (mjVIS_COM), a sphere at each kinematic tree's
   // centre of buoyancy (the displaced volume's centroid, weighted by each
   // cell's density; world), from the latest evaluation, beside MuJoCo's
