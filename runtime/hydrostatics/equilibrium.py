@@ -379,3 +379,48 @@ def _solve_submerged(body):
     heel, trim = hanging_attitude(b)
     r = attitude(heel, trim) @ b
     return np.array([heel, trim]), True, float(np.hypot(r[0], r[1]))
+
+
+# ------------------------------------------------------------------ kinks (the righting arm's breaks)
+
+
+def _features(body):
+    """The body's kink features: callables nb -> (K,) offsets (m) at which the plane ``nb·x = d`` meets a vertex,
+    a cap rim's extreme point or a smooth geom's support point.  V(d) and B(d) are smooth in (nb, d) except where
+    d equals one of these (body frame)."""
+    verts, circles, balls, ells = [], [], [], []
+    hv, hvr = body.hulls[0], body.hulls[1]
+    for i in range(body.N):
+        t, a, p, M = int(body.types[i]), body.sizes[i], body.pos[i], body.mats[i]
+        if t == 6:  # box
+            loc = np.array([[sx * a[0], sy * a[1], sz * a[2]] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+            verts.append(p + loc @ M.T)
+        elif t == 7:  # mesh: its hull's vertices
+            m = body.ids[i]
+            verts.append(p + hv[hvr[m]:hvr[m + 1]] @ M.T)
+        elif t in (5, 3):  # cylinder, capsule: the two rims (and a capsule's caps)
+            ax = M[:, 2]
+            for s in (-1.0, 1.0):
+                c = p + s * a[1] * ax
+                circles.append((c, ax, a[0]))
+                if t == 3:
+                    balls.append((c, a[0]))
+        elif t == 2:  # sphere
+            balls.append((p, a[0]))
+        elif t == 4:  # ellipsoid
+            ells.append((p, M * a[None, :]))
+    V = np.concatenate(verts) if verts else np.zeros((0, 3))
+
+    def heights(nb):
+        out = [V @ nb]
+        for c, ax, r in circles:
+            w = r * np.sqrt(max(0.0, 1.0 - float(ax @ nb) ** 2))
+            out.append(np.array([c @ nb - w, c @ nb + w]))
+        for c, r in balls:
+            out.append(np.array([c @ nb - r, c @ nb + r]))
+        for c, MA in ells:
+            w = float(np.linalg.norm(MA.T @ nb))
+            out.append(np.array([c @ nb - w, c @ nb + w]))
+        return np.concatenate(out)
+
+    return heights

@@ -7,11 +7,13 @@ the compiled kernel; nothing here depends on g.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from aurgen.core.records import record
 
-from aurgen.runtime.hydrostatics.equilibrium import _Body, _residual, attitude, equilibrium
+from aurgen.runtime.hydrostatics.equilibrium import _Body, _features, _residual, attitude, equilibrium
 
 #: cells of the full-range trim scan, [-π, π) (2.5° each): every sign change of the
 #: longitudinal offset in a cell is a trim equilibrium, refined by Brent's method
@@ -44,6 +46,22 @@ class HeelState:
     pitch_slope: float
     others: tuple | None = None
     jump: bool = False
+
+
+@record
+class CurveEnd:
+    """Where a free-trim curve stops describing the body (:meth:`RightingArm.end`), on the positive side.
+
+    ``at`` (rad): the heel; ``kind``: ``"fold"``, the pitch-stable trim branch continuous with upright ends (its
+    root meets an unstable one and both vanish, or it turns unstable: a pitchfork of a symmetric body), or
+    ``"ninety"``, the trim passes ±90° (the heel axis is then vertical, and a heel angle means nothing);
+    ``trim`` (rad): the trim there (the last one found on the branch for a fold, ±π/2 for ninety); ``gz`` (m).
+    """
+
+    at: float
+    kind: str
+    trim: float
+    gz: float
 
 
 class _TrimResidual:
@@ -159,48 +177,6 @@ def _root_in(f, a, b, xtol=1e-14):
     return brentq(f, a, b, xtol=xtol, rtol=1e-15)
 
 
-def _features(body):
-    """The body's kink features: callables nb -> (K,) offsets (m) at which the plane ``nb·x = d`` meets a vertex,
-    a cap rim's extreme point or a smooth geom's support point.  V(d) and B(d) are smooth in (nb, d) except where
-    d equals one of these (body frame)."""
-    verts, circles, balls, ells = [], [], [], []
-    hv, hvr = body.hulls[0], body.hulls[1]
-    for i in range(body.N):
-        t, a, p, M = int(body.types[i]), body.sizes[i], body.pos[i], body.mats[i]
-        if t == 6:  # box
-            loc = np.array([[sx * a[0], sy * a[1], sz * a[2]] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-            verts.append(p + loc @ M.T)
-        elif t == 7:  # mesh: its hull's vertices
-            m = body.ids[i]
-            verts.append(p + hv[hvr[m]:hvr[m + 1]] @ M.T)
-        elif t in (5, 3):  # cylinder, capsule: the two rims (and a capsule's caps)
-            ax = M[:, 2]
-            for s in (-1.0, 1.0):
-                c = p + s * a[1] * ax
-                circles.append((c, ax, a[0]))
-                if t == 3:
-                    balls.append((c, a[0]))
-        elif t == 2:  # sphere
-            balls.append((p, a[0]))
-        elif t == 4:  # ellipsoid
-            ells.append((p, M * a[None, :]))
-    V = np.concatenate(verts) if verts else np.zeros((0, 3))
-
-    def heights(nb):
-        out = [V @ nb]
-        for c, ax, r in circles:
-            w = r * np.sqrt(max(0.0, 1.0 - float(ax @ nb) ** 2))
-            out.append(np.array([c @ nb - w, c @ nb + w]))
-        for c, r in balls:
-            out.append(np.array([c @ nb - r, c @ nb + r]))
-        for c, MA in ells:
-            w = float(np.linalg.norm(MA.T @ nb))
-            out.append(np.array([c @ nb - w, c @ nb + w]))
-        return np.concatenate(out)
-
-    return heights
-
-
 class RightingArm:
     """GZ(heel) of a floating body at constant displacement, the trim following one pitch-stable branch.
 
@@ -210,11 +186,14 @@ class RightingArm:
     longitudinal B-G offset with a positive restoring slope (pitch-stable):
     :meth:`sweep` scans the full ±π trim range at every sample and follows the
     branch continuous with upright (at zero heel, the stable trim nearest 0),
-    from 0 outwards on each side; where that branch ends (a fold) it jumps to
-    the stable trim the pitch moment turns the body to (the first one met
-    going from the old trim the way the moment acts, :func:`_downhill`) and
-    records where (:attr:`jumps`).  Without
-    ``free_trim`` the trim is held at the upright equilibrium's.
+    from 0 outwards on each side, on through a pitchfork that leaves stable
+    trims next to it (:meth:`_emerging`); where that branch ends (a fold) it
+    jumps to the stable trim the pitch moment turns the body to (the first one
+    met going from the old trim the way the moment acts, :func:`_downhill`) and
+    records where (:attr:`jumps`).  :meth:`end` says where the branch stops
+    describing the body (a fold, or the trim past ±90°): the report's curve
+    ends there.  Without ``free_trim`` the trim is held at the upright
+    equilibrium's.
 
     The curve is smooth (analytic) except where the waterplane meets a vertex
     of a box or mesh hull, a cylinder or capsule rim's extreme point or a
@@ -234,6 +213,7 @@ class RightingArm:
         self._heights = _features(body)
         self.samples = {}  # heel -> HeelState, every state computed by a sweep
         self.jumps = []  # (heel where the followed branch ends, trim before, trim after), rad
+        self.fold_trims = {}  # heel of a jump -> the branch's last trim found before it (rad)
 
     # ------------------------------------------------------------------ one state
 
@@ -272,11 +252,31 @@ class RightingArm:
         t, ok = _newton_trim(f, g, self.tol)
         if ok and _pitch_slope(f, t) > 0 and abs(_wrap(t - g)) < 0.2:
             return self._make(phi, t, f)
+        near = self._before_fold(phi)
+        if near is not None:  # between the last sample and a fold: the stable root lies between their trims
+            a, b = sorted(near)
+            if f(a) < 0 < f(b):
+                t = _root_in(f, a, b)
+                if _pitch_slope(f, t) > 0:
+                    return self._make(phi, t, f)
         cands = _stable_trims(self.body, phi)
         if not cands:
             return self._make(phi, t, f)
         t = min(cands, key=lambda c: abs(_wrap(c - g)))
         return self._make(phi, t, f)
+
+    def _before_fold(self, phi):
+        """(the trim of the last swept sample before a fold, the fold's trim) rad when ``phi`` lies between them,
+        else None.  Near a fold the stable root and its unstable twin lie closer than the trim scan resolves and
+        Newton may take either; on the branch between the two the moment arm rises through the stable root only."""
+        for pj, t_fold in self.fold_trims.items():
+            if not (0.0 < abs(phi) < abs(pj)) or phi * pj <= 0:
+                continue
+            side = [a for a in self.samples if a * pj >= 0 and abs(a) < abs(pj)]
+            a = max(side, key=abs, default=None)
+            if a is not None and abs(a) < abs(phi):
+                return self.samples[a].trim, t_fold
+        return None
 
     def _step(self, phi, prev):
         """Continue the branch from state ``prev`` to heel ``phi`` with a full-range scan."""
@@ -296,18 +296,54 @@ class RightingArm:
             t = tn
         elif jump:
             # Newton from the last trim can fail on a long step while the branch goes on: follow it in
-            # bisected steps; only if it ends before phi is this a jump
-            pj, t_lo = self._locate_fold(prev, phi)
-            tc, okc = _newton_trim(f, t_lo, self.tol)
-            if phi - pj <= 1e-12 and okc and _pitch_slope(f, tc) > 0 and abs(_wrap(tc - t_lo)) < 0.2:
-                t, jump = tc, False
+            # bisected steps (and through a pitchfork); only if it ends before phi is this a jump
+            pj, t_lo, reached = self._follow(prev, phi)
+            if reached:
+                t, jump = t_lo, False
             elif stable:
                 t = _downhill(f, t_prev, stable)
         others = tuple(c for c in stable if abs(_wrap(c - t)) > 1e-7)
         st = self._make(phi, t, f, others, jump)
         if jump:
             self.jumps.append((pj, prev.trim, st.trim))
+            self.fold_trims[pj] = t_lo
         return st
+
+    def _follow(self, prev, phi):
+        """(heel, trim, reached) rad: the branch through state ``prev`` followed to ``phi`` in bisected steps
+        (:meth:`_locate_fold`) and on through each point where its root turns unstable but stable roots emerge
+        (:meth:`_emerging`): phi and the trim there (reached True), or where it ends (a fold) and its last trim."""
+        st = prev
+        for _ in range(64):
+            pj, t_lo = self._locate_fold(st, phi)
+            if abs(phi - pj) <= 1e-12:
+                f = _TrimResidual(self.body, phi)
+                tc, ok = _newton_trim(f, t_lo, self.tol)
+                if ok and _pitch_slope(f, tc) > 0 and abs(_wrap(tc - t_lo)) < 0.2:
+                    return phi, tc, True
+                return pj, t_lo, False
+            st = self._emerging(pj, t_lo, phi)
+            if st is None:
+                return pj, t_lo, False
+        return pj, t_lo, False
+
+    def _emerging(self, pj, t_lo, phi, step=1e-6, reach=0.01):
+        """The state ``step`` rad past ``pj`` towards ``phi`` on the pitch-stable trim nearest ``t_lo`` within
+        ``reach`` rad of it, or None.  Where Newton lost the branch at pj with slope ~0 there, stable roots still
+        near its last trim mean it goes on: a pitchfork of a symmetric body (two stable roots branch off the one
+        that turned unstable, ~√(φ − pj) from it; of a nearly symmetric one, the sharp turn of the continuous
+        branch) or a fold located early; none means a fold (the root met an unstable one, and both vanished)."""
+        p = pj + math.copysign(step, phi - pj)
+        if (p - pj) * (phi - p) <= 0:
+            return None
+        f = _TrimResidual(self.body, p)
+        cands = []
+        for off in (1e-4, 1e-3, 5e-3):
+            for sgn in (-1.0, 1.0):
+                t, ok = _newton_trim(f, t_lo + sgn * off, self.tol)
+                if ok and _pitch_slope(f, t) > 0 and abs(_wrap(t - t_lo)) < reach:
+                    cands.append(t)
+        return self._make(p, min(cands, key=lambda c: abs(_wrap(c - t_lo))), f) if cands else None
 
     def _locate_fold(self, prev, phi):
         """(heel, trim) rad: where between prev.heel and phi the branch through ``prev`` stops being followable
@@ -325,8 +361,11 @@ class RightingArm:
                 hi = mid
         return 0.5 * (lo + hi), t_lo
 
-    def sweep(self, angles, progress=None) -> list:
-        """States at each heel in ``angles`` (rad), continued from upright outwards on each side."""
+    def sweep(self, angles, progress=None, until_end=False) -> list:
+        """States at each heel in ``angles`` (rad), continued from upright outwards on each side.
+
+        With ``until_end`` a side stops at the first sample past the branch's end (a jump, no pitch-stable trim,
+        or the trim past ±90°: :meth:`end`); the angles not swept are None."""
         ang = np.atleast_1d(np.asarray(angles, dtype=np.float64))
         out = [None] * len(ang)
         if self.sinks:
@@ -346,10 +385,40 @@ class RightingArm:
                 done += 1
                 if progress:
                     progress(done, len(ang))
+                if until_end and self.free_trim and _past_end(st):
+                    break
         for i in range(len(ang)):
             if ang[i] == 0.0:
                 out[i] = zero
+        if progress and done < len(ang):
+            progress(len(ang), len(ang))
         return out
+
+    def end(self) -> CurveEnd | None:
+        """Where the followed branch stops describing the body on the positive side, from the swept samples: the
+        first jump (at the fold :meth:`_step` located), the first sample with no pitch-stable trim (the fold located
+        by :meth:`_locate_fold`), or the first passage of the trim through ±90° (Brent's method on cos(trim) along
+        the branch, to 1e-13 rad), whichever comes first; None if the samples show none (or the trim is held)."""
+        if not self.free_trim or self.sinks or 0.0 not in self.samples:
+            return None
+        prev = self.samples[0.0]
+        for a in sorted(a for a in self.samples if a > 0.0):
+            s = self.samples[a]
+            js = [j[0] for j in self.jumps if prev.heel < j[0] <= s.heel]
+            if js or s.jump or not s.pitch_slope > 0:
+                pj, t = (js[0], self.fold_trims.get(js[0], prev.trim)) if js else self._locate_fold(prev, a)
+                self.fold_trims[pj] = t
+                e = self._make(pj, t)
+                return CurveEnd(float(pj), "fold", e.trim, e.gz)
+            if math.cos(s.trim) <= 0.0:
+                from scipy.optimize import brentq
+
+                lo, hi = prev.heel, s.heel  # the samples' own signs at the ends (a re-solve there may round)
+                p = brentq(lambda x: math.cos(prev.trim if x == lo else s.trim if x == hi else self.at(x).trim),
+                           lo, hi, xtol=1e-13)
+                return CurveEnd(float(p), "ninety", math.copysign(math.pi / 2, s.trim), self.at(p).gz)
+            prev = s
+        return None
 
     # ------------------------------------------------------------------ kinks
 
@@ -409,6 +478,11 @@ class RightingArm:
             if not merged or p - merged[-1] > 1e-12:
                 merged.append(p)
         return merged
+
+
+def _past_end(st: HeelState) -> bool:
+    """Whether the state lies past its branch's end: reached by a jump, at no pitch-stable trim, or past ±90°."""
+    return st.jump or not st.pitch_slope > 0 or math.cos(st.trim) <= 0.0
 
 
 def gz_curve(geoms, mass, com, rho, heel_angles_rad, free_trim=True) -> np.ndarray:
