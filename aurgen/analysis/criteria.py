@@ -6,10 +6,12 @@ basis: free trim or trim held) and the kernel's floating equilibrium; the Code's
 positive, the curve's side.  Angles rad inside, degrees where the Code states them; arms m; areas m·rad.
 
 - θf (downflooding): the first heel at which an opening (the config's ``openings:``, points in base_link) reaches
-  the water on the curve's states (the kernel's draft and trim at each heel), bracketed on the samples and found
+  the water on the curve's states (the kernel's draft and trim at each heel, to the curve's end where it ends:
+  :class:`aurgen.analysis.stability.GZCurve` ``end``), bracketed on the samples and found
   by Brent's method to 1e-12 rad; θd (deck edge): the same for the top corners of the displacement boxes (the
   hull's top edge).
-- Areas: the curve's exact piecewise interpolant (:class:`aurgen.analysis.stability.Piecewise`) on [θ0 − θ1, 50°].
+- Areas: the curve's exact piecewise interpolant (:class:`aurgen.analysis.stability.Piecewise`) on [θ0 − θ1, 50°]
+  (to the curve's end, if that comes first: θ2 is then at most the end, and GZ at 30° or more is the maximum to it).
 - Weather (2.3): A and its centroid are the windage boxes' (for a vehicle without them, the displacement boxes')
   projection on the centreplane above the equilibrium's waterline at y = 0, an exact union of rectangles cut by
   a line; Z from that centroid to half the mean draught d below the waterline; L_wl and B the extent of the boxes
@@ -245,11 +247,13 @@ def evaluate(vehicle, body, curve, eq) -> Criteria | None:
     f = lambda a: float(arm(np.array([a]))[0])  # noqa: E731
     notes = []
     angles = np.asarray(curve.angles, float)
+    on = angles[np.isfinite(np.asarray(curve.gz, float))]  # the curve's own samples: to its end, if it ends
+    end = curve.end.at if curve.end is not None else None
     names = [n for n, _ in vehicle.openings]
-    theta_f, k = immersion_angle(arm, [np.asarray(p) for _, p in vehicle.openings], angles) \
+    theta_f, k = immersion_angle(arm, [np.asarray(p) for _, p in vehicle.openings], on) \
         if vehicle.openings else (None, None)
     opening = names[k] if k is not None else None
-    theta_d, _ = immersion_angle(arm, deck_points(vehicle), angles)
+    theta_d, _ = immersion_angle(arm, deck_points(vehicle), on)
     # weather: levers, θ0, θ1, the intercepts
     P = particulars(vehicle, body, eq)
     lw1 = ic.wind_lever(P["area"], P["lever"], body.mass)
@@ -276,12 +280,15 @@ def evaluate(vehicle, body, curve, eq) -> Criteria | None:
     w["theta_e"] = up[0] if up else float("nan")
     down = [x for x in _roots(f, both, vals, lw2, rising=False) if up and x > up[0]]
     w["theta_c"] = down[0] if down else None
-    cands = [R50] + [x for x in (theta_f, w["theta_c"]) if x is not None]
+    cands = [R50] + [x for x in (theta_f, w["theta_c"], end) if x is not None]
     w["theta2"] = min(cands)
+    if end is not None and w["theta2"] == end:
+        notes.append(f"θ2 is where the curve ends ({math.degrees(end):.2f}°): past it there is no curve")
     w["theta_r"] = w["theta0"] - w["theta1"]
     lo = min(0.0, w["theta_r"]) - math.radians(3.0) if math.isfinite(w["theta_r"]) else 0.0
     lo = max(lo, float(both[0]))
-    pw = st.Piecewise(arm, lo, max(R50, w["theta2"]) + math.radians(10.0), extra=(0.0, R30, R40))
+    hi = max(R50, w["theta2"]) + math.radians(10.0)
+    pw = st.Piecewise(arm, lo, min(hi, end - 1e-9) if end is not None else hi, extra=(0.0, R30, R40))
     w["piecewise"] = pw
     if math.isfinite(w["theta_e"]) and math.isfinite(w["theta_r"]) and w["theta2"] > w["theta_e"]:
         w["area_a"] = lw2 * (w["theta_e"] - w["theta_r"]) - pw.area(w["theta_r"], w["theta_e"])
@@ -292,8 +299,8 @@ def evaluate(vehicle, body, curve, eq) -> Criteria | None:
     # general criteria
     top = min(R40, theta_f) if theta_f is not None else R40
     upto = "40°" if top == R40 else f"θf = {math.degrees(top):.2f}° ({opening})"
-    avs = curve.avs if curve.avs is not None else math.pi
-    gz30 = _max_from(f, angles, curve.gz, R30, max(avs, R30)) if avs > R30 else f(R30)
+    avs = curve.avs if curve.avs is not None else (end - 1e-9 if end is not None else math.pi)
+    gz30 = _max_from(f, on, curve.gz, R30, max(avs, R30)) if avs > R30 else f(R30)
     heel_limit = min(ic.WIND_HEEL, ic.DECK_EDGE_FRACTION * math.degrees(theta_d)) if theta_d is not None \
         else ic.WIND_HEEL
     rows = [

@@ -42,9 +42,66 @@ def _basis(c) -> str:
 
 
 def _fold(c) -> str:
-    """' (<other> held: its free branch folds at X°)' when the curve is held past a fold, else ''."""
+    """' (<other> held: its free branch ends at X°)' when the curve is held from upright, else ''."""
     other = "trim" if c.axis == "heel" else "heel"
-    return "" if c.fold is None else f" ({other} held: the free-{other} branch folds at {_deg(c.fold)})"
+    return "" if c.fold is None else f" ({other} held: the free-{other} branch ends at {_deg(c.fold)})"
+
+
+def _free(c) -> str:
+    """The curve's free angle: 'trim' (heel curve) or 'heel' (trim curve)."""
+    return "trim" if c.axis == "heel" else "heel"
+
+
+def end_text(c) -> str | None:
+    """Where the curve ends and why (``GZCurve.end``), or None."""
+    e, free = c.end, _free(c)
+    if e is None:
+        return None
+    if e.kind == "fold":
+        return (f"a fold at {_deg(e.at)}: the stable free-{free} branch continuous with upright ends there ({free} "
+                f"{_deg(e.trim)}, GZ {e.gz:+.4f} m; its root meets an unstable one and vanishes, and past it the body "
+                f"turns away in {free}, not by a loss of {c.axis} stability)")
+    return (f"{_deg(e.at)}: the free {free} passes {math.degrees(e.trim):+.0f}° (GZ {e.gz:+.4f} m; the vehicle "
+            f"{'lies on its side' if free == 'heel' else 'stands on its end'}, where a {c.axis} angle means nothing)")
+
+
+def vanishing_text(c) -> str:
+    """The vanishing angle as printed: the curve's, or where it ends first, none on it and the held curve's named."""
+    if c.avs is not None or c.end is None:
+        return (_deg(c.avs) if c.avs is not None else "none up to 180°") + _fold(c)
+    free, e = _free(c), c.end
+    where = f"a fold at {_deg(e.at)}" if e.kind == "fold" else f"{_deg(e.at)}, where the {free} passes ±90°"
+    held = _deg(c.avs_held) if c.avs_held is not None else "none up to 180°"
+    return f"none on the free-{free} curve (it ends at {where}); {free} held at {_deg(c.held_angle)}: {held}"
+
+
+def curve_json(c) -> dict:
+    """A righting-arm curve's figures as JSON values (angles in degrees, lengths m; None where there is none)."""
+    deg = lambda x: None if x is None or not math.isfinite(x) else math.degrees(x)  # noqa: E731
+    e = c.end
+    return {"basis": "submerged" if c.submerged else _basis(c), "gm_m": c.gm if math.isfinite(c.gm) else None,
+            "max_gz_m": c.max_gz, "angle_max_gz_deg": deg(c.angle_max_gz), "avs_deg": deg(c.avs),
+            "area_30_m_rad": c.area_30, "area_40_m_rad": c.area_40, "fold_deg": deg(c.fold),
+            "end": None if e is None else {"angle_deg": deg(e.at), "kind": e.kind, "free_angle_deg": deg(e.trim),
+                                           "gz_m": e.gz, "text": end_text(c)},
+            "held": _free(c) if e is not None else None, "held_angle_deg": deg(c.held_angle),
+            "avs_held_deg": deg(c.avs_held), "vanishing_stability": vanishing_text(c)}
+
+
+def _basis_sentence(c) -> str:
+    """report.md's opening sentence of a floating curve: on what basis it is computed, and where it ends."""
+    free = _free(c)
+    if not c.free_trim:
+        return ("Free-floating at constant displacement, the other angle held at the equilibrium's: its stable "
+                f"branch followed from upright ends at {_deg(c.fold)}, and the free curve falls through zero only "
+                "there or ends before 40° (see the note). GZ > 0 rights.")
+    if c.end is None:
+        return "Free-floating at constant displacement, the other angle free. GZ > 0 rights."
+    where = (f"a fold at {_deg(c.end.at)}" if c.end.kind == "fold" else
+             f"{_deg(c.end.at)}, where the {free} passes ±90°")
+    return (f"Free-floating at constant displacement, the other angle free on its stable branch continuous with "
+            f"upright: the free-{free} curve ends at {where}, and nothing is read off past it (the figure draws "
+            f"the curve with the {free} held at the equilibrium's beside it, for its vanishing angle). GZ > 0 rights.")
 
 
 def headline(rep: Report) -> list[tuple[str, str]]:
@@ -56,15 +113,17 @@ def headline(rep: Report) -> list[tuple[str, str]]:
         rows.append(("draft", f"{rep.eq.draft:.4f} m, heel {_deg(rep.eq.heel)}, trim {_deg(rep.eq.trim)}"))
     gm_name = "BG_z (submerged GM_T)" if c.submerged else "GM_T"
     rows += [(gm_name, f"{c.gm:.5f} m (dGZ/dheel at 0° heel, {_basis(c)}: {c.slope0:.5f} m/rad)"),
-             ("max GZ", f"{c.max_gz:.5f} m at {_deg(c.angle_max_gz)}"),
-             ("vanishing stability", (_deg(c.avs) if c.avs is not None else "none up to 180°") + _fold(c)),
+             ("max GZ", f"{c.max_gz:.5f} m at {_deg(c.angle_max_gz)}")]
+    rows += [("curve ends", end_text(c))] if c.end is not None else []
+    rows += [("vanishing stability", vanishing_text(c)),
              ("area to 30°", f"{c.area_30:.6f} m·rad"), ("area to 40°", f"{c.area_40:.6f} m·rad")]
     if rep.trim is not None:
         t = rep.trim
         rows += [("GM_L" if not t.submerged else "BG_z (pitch)",
                   f"{t.gm:.5f} m (dGZ/dtrim at 0° trim, {_basis(t)}: {t.slope0:.5f} m/rad)"),
-                 ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}"),
-                 ("vanishing stability (trim)", (_deg(t.avs) if t.avs is not None else "none up to 180°") + _fold(t))]
+                 ("max GZ (trim)", f"{t.max_gz:.5f} m at {_deg(t.angle_max_gz)}")]
+        rows += [("curve ends (trim)", end_text(t))] if t.end is not None else []
+        rows += [("vanishing stability (trim)", vanishing_text(t))]
     if rep.criteria is not None:
         cr = rep.criteria
         bad = [r.key for r in cr.rows if not r.passed]
@@ -162,18 +221,15 @@ def markdown(rep: Report, figures: dict) -> str:
             out.append("Wholly submerged: the arm is the horizontal offset of the centre of buoyancy from the "
                        "centre of mass, GZ(φ) = BG sin φ for a CoB straight above the CoM.")
         else:
-            out.append("Free-floating at constant displacement, the other angle free. GZ > 0 rights." if c.free_trim
-                       else "Free-floating at constant displacement, the other angle held at the equilibrium's: "
-                       f"its pitch-stable branch followed from upright folds at {_deg(c.fold)} and the free curve "
-                       "falls through zero only where it jumps (see the note). GZ > 0 rights.")
+            out.append(_basis_sentence(c))
         gname = "BG_z" if c.submerged else ("GM_T" if c.axis == "heel" else "GM_L")
         nbrk = len([x for x in c.breaks if x < math.radians(40.0) and abs(x - math.radians(30.0)) > 1e-12])
         free = "trim" if c.axis == "heel" else "heel"
         out += ["", f"- {gname} = {c.gm:.6f} m (the kernel's, at the equilibrium); the curve's slope at 0° "
                 f"{c.axis} with {free} {'free' if c.free_trim else 'held'}: {c.slope0:.6f} m/rad",
-                f"- maximum GZ {c.max_gz:.6f} m at {_deg(c.angle_max_gz)}",
-                f"- angle of vanishing stability: {_deg(c.avs) if c.avs is not None else 'none up to 180°'}"
-                + _fold(c),
+                f"- maximum GZ {c.max_gz:.6f} m at {_deg(c.angle_max_gz)}"]
+        out += [f"- the curve ends at {end_text(c)}"] if c.end is not None else []
+        out += [f"- angle of vanishing stability: {vanishing_text(c)}",
                 f"- area under GZ to 30°: {c.area_30:.6f} m·rad; to 40°: {c.area_40:.6f} m·rad"
                 + (f" (integrated piecewise between the {nbrk} angles below 40° where a displacement-box corner "
                    "meets the water: GZ has a kink at each)" if nbrk else ""), ""]
@@ -271,7 +327,9 @@ def markdown(rep: Report, figures: dict) -> str:
             "GZ at constant displacement; no wind heeling, free-surface or icing corrections. "
             "Curves and areas are measured from 0° (upright), also when the equilibrium has a list. "
             "Sampled, not exact: the vanishing angle is the first fall through zero after the maximum seen on "
-            "the samples (then exact by Brent's method; a dip narrower than a sample step is not seen); the "
+            "the samples of the curve to its end (then exact by Brent's method; a dip narrower than a sample step is "
+            "not seen); a curve's end is found between its samples (a passage of the free angle through 90° and "
+            "back within a step is not seen); the "
             "full-range trim scan resolves equilibria 2.5° apart or more; the runtime's period and decrement "
             "are measurements of a simulation, not exact figures.", ""]
     out += [f"- {n}" for n in rep.notes]
@@ -331,8 +389,9 @@ def report_json(rep: Report) -> dict:
     """The headline figures and the criteria as JSON values (``aurgen report --json``)."""
     from aurgen.analysis import criteria as crm
 
+    curves = {c.axis: curve_json(c) for c in (rep.heel, rep.trim) if c is not None}
     return {"vehicle": rep.vehicle.name, "config_sha256": rep.vehicle.sha256,
-            "headline": {k: v for k, v in headline(rep)}, "criteria": crm.as_json(rep.criteria)}
+            "headline": {k: v for k, v in headline(rep)}, "curves": curves, "criteria": crm.as_json(rep.criteria)}
 
 
 # --------------------------------------------------------------------------- writing

@@ -51,14 +51,27 @@ def _data_range(y, pad: float = 0.08) -> tuple[float, float]:
 
 
 def fig_gz(rep: Report, c: st.GZCurve, path: Path):
+    """The righting-arm curve with GM's tangent, the areas to 30° and 40°, the maximum and the vanishing angle.
+    A curve with a free angle that ends (``c.end``: a fold of its stable branch, or the free angle past ±90°) is
+    drawn to its end, marked there with why; beside it the curve with the free angle held at the equilibrium's,
+    dashed, and that curve's vanishing angle, named as such."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=FIG_SIZE)
     deg = np.degrees(c.angles)
-    ax.plot(deg, c.gz, color="C0", lw=1.8, label="GZ")
+    free = "trim" if c.axis == "heel" else "heel"
+    ok = np.isfinite(c.gz)
+    x, y = deg[ok], np.asarray(c.gz, float)[ok]
+    if c.end is not None:  # to the end itself, where GZ still has the value the kernel found on the branch
+        x, y = np.append(x, math.degrees(c.end.at)), np.append(y, c.end.gz)
+    ax.plot(x, y, color="C0", lw=1.8, label="GZ" if c.end is None else f"GZ, free {free}")
     ax.axhline(0.0, color="0.4", lw=0.8)
+    held = c.end is not None and c.held_gz is not None
+    if held:
+        ax.plot(deg, c.held_gz, color="0.45", ls="--", lw=1.1,
+                label=f"GZ, {free} held at {math.degrees(c.held_angle):.2f}° (for the vanishing angle)")
     # GM as the initial slope, drawn only over small angles (where it describes the curve): up to
     # GM_TANGENT_DEG, or where the tangent leaves the curve's own range, whichever is first
-    lo, hi = _data_range(c.gz)
+    lo, hi = _data_range(np.concatenate([y, c.held_gz]) if held else y)
     if math.isfinite(c.gm) and c.gm != 0.0:
         name = ("BG_z" if c.submerged else "GM_T" if c.axis == "heel" else "GM_L")
         reach = (hi if c.gm > 0 else lo) / c.gm  # rad at which the tangent reaches the data's extreme
@@ -76,6 +89,21 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     if c.avs is not None:
         ax.plot([math.degrees(c.avs)], [0.0], "s", color="k", clip_on=False, zorder=5,
                 label=f"vanishing stability {math.degrees(c.avs):.1f}°")
+    ends = ""
+    if c.end is not None:
+        e = math.degrees(c.end.at)
+        why = (f"fold of the free-{free} branch" if c.end.kind == "fold" else
+               f"the free {free} passes {math.degrees(c.end.trim):+.0f}°")
+        ax.axvline(e, color="C3", ls=":", lw=0.9, zorder=1)
+        ax.plot([e], [c.end.gz], "X", color="C3", ms=9, clip_on=False, zorder=6,
+                label=f"curve ends at {e:.2f}°: {why}")
+        ax.annotate("curve ends:\n" + ("fold" if c.end.kind == "fold" else f"{free} {math.degrees(c.end.trim):+.0f}°"),
+                    (e, c.end.gz), xytext=(6, -6), textcoords="offset points", ha="left", va="top", fontsize=8,
+                    color="C3")
+        ends = f" (ends at a fold at {e:.2f}°)" if c.end.kind == "fold" else f" (ends at {e:.2f}°: {free} ±90°)"
+    if held and c.avs_held is not None:
+        ax.plot([math.degrees(c.avs_held)], [0.0], "s", color="0.3", mfc="white", mew=1.5, clip_on=False, zorder=5,
+                label=f"vanishing stability, {free} held: {math.degrees(c.avs_held):.2f}°")
     word = "heel" if c.axis == "heel" else "trim (bow down)"
     ax.set_xlabel(f"{word} angle (deg)")
     ax.set_ylabel("righting arm GZ (m)")
@@ -85,7 +113,8 @@ def fig_gz(rep: Report, c: st.GZCurve, path: Path):
     ax.grid(alpha=0.3)
     # the legend below the axes, off the curve (loc="best" inside sat on it)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
-    where = "wholly submerged" if c.submerged else "free-floating, free " + ("trim" if c.axis == "heel" else "heel")
+    where = ("wholly submerged" if c.submerged else f"free-floating, free {free}{ends}" if c.free_trim
+             else f"free-floating, {free} held")
     _finish(fig, ax, rep, f"Righting-arm curve, {word} ({where})", path)
 
 

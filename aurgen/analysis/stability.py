@@ -8,8 +8,11 @@ derives the figures a naval architect reads off those:
 
 - the righting-arm curve GZ(φ) (m) with GM_T (m) as its initial slope, the
   maximum GZ and its angle, the angle of vanishing stability (AVS) and the
-  areas under the curve to 30° and 40° (m·rad), with the trim branch it
-  follows;
+  areas under the curve to 30° and 40° (m·rad, exact piecewise:
+  :class:`Piecewise`, from :mod:`aurgen.analysis.piecewise`), with the trim
+  branch it follows and where that branch stops describing the body (a fold,
+  or the trim past ±90°: the curve ends there, and a vanishing angle past it is
+  the held-trim curve's, named so);
 - the freeboard (m) of the deck at an equilibrium.
 
 Built on these: the load line and a UUV's balance and ballast
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from aurgen.analysis.piecewise import Piecewise
 from aurgen.core.records import record
 
 G = 9.80665  # m/s², standard gravity (figures are per unit g where it cancels)
@@ -153,70 +157,6 @@ class _Arm:
         return [] if self.submerged else self.kernel.breaks(lo, hi)
 
 
-class Piecewise:
-    """GZ on [lo, hi] (rad) as Chebyshev interpolants between its breaks: integrals and slopes exact to ~1e-14.
-
-    On each smooth piece the interpolant's degree is raised (12, 24, 48) until
-    its last three Chebyshev coefficients are below ``tol`` (m); failing that
-    the piece is halved.  The interpolant of an analytic function converges
-    geometrically, so its integral (Clenshaw–Curtis) is then exact to about
-    ``tol`` times the piece's width.  ``area(a, b)`` (m·rad) is ∫_a^b GZ dφ for
-    lo ≤ a ≤ b ≤ hi.
-    """
-
-    def __init__(self, arm: _Arm, lo: float, hi: float, extra=(), tol: float = 1e-14):
-        from numpy.polynomial import Chebyshev
-
-        self.lo, self.hi = float(lo), float(hi)
-        pts = sorted({self.lo, self.hi, *[float(e) for e in extra if lo < e < hi], *arm.breaks(lo, hi)})
-        self.pieces = []  # (a, b, interpolant, antiderivative from a)
-
-        def build(a, b, depth=0):
-            for deg in (12, 24, 48):
-                p = Chebyshev.interpolate(arm, deg, domain=[a, b])
-                scale = max(1.0, float(np.abs(p.coef).max()))
-                if np.abs(p.coef[-3:]).max() <= tol * scale or b - a < 1e-9:
-                    self.pieces.append((a, b, p, p.integ(lbnd=a)))
-                    return
-            if depth >= 12:
-                raise ArithmeticError(f"GZ does not resolve on [{a}, {b}] rad (an undetected kink?)")
-            m = 0.5 * (a + b)
-            build(a, m, depth + 1)
-            build(m, b, depth + 1)
-
-        for a, b in zip(pts[:-1], pts[1:]):
-            if b > a:
-                build(a, b)
-        self.pieces.sort(key=lambda q: q[0])
-        self.starts = np.array([q[0] for q in self.pieces])
-        self.cum = np.concatenate([[0.0], np.cumsum([q[3](q[1]) for q in self.pieces])])
-        self.breaks = pts[1:-1]
-
-    def _piece(self, x):
-        return min(max(int(np.searchsorted(self.starts, x, side="right")) - 1, 0), len(self.pieces) - 1)
-
-    def cumulative(self, x: float) -> float:
-        """∫_lo^x GZ dφ (m·rad)."""
-        i = self._piece(x)
-        return float(self.cum[i] + self.pieces[i][3](x))
-
-    def area(self, a: float, b: float) -> float:
-        """∫_a^b GZ dφ (m·rad), summed piece by piece."""
-        if b <= a:
-            return 0.0
-        i, j = self._piece(a), self._piece(b)
-        if i == j:
-            q = self.pieces[i][3]
-            return float(q(b) - q(a))
-        return float(self.cum[j] - self.cum[i + 1] + self.pieces[j][3](b)
-                     + self.pieces[i][3](self.pieces[i][1]) - self.pieces[i][3](a))
-
-    def slope_right(self, x: float) -> float:
-        """dGZ/dφ (m/rad) just right of ``x``: the interpolant's derivative on the piece starting at or after x."""
-        i = self._piece(x)
-        return float(self.pieces[i][2].deriv()(x))
-
-
 @dataclass
 class GZCurve:
     """A righting-arm curve and the figures read off it. Angles rad, arms m, areas m·rad.
@@ -225,23 +165,31 @@ class GZCurve:
     floating equilibrium (GM_T for heel, GM_L for trim), or BG_z submerged;
     ``slope0`` the curve's own slope at 0° (right derivative, from the exact
     piecewise interpolant), which equals it only for an upright, untrimmed
-    equilibrium.  ``avs`` is None when GZ does not vanish in range.  Areas
-    are integrated piecewise between the curve's breaks (:class:`Piecewise`).
-    ``trims``: the free angle (rad) at each sample (the followed branch);
-    ``notes``: the branches (when more than one pitch-stable trim exists) and
-    anything unusual.
+    equilibrium.  ``avs`` is None when GZ does not vanish in range (or the
+    curve ends first).  Areas are integrated piecewise between the curve's
+    breaks (:class:`Piecewise`).  ``trims``: the free angle (rad) at each
+    sample (the followed branch); ``notes``: the branches (when more than one
+    pitch-stable trim exists) and anything unusual.
 
-    ``fold`` (rad): where the pitch-stable branch of the free angle that is
-    continuous with upright ends (a fold), when the free-trim curve falls
-    through zero past its maximum only across a jump of the free angle; else
-    None.  Past a fold no nearby trim balances the body in pitch; the free-trim
-    curve jumps to a far trim (often pitched right over), and a "vanishing
-    angle" at such a jump is not a loss of roll stability.  So the whole curve
-    and its figures are then computed with the free angle held at the
-    equilibrium's (``free_trim`` False), the static counterpart of a roll much
-    faster than the pitch (what a release at rest in the time domain shows);
-    ``notes`` say so.  Jumps with GZ of one sign on both sides leave the
-    free-trim curve in place (``notes`` list them).
+    ``end`` (a :class:`aurgen.runtime.hydrostatics.righting.CurveEnd`, or
+    None): where the free-angle curve ends, the first of a fold of the stable
+    free-angle branch continuous with upright (its root meets an unstable one
+    and vanishes: past it the body turns away about the free axis) and a
+    passage of the free angle through ±90° (the curve's axis is then vertical
+    and its angle means nothing).  Past the end the samples are nan, nothing is
+    read off them, and a zero of GZ there is no vanishing angle: when the curve
+    ends before it vanishes, ``avs`` is None and ``avs_held`` is the vanishing
+    angle of the curve with the free angle held at the equilibrium's
+    (``held_angle`` rad; its samples ``held_gz``), named as such.
+
+    ``fold`` (rad): where the branch ends when the whole curve is instead
+    computed with the free angle held at the equilibrium's (``free_trim``
+    False): when the free-trim curve falls through zero past its maximum only
+    across its end (a jump of the free angle: that "vanishing angle" is not a
+    loss of roll stability), or ends before 40° (the areas need the curve to
+    40°).  The held curve is the static counterpart of a roll much faster than
+    the pitch (what a release at rest in the time domain shows); ``notes`` say
+    so.  Else None.
     """
 
     axis: str  # 'heel' or 'trim'
@@ -261,6 +209,10 @@ class GZCurve:
     arm: object = field(default=None, repr=False)
     fold: float | None = None
     free_trim: bool = True
+    end: object = None
+    avs_held: float | None = None
+    held_angle: float | None = None
+    held_gz: np.ndarray | None = field(default=None, repr=False)
 
 
 def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=None) -> GZCurve:
@@ -270,11 +222,12 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
     and vanishing angle are refined from the samples by Brent's method on the
     kernel's GZ (the maximum on each smooth piece between breaks, and at the
     breaks); the areas to 30° and 40° by :class:`Piecewise`.  A dip of GZ below
-    zero and back between two samples is not seen by the AVS search.  Where the
-    free-trim curve falls through zero only across a jump of its trim past a
-    fold, the curve is the held-trim one and ``fold`` says where (:class:`GZCurve`).
+    zero and back between two samples is not seen by the AVS search.  A curve
+    with a free angle ends at its branch's end (:class:`GZCurve` ``end``);
+    where the free-trim curve falls through zero only across it, or it ends
+    before 40°, the curve is the held-trim one and ``fold`` says where.
     """
-    from scipy.optimize import brentq, minimize_scalar
+    from scipy.optimize import minimize_scalar
 
     b = body.turned() if axis == "trim" else body
     submerged = not floats(body)
@@ -282,7 +235,7 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
     angles = np.radians(np.linspace(0.0, 180.0, n))
     notes = []
     trims = None
-    fold = None
+    fold = end = None
     if submerged:
         arm = _Arm(b, submerged)
         gz = arm(angles)
@@ -291,22 +244,26 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
         V, B = full_volume(b)
         gm = float(B[2] - b.com[2])
     else:
-        arm, states, fold, branch_notes = _floating_arm(b, angles, axis, progress)
-        gz = np.array([s.gz for s in states])
-        trims = np.array([s.trim for s in states])
+        arm, states, fold, branch_notes, end = _floating_arm(b, angles, axis, progress)
+        on = [s is not None and (end is None or s.heel <= end.at) for s in states]
+        gz = np.array([s.gz if k else np.nan for s, k in zip(states, on)])
+        trims = np.array([s.trim if k else np.nan for s, k in zip(states, on)])
         notes += branch_notes
         gm = _equilibrium_gm(body, axis, notes)
     r30, r40 = math.radians(30.0), math.radians(40.0)
     pw = Piecewise(arm, 0.0, r40, extra=(r30,))
     slope0 = pw.slope_right(0.0)
+    top = end.at - 1e-9 if end is not None else angles[-1]  # the last angle on the curve
 
     def f(a):
         return float(arm(np.array([a]))[0])
 
-    # maximum: best sample, then the best of the smooth pieces and breaks between its neighbours
-    i = int(np.argmax(gz))
-    lo, hi = angles[max(i - 1, 0)], angles[min(i + 1, n - 1)]
+    # maximum: best sample (or the end), then the best of the smooth pieces and breaks between its neighbours
+    i = int(np.nanargmax(gz))
+    lo, hi = angles[max(i - 1, 0)], min(angles[min(i + 1, n - 1)], top)
     a_max, g_max = float(angles[i]), float(gz[i])
+    if end is not None and end.gz > g_max:
+        a_max, g_max = end.at, end.gz
     if hi > lo:
         brk = arm.breaks(lo, hi)
         for x in brk:
@@ -318,75 +275,93 @@ def gz_curve(body: Body, axis: str = "heel", step_deg: float = 1.0, progress=Non
             r = minimize_scalar(lambda a: -f(a), bounds=(p, q), method="bounded", options={"xatol": 1e-10})
             if -r.fun > g_max:
                 a_max, g_max = float(r.x), float(-r.fun)
-
-    # vanishing stability: the first fall through zero after the maximum
-    avs = None
-    if g_max > 0:
-        tol = 1e-9 * max(1.0, abs(g_max))
-        for k in range(i, n - 1):
-            if gz[k] > 0 and gz[k + 1] < -tol:
-                avs = float(brentq(f, angles[k], angles[k + 1], xtol=1e-12))
-                break
-            if gz[k] > 0 and abs(gz[k + 1]) <= tol:
-                avs = float(angles[k + 1])
-                break
+    avs = _first_fall(f, angles, gz, i) if g_max > 0 else None
+    held = {}
+    if end is not None and avs is None:  # the curve ends before it vanishes: the held curve's vanishing angle
+        h = _Arm(b, False, free_trim=False)
+        hg = np.array([s.gz for s in h.kernel.sweep(angles)])
+        held = dict(avs_held=_first_fall(lambda a: float(h(np.array([a]))[0]), angles, hg, int(np.argmax(hg))),
+                    held_angle=h.kernel.trim_held, held_gz=hg)
     a30 = pw.area(0.0, r30)
     a40 = pw.area(0.0, r40)
     return GZCurve(axis, angles, gz, gm, slope0, g_max, a_max, avs, a30, a40, submerged, notes, trims,
-                   pw.breaks, arm, fold=fold, free_trim=fold is None)
+                   pw.breaks, arm, fold=fold, free_trim=fold is None, end=end, **held)
 
 
-def _vanishes_at_a_jump(ra, angles, gz):
-    """The first jump (heel rad, trim before, trim after) of ``ra``'s followed branch on the positive side if the
-    sampled free-trim curve (``gz`` m at ``angles`` rad, ascending from 0) first falls through zero past its
-    maximum across a jump, i.e. its "vanishing angle" would be a branch jump rather than a zero of GZ; else None."""
-    jumps = sorted(j for j in ra.jumps if j[0] > 0)
-    if not jumps:
+def _first_fall(f, angles, gz, i):
+    """The first fall of GZ through zero after sample ``i`` (rad; Brent's method on ``f`` to 1e-12 rad between the
+    samples ``gz`` m at ``angles``, nan past a curve's end), or None."""
+    from scipy.optimize import brentq
+
+    g = np.asarray(gz, float)
+    if not g[i] > 0:
         return None
-    a, g = np.asarray(angles), np.asarray(gz)
-    i = int(np.argmax(g))
-    for k in range(i, len(a) - 1):
-        if g[k] > 0 and g[k + 1] <= 0:
-            return jumps[0] if any(a[k] < j[0] <= a[k + 1] for j in jumps) else None
+    tol = 1e-9 * max(1.0, float(np.nanmax(np.abs(g))))
+    for k in range(i, len(g) - 1):
+        if g[k] > 0 and g[k + 1] < -tol:
+            return float(brentq(f, angles[k], angles[k + 1], xtol=1e-12))
+        if g[k] > 0 and abs(g[k + 1]) <= tol:
+            return float(angles[k + 1])
     return None
 
 
 def _floating_arm(b: Body, angles, axis: str = "heel", progress=None):
-    """(arm, states, fold rad or None, notes) of a floating body's curve at ``angles`` (rad, ascending from 0).
+    """(arm, states, fold rad or None, notes, end) of a floating body's curve at ``angles`` (rad, ascending from 0).
 
-    Free trim on the pitch-stable branch continuous with upright; if that curve falls through zero only at a jump
-    of its trim (:func:`_vanishes_at_a_jump`), the trim held at the equilibrium's instead (see :class:`GZCurve`)."""
+    Free trim on the pitch-stable branch continuous with upright, swept to its end (None past it); if that curve
+    falls through zero only across its end, or ends before 40°, the trim held at the equilibrium's from upright
+    instead (see :class:`GZCurve`), with no end."""
     arm = _Arm(b, False)
-    states = arm.kernel.sweep(angles, progress)
-    jump = _vanishes_at_a_jump(arm.kernel, angles, [s.gz for s in states])
-    if jump is None:
-        return arm, states, None, _branch_notes(arm.kernel, states, axis)
+    states = arm.kernel.sweep(angles, progress, until_end=True)
+    end = arm.kernel.end()
     free = "trim" if axis == "heel" else "heel"
-    pj, t0, t1 = jump
+    on = [s for s in states if s is not None and (end is None or s.heel <= end.at)]
+    if end is None or (end.at >= math.radians(40.0) and not _vanishes_at_its_end(states, end)):
+        return arm, states, None, _branch_notes(on, axis), end
     held = _Arm(b, False, free_trim=False)
-    nxt = min((s.heel for s in states if s.heel > pj), default=pj)  # the sample where the jump was taken
-    note = (f"the pitch-stable {free} branch continuous with upright ends at {axis} {math.degrees(pj):.2f}° "
-            f"({free} {math.degrees(t0):.2f}°; held at {axis} {math.degrees(nxt):.2f}° the body turns to {free} "
-            f"{math.degrees(t1):.2f}°), and "
-            f"the free-{free} curve falls through zero only where its {free} jumps, "
-            f"not by a loss of {axis} stability; so the curve and its figures are with the {free} held at the "
-            f"equilibrium's ({math.degrees(held.kernel.trim_held):.2f}°), as a motion in {axis} much faster than "
-            f"in {free} sees it")
-    return held, held.kernel.sweep(angles), float(pj), [note]
+    nxt = min((s.heel for s in states if s is not None and s.heel > end.at), default=end.at)
+    past = next((s for s in states if s is not None and s.heel == nxt), None)
+    parts = [f"GZ {end.gz:+.4f} m"]
+    if end.kind == "fold":
+        how = f"the stable {free} branch continuous with upright ends at {axis} {math.degrees(end.at):.2f}°"
+        parts.insert(0, f"a fold, {free} {math.degrees(end.trim):.2f}°")
+    else:
+        how = f"the free {free} passes {math.degrees(end.trim):+.0f}° at {axis} {math.degrees(end.at):.2f}°"
+    if past is not None and past.jump:
+        parts.append(f"held at {axis} {math.degrees(nxt):.2f}° the body turns to {free} "
+                     f"{math.degrees(past.trim):.2f}°")
+    why = (f"the free-{free} curve falls through zero only there, not by a loss of {axis} stability"
+           if end.at >= math.radians(40.0) else "that is before 40° (the areas need the curve to 40°)")
+    note = (f"{how} ({'; '.join(parts)}), and {why}; so the curve and its figures are with the {free} held at the "
+            f"equilibrium's ({math.degrees(held.kernel.trim_held):.2f}°), as a motion in {axis} much faster than in "
+            f"{free} sees it")
+    return held, held.kernel.sweep(angles), float(end.at), [note], None
+
+
+def _vanishes_at_its_end(states, end) -> bool:
+    """Whether the sampled free-trim curve first falls through zero past its maximum across its ``end``: its
+    "vanishing angle" would be where the branch ends (GZ positive before, the next state's not)."""
+    g = [(s.heel, s.gz) for s in states if s is not None]
+    i = int(np.argmax([x[1] for x in g]))
+    for k in range(i, len(g) - 1):
+        if g[k][1] > 0 and g[k + 1][1] <= 0:
+            return g[k][0] < end.at <= g[k + 1][0]
+    return False
 
 
 def sampled_arms(body: Body, angles) -> tuple[np.ndarray, float | None]:
     """GZ (m) at heel ``angles`` (rad, ascending from 0) on :func:`gz_curve`'s basis, and its ``fold`` (rad or None):
-    free trim, or the trim held at the equilibrium's where the free-trim curve falls through zero only at a jump."""
+    free trim to the curve's end (nan past it), or the trim held at the equilibrium's (:class:`GZCurve`)."""
     angles = np.asarray(angles, float)
     if not floats(body):
         return righting_arms(body, angles, submerged=True), None
-    _, states, fold, _ = _floating_arm(body, angles)
-    return np.array([s.gz for s in states]), fold
+    _, states, fold, _, end = _floating_arm(body, angles)
+    return np.array([s.gz if s is not None and (end is None or s.heel <= end.at) else np.nan
+                     for s in states]), fold
 
 
-def _branch_notes(ra, states, axis) -> list:
-    """Sentences on the trim branches of a floating curve: which one is followed, where others exist, jumps."""
+def _branch_notes(states, axis) -> list:
+    """Sentences on the trim branches of a floating curve (``states`` to its end): where others exist."""
     free = "trim" if axis == "heel" else "heel"
     word = axis
     out = []
@@ -400,14 +375,6 @@ def _branch_notes(ra, states, axis) -> list:
                    + f"); the curve follows the branch continuous with upright (the stable {free} nearest 0° "
                    f"at 0° {word}, then the nearest stable {free} at each step): {free} "
                    f"{math.degrees(s.trim):.2f}° at {math.degrees(s.heel):.0f}°")
-    unstable = [s for s in states if not (s.pitch_slope > 0)]
-    if unstable:
-        out.append(f"no pitch-stable {free} found at {len(unstable)} samples (from {word} "
-                   f"{math.degrees(unstable[0].heel):.0f}°); GZ there is at an unstable {free}")
-    for pj, t0, t1 in ra.jumps:
-        out.append(f"the followed {free} branch ends at {word} {math.degrees(pj):.4f}° ({free} {math.degrees(t0):.2f}°); "
-                   f"the curve continues on the stable {free} the moment turns the body to "
-                   f"({math.degrees(t1):.2f}°), GZ jumps there")
     return out
 
 

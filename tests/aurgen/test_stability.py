@@ -249,15 +249,15 @@ def test_submerged_arm_and_attitude():
 def test_hanging_attitude_turns_b_straight_up():
     """The one hanging-attitude formula (stability's and the equilibrium's): for any B - G,
     R = R_y(trim) R_x(heel) (rpy with zero yaw) turns it to +z, heel and trim not swapped."""
-    from aurgen.runtime.hydrostatics import equilibrium as eq
+    from aurgen.runtime.hydrostatics.equilibrium import hanging_attitude  # the package's "equilibrium": the function
 
     rng = np.random.default_rng(7)
     for b in rng.normal(size=(200, 3)):
         heel, trim = pl.submerged_attitude((0.0, 0.0, 0.0), b)
-        assert (heel, trim) == eq.hanging_attitude(b)
+        assert (heel, trim) == hanging_attitude(b)
         v = spatial.rot_rpy((heel, trim, 0.0)) @ b
         assert abs(v[0]) < 1e-12 * np.linalg.norm(b) and abs(v[1]) < 1e-12 * np.linalg.norm(b) and v[2] > 0
-    assert eq.hanging_attitude((0.0, 0.0, 0.0)) == (0.0, 0.0)
+    assert hanging_attitude((0.0, 0.0, 0.0)) == (0.0, 0.0)
 
 
 def test_roll_period_formula():
@@ -483,62 +483,39 @@ def _offsets(body, heel, trim):
     return R @ (V @ C / V.sum() - body.com)
 
 
-def _stable_branch_avs(b, step_deg=5.0, cells=72):
-    """Independent reference: follow the pitch-stable trim from upright (a full-circle scan of the longitudinal
-    offset at each heel, the rising root nearest the last), then Brent on GZ past its maximum."""
-    from scipy.optimize import brentq
-
-    def fx(phi, t):
-        return _offsets(b, phi, t)[0]
-
-    def stable(phi):
-        g = np.linspace(-math.pi, math.pi, cells + 1)
-        v = [fx(phi, t) for t in g]
-        return [brentq(lambda t: fx(phi, t), g[i], g[i + 1], xtol=1e-14) for i in range(cells)
-                if v[i] < 0 < v[i + 1]]
-
-    t_prev, rows = 0.0, []
-    for phi in np.radians(np.arange(0.0, 180.0 + step_deg / 2, step_deg)):
-        t_prev = min(stable(phi), key=lambda t: abs((t - t_prev + math.pi) % (2 * math.pi) - math.pi))
-        rows.append((phi, t_prev, -_offsets(b, phi, t_prev)[1]))
-    k = int(np.argmax([r[2] for r in rows]))
-    while rows[k + 1][2] > 0:
-        k += 1
-    (p0, t0, _), (p1, t1, _) = rows[k], rows[k + 1]
-
-    def gz(phi):  # trim on the same branch: the stable root nearest the interpolated one
-        tg = t0 + (t1 - t0) * (phi - p0) / (p1 - p0)
-        t = min(stable(phi), key=lambda t: abs(t - tg))
-        return -_offsets(b, phi, t)[1]
-
-    return brentq(gz, p0, p1, xtol=1e-9)
-
-
 @pytest.mark.parametrize("axis", ["heel", "trim"])
-def test_floating_uuv_follows_the_pitch_stable_branch(tmp_path, axis):
-    """The floating offset-CoB ROV: the free angle is pitch-stable at every sample, and the curve vanishes
-    where an independent solve on the stable branch puts it.  (Issue 14, with the chassis of its day:
-    177.44° heel and 175.13° trim, where the old code followed an unstable branch to 171.55° and 159.73°.)"""
+def test_floating_uuv_follows_the_pitch_stable_branch_to_its_end(tmp_path, axis):
+    """The floating offset-CoB ROV: the free angle is pitch-stable at every sample to the curve's end, and the curve
+    ends where that branch stops describing the body (issue 37): the trim curve's free heel folds at 70.38° of
+    trim, the heel curve's free trim passes −90° at 85.03° of heel.  Neither curve has a vanishing angle: issue 14's
+    177.44° heel and 175.13° trim (then 177.69° and 175.81°) were zeros of GZ on branches past those ends, reached
+    by taking the nearest stable root across the fold.  The held curve's vanishing angle is an independent solve's
+    (brentq on GZ with the free angle held at the equilibrium's, which zeroes both moments).  Where each curve ends
+    against an independent root scan: tests/aurgen/test_curve_end.py."""
+    from scipy.optimize import brentq, fsolve
+
     v = rov_variant(tmp_path)
     body = st.body_of(v)
     b = body.turned() if axis == "trim" else body
     c = st.gz_curve(body, axis)
-    assert not c.submerged and c.avs is not None
-    assert c.avs == pytest.approx(_stable_branch_avs(b), abs=1e-8)
-    assert math.degrees(c.avs) > 170.0
+    assert not c.submerged and c.free_trim and c.avs is None
+    kind, at = {"trim": ("fold", 70.38), "heel": ("ninety", 85.03)}[axis]
+    assert c.end.kind == kind and math.degrees(c.end.at) == pytest.approx(at, abs=0.005)
+    ok = np.isfinite(c.gz)
+    assert np.all(c.angles[ok] <= c.end.at) and np.all(c.angles[~ok] > c.end.at)
     h = 1e-6
-    for k in range(0, len(c.angles), 10):
+    for k in np.nonzero(ok)[0][::10]:
         phi, t = c.angles[k], c.trims[k]
         r = _offsets(b, phi, t)
         assert abs(r[0]) < 1e-10  # no longitudinal moment: a trim equilibrium
         assert -r[1] == pytest.approx(c.gz[k], abs=1e-10)
         slope = (_offsets(b, phi, t + h)[0] - _offsets(b, phi, t - h)[0]) / (2 * h)
         assert slope > 0, (math.degrees(phi), math.degrees(t))  # bow down moves B forward: restoring
-    # at the vanishing angle: no moment about either axis, on a pitch-stable trim
-    t = c.arm.kernel.at(c.avs).trim
-    r = _offsets(b, c.avs, t)
-    assert abs(r[0]) < 1e-10 and abs(r[1]) < 1e-10
-    assert (_offsets(b, c.avs, t + h)[0] - _offsets(b, c.avs, t - h)[0]) > 0
+    eq = fsolve(lambda x: _offsets(b, x[0], x[1])[:2], [0.0, 0.0], xtol=1e-12)
+    assert c.held_angle == pytest.approx(eq[1], abs=1e-8)
+    avs = brentq(lambda p: -_offsets(b, p, c.held_angle)[1], math.radians(140.0), math.radians(175.0), xtol=1e-12)
+    assert c.avs_held == pytest.approx(avs, abs=1e-8)
+    assert math.degrees(c.avs_held) == pytest.approx({"trim": 158.43, "heel": 168.74}[axis], abs=0.005)
 
 
 # --------------------------------------------------------------------------- amplitude-dependent roll period
