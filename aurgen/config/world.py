@@ -329,7 +329,10 @@ def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: 
                       f"(n = {[float(x) for x in up]})", "give the world one uniform gravity pointing into the water, "
                       "with no cell gravity", node=data, field="waves")
     height = r.number(w, "height", "waves", positive=True, magnitude=limits.LENGTH_MAX)
-    period = r.number(w, "period", "waves", positive=True, at_most=1e4)
+    # a regular wave's omega = 2 pi / period within the environment's limit (the plugin's table), named here
+    from aurgen.runtime.environment.schema import MAX_OMEGA
+
+    period = r.number(w, "period", "waves", positive=True, at_least=2 * math.pi / MAX_OMEGA, at_most=1e4)
     hs = r.number(w, "hs", "waves", positive=True, magnitude=limits.LENGTH_MAX)
     tp = r.number(w, "tp", "waves", positive=True, at_most=1e4)
     gamma = r.number(w, "gamma", "waves", default=3.3, at_least=1.0, at_most=7.0)

@@ -125,6 +125,8 @@ CASES = [
     (REGULAR, "height: 0.4", "height: -0.4", r"waves\.height: must be positive, got -0\.4"),
     (REGULAR, "height: 0.4", "height: big", r"waves\.height: expected a number, got"),
     (REGULAR, "period: 3.0", "period: 0", r"waves\.period: must be positive, got 0"),
+    # shorter than the environment's omega limit (1000 rad/s): named at the world's key, not a component's
+    (REGULAR, "period: 3.0", "period: 0.005", r"waves\.period: 0\.005 is out of range: at least 0\.00628"),
     (SEA, "hs: 1.0", "hs: -1", r"waves\.hs: must be positive"),
     (SEA, "tp: 5.0", "tp: [5]", r"waves\.tp: expected a number"),
     (SEA, "seed: 1", "seed: 1\n  gamma: 0.5", r"waves\.gamma: 0\.5 is out of range: at least 1"),
