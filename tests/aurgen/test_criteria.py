@@ -183,7 +183,7 @@ def _reference(vehicle, body, free_trim):
     out["wind_heel"] = math.degrees(th0)
     out["weather_area"] = b - a
     limit = min(16.0, 0.8 * math.degrees(theta_d))
-    return out, {"lw1": lw1, "theta1": th1, "theta_d": theta_d, "theta_f": theta_f, "heel_limit": limit,
+    return out, {"gz_at": R.gz, "lw1": lw1, "theta1": th1, "theta_d": theta_d, "theta_f": theta_f, "heel_limit": limit,
                  "area_a": a, "area_b": b}
 
 
@@ -197,7 +197,7 @@ def _gm(vehicle, body):
 
 LIMITS = {"area_30": ("min", 0.055), "area_40": ("min", 0.09), "area_30_40": ("min", 0.03), "gz_30": ("min", 0.2),
           "angle_max_gz": ("min", 25.0), "wind_heel": ("max", None), "weather_area": ("min", 0.0)}
-TOL = {"area_30": 1e-8, "area_40": 1e-8, "area_30_40": 1e-8, "gz_30": 1e-8, "angle_max_gz": 1e-5,
+TOL = {"area_30": 1e-8, "area_40": 1e-8, "area_30_40": 1e-8, "gz_30": 1e-8,
        "wind_heel": 1e-6, "weather_area": 1e-7}
 
 
@@ -214,7 +214,14 @@ def _check(vehicle, body):
     failed = set()
     for key, (kind, limit) in LIMITS.items():
         row = got.row(key)
-        assert row.value == pytest.approx(ref[key], abs=TOL[key]), key
+        if key == "angle_max_gz":  # a flat maximum: GZ'' ~ 0.05 m/rad^2 resolves its angle only to about
+            # sqrt(2 x 1e-15 m / GZ'') ~ 1e-5 deg through the arms' rounding (libm- and BLAS-dependent), so the
+            # kernel's angle must give the reference's maximum GZ to 1e-12 m, and lie near its angle
+            gz = w["gz_at"]
+            assert gz(math.radians(row.value)) >= gz(math.radians(ref[key])) - 1e-12, key
+            assert row.value == pytest.approx(ref[key], abs=1e-3), key
+        else:
+            assert row.value == pytest.approx(ref[key], abs=TOL[key]), key
         limit = w["heel_limit"] if limit is None else limit
         assert row.limit == pytest.approx(limit, abs=1e-9), key
         ok = ref[key] >= limit if kind == "min" else ref[key] <= limit
