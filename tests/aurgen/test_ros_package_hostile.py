@@ -13,22 +13,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
-import pytest
 
 from aurgen.cli import main
-from aurgen.emit.build import build
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def boat(tmp_path):
-    cfg = tmp_path / "blueboat.yaml"
-    shutil.copy(ROOT / "vehicles" / "blueboat.yaml", cfg)
-    build([str(cfg)], tmp_path / "out")
-    return cfg, tmp_path / "out" / "ros" / "blueboat_description"
+from test_ros_package import ROOT, boat  # noqa: F401 (the built BlueBoat and its package, a fixture)
 
 
 def _audit(capsys, cfg, pkg):
