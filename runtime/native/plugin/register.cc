@@ -19,8 +19,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "hydro.h"
@@ -36,14 +37,14 @@ struct Slot {
 
 // The slots, in chunks allocated on demand and never freed: slot i is chunk i >> kBits, entry
 // i & (kChunk - 1).  Reads are lock-free (a chunk pointer, once set, never changes); taking and
-// freeing slots, and the registry of each mjData's slot, hold the registry's mutex.
+// freeing slots, and the registry of each (mjData, instance)'s slot, hold the registry's mutex.
 constexpr int kBits = 10, kChunk = 1 << kBits, kMaxChunks = 1 << 14;  // 16 million slots
 std::atomic<Slot*> g_chunks[kMaxChunks];
 struct Registry {
   std::mutex mu;
   uint64_t next = 0;                                 // slots handed out so far
   std::vector<uint64_t> free;                        // freed slots, to recycle
-  std::unordered_map<const mjData*, uint64_t> slot;  // each live mjData's slot
+  std::map<std::pair<const mjData*, int>, uint64_t> slot;  // each live (mjData, instance)'s slot
 };
 // never destroyed: an mjData freed at exit, after the library's statics, still finds it
 Registry& Reg() {
@@ -59,8 +60,8 @@ Slot* At(uint64_t i) {
 }
 
 // d's instance freed and its slot recycled (the registry's mutex held).
-void FreeLocked(Registry& r, const mjData* d) {
-  auto it = r.slot.find(d);
+void FreeLocked(Registry& r, const mjData* d, int instance) {
+  auto it = r.slot.find({d, instance});
   if (it == r.slot.end()) return;
   Slot* s = At(it->second);
   s->owner.store(nullptr, std::memory_order_release);
@@ -72,10 +73,10 @@ void FreeLocked(Registry& r, const mjData* d) {
 }
 
 // A slot for d's new instance h (its state at st); plugin_data's value for it, or 0 when none is left.
-uintptr_t Take(const mjData* d, const mjtNum* st, Hydro* h) {
+uintptr_t Take(const mjData* d, int instance, const mjtNum* st, Hydro* h) {
   Registry& r = Reg();
   std::lock_guard<std::mutex> lock(r.mu);
-  FreeLocked(r, d);  // an init again without a destroy (MuJoCo does not): the old instance goes
+  FreeLocked(r, d, instance);  // an init again without a destroy (MuJoCo does not): the old instance goes
   uint64_t i;
   if (!r.free.empty()) {
     i = r.free.back();
@@ -89,7 +90,7 @@ uintptr_t Take(const mjData* d, const mjtNum* st, Hydro* h) {
   s->h = h;
   s->state.store(st, std::memory_order_release);
   s->owner.store(d, std::memory_order_release);
-  r.slot[d] = i;
+  r.slot[{d, instance}] = i;
   return static_cast<uintptr_t>(i + 1);
 }
 
@@ -103,16 +104,16 @@ Slot* Own(mjData* d, int instance) {
   }
   Registry& r = Reg();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.slot.find(d);
+  auto it = r.slot.find({d, instance});
   if (it == r.slot.end()) return nullptr;
   d->plugin_data[instance] = static_cast<uintptr_t>(it->second + 1);
   return At(it->second);
 }
 
-void Free(const mjData* d) {
+void Free(const mjData* d, int instance) {
   Registry& r = Reg();
   std::lock_guard<std::mutex> lock(r.mu);
-  FreeLocked(r, d);
+  FreeLocked(r, d, instance);
 }
 
 Hydro* InstanceOf(mjData* d, int instance) {
@@ -136,7 +137,7 @@ void Hydro::RegisterPlugin() {
     // a new mjData: no reset tally yet (mj_resetData, next, keeps it)
     mjtNum* st = d->plugin_state + m->plugin_stateadr[instance];
     std::fill_n(st, m->plugin_statenum[instance], 0.0);
-    const uintptr_t v = Take(d, st, h.get());
+    const uintptr_t v = Take(d, instance, st, h.get());
     if (v == 0) {
       mju_warning("%s instance %d: more than %d mjData hold an instance at once", kPluginName, instance,
                   kChunk * kMaxChunks);
@@ -147,7 +148,7 @@ void Hydro::RegisterPlugin() {
     return 0;
   };
   p.destroy = +[](mjData* d, int instance) {
-    Free(d);  // d's own instance (plugin_data may name another mjData's)
+    Free(d, instance);  // d's own instance (plugin_data may name another mjData's)
     d->plugin_data[instance] = 0;
   };
   p.copy = +[](mjData* dest, const mjModel* m, const mjData* src, int instance) {
