@@ -304,7 +304,7 @@ def _penetration(cs, m) -> str:
     its scale comes from, its fraction of that scale, body, time."""
     depth, size, rest, impact = (float(cs[k]) for k in (C_DEPTH, C_SIZE, C_REST, C_IMPACT))
     return (f"body {_body_name(m, cs[C_BODY])} {1e3 * depth:.4g} mm into a contact at t = {cs[C_TIME]:.4f} s: "
-            f"{depth / size:.3g} x its geom size {1e3 * size:.4g} mm, "
+            f"{depth / size if size > 0 else math.inf:.3g} x its geom size {1e3 * size:.4g} mm, "
             f"{depth / rest if rest > 0 else math.inf:.3g} x the {1e3 * rest:.4g} mm its soft contact rests at "
             f"under the whole weight it touches, {depth / impact if impact > 0 else math.inf:.3g} x the "
             f"{1e3 * impact:.4g} mm a landing with the recent kinetic energy could drive it in (solref/solimp); "
