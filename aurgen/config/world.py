@@ -384,8 +384,8 @@ def _trough_above_bottom(r: Reader, w, sea, decl, depth: float, bottom: str | No
         fix = f"lower height below {2.0 * depth:g} m"
     else:
         a = np.abs(sea.components[:, 0])
-        total = float(np.sum(a))
-        sigma = math.sqrt(0.5 * float(np.sum(a * a)))
+        total = math.fsum(a.tolist())  # fixed-order sums on the emit path (no BLAS, tests/aurgen/test_spatial.py)
+        sigma = math.sqrt(0.5 * math.fsum((a * a).tolist()))
         trough, key = min(total, TROUGH_SIGMA * sigma), "hs"
         how = (f"{TROUGH_SIGMA:.3g} sigma: the most probable deepest of 1000 troughs, sigma = sqrt(m0) = "
                f"{sigma:.4g} m of its components" if TROUGH_SIGMA * sigma <= total
