@@ -25,16 +25,22 @@ ROOT = Path(__file__).parents[2]
 PARTS = ROOT / "vehicles" / "parts"
 
 
-def _rov(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
-    text = (ROOT / "vehicles" / "bluerov2.yaml").read_text(encoding="utf-8")
+def _vehicle(tmp_path, bundled: str, name: str, line: str, extra_parts: dict | None = None) -> Path:
+    """The bundled vehicle ``bundled`` renamed ``name``, with ``line`` as its only parts entry, written to
+    ``tmp_path/<name>.yaml`` (``extra_parts`` beside it under parts/)."""
+    text = (ROOT / "vehicles" / f"{bundled}.yaml").read_text(encoding="utf-8")
     assert "\nparts: []\n" in text
-    p = tmp_path / "rov.yaml"
-    p.write_text(text.replace("\nparts: []\n", "\nparts:\n" + line + "\n", 1).replace("name: bluerov2\n", "name: rov\n"),
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(text.replace("\nparts: []\n", "\nparts:\n" + line + "\n", 1).replace(f"name: {bundled}\n", f"name: {name}\n"),
                  encoding="utf-8")
     (tmp_path / "parts").mkdir(exist_ok=True)
-    for name, body in (extra_parts or {}).items():
-        (tmp_path / "parts" / f"{name}.yaml").write_text(body, encoding="utf-8")
+    for part, body in (extra_parts or {}).items():
+        (tmp_path / "parts" / f"{part}.yaml").write_text(body, encoding="utf-8")
     return p
+
+
+def _rov(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
+    return _vehicle(tmp_path, "bluerov2", "rov", line, extra_parts)
 
 
 def _line(p: Path, needle: str) -> int:
@@ -78,15 +84,7 @@ def test_a_pack_that_cannot_sit_in_its_tube_is_refused(tmp_path, line, key, word
 
 
 def _boat(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
-    text = (ROOT / "vehicles" / "blueboat.yaml").read_text(encoding="utf-8")
-    assert "\nparts: []\n" in text
-    p = tmp_path / "boat.yaml"
-    p.write_text(text.replace("\nparts: []\n", "\nparts:\n" + line + "\n", 1).replace("name: blueboat\n", "name: boat\n"),
-                 encoding="utf-8")
-    (tmp_path / "parts").mkdir(exist_ok=True)
-    for name, body in (extra_parts or {}).items():
-        (tmp_path / "parts" / f"{name}.yaml").write_text(body, encoding="utf-8")
-    return p
+    return _vehicle(tmp_path, "blueboat", "boat", line, extra_parts)
 
 
 BAYS = ("port_fwd", "port_mid_fwd", "port_mid_aft", "port_aft", "stbd_fwd", "stbd_mid_fwd", "stbd_mid_aft", "stbd_aft")
