@@ -27,6 +27,7 @@ if not hplugin.library_path().exists():
     pytest.skip(f"the plugin library is not built ({hplugin.library_path()})", allow_module_level=True)
 
 HERE = Path(__file__).resolve().parent
+CHECKOUT = HERE.parents[1]
 
 # a box and a capsule in water (still, or a regular sea with a finite depth), the plugin declared
 PRELUDE = textwrap.dedent("""
@@ -60,9 +61,13 @@ PRELUDE = textwrap.dedent("""
 def _run(body: str, timeout: float = 120.0) -> str:
     code = PRELUDE.format(here=str(HERE)) + textwrap.dedent(body)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p])
+    # this process's path (a wheel installed with pip --target stays), less the checkout's root, run from
+    # this folder: `python -c` puts its working folder first, and from a clone's root (CI's plain `pytest`)
+    # that is the source tree's aurgen, which has no aurgen.runtime
+    env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p and Path(p).resolve() != CHECKOUT])
     try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env,
+                           cwd=HERE)
     except subprocess.TimeoutExpired:
         pytest.fail(f"the subprocess hung (no answer in {timeout} s)")
     assert r.returncode == 0, f"the subprocess died (rc {r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
