@@ -98,7 +98,7 @@ def _lazy(module: str, func: str):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; ``only``: a command, whose sub-parser alone is made (the other
-    eight cost about 1 ms of a cold ``aurgen specs``: argparse's gettext lookups)."""
+    nine cost about 1 ms of a cold ``aurgen specs``: argparse's gettext lookups)."""
     p = argparse.ArgumentParser(prog="aurgen", description="Compose marine vehicles from a parts catalog, "
                                 "emit MJCF/SDF/URDF, and simulate them.")
     p.add_argument("--version", action="version", version=f"aurgen {__version__}")
@@ -166,6 +166,23 @@ def _add_sim(sub):
     return s
 
 
+def _add_sitl(sub):
+    s = sub.add_parser("sitl", help="fly a world's vehicle with ArduPilot SITL (its JSON physics backend, over UDP)")
+    s.add_argument("model", help="MJCF world (build/worlds/<world>.xml) or vehicle file (build/<name>/<name>.xml) "
+                   "written by aurgen")
+    s.add_argument("--vehicle", metavar="NAME", help="the vehicle ArduPilot flies, by its name in the world "
+                   "(needed where the world has more than one with thrusters)")
+    s.add_argument("--port", type=int, default=9002, help="UDP port ArduPilot sends its servo packets to "
+                   "(default: 9002, ArduPilot's instance 0; 0: any free port, printed)")
+    s.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                   help="address to listen on (default: 127.0.0.1; 0.0.0.0 for ArduPilot on another machine)")
+    s.add_argument("--speedup", type=float, metavar="X",
+                   help="run at most X times real time (default: as fast as ArduPilot's packets come)")
+    s.add_argument("--water", type=float, metavar="RHO",
+                   help="for a vehicle file with no environment: open water of this density (kg/m^3; default 1025)")
+    return s
+
+
 def _add_view(sub):
     s = sub.add_parser("view", help="open the MuJoCo viewer on a world or model, with the hydrostatic runtime")
     s.add_argument("model", help="MJCF world or model written by aurgen")
@@ -226,6 +243,7 @@ _PARSERS = [
     ("audit", _add_audit, _lazy("check.audit", "cli_audit")),
     ("sim", _add_sim, _lazy("runtime.sim.cli", "cli_sim")),
     ("view", _add_view, _lazy("runtime.sim.view", "cli_view")),
+    ("sitl", _add_sitl, _lazy("runtime.sitl.server", "cli_sitl")),
     ("report", _add_report, _lazy("analysis.report", "cli_report")),
     ("sweep", _add_sweep, _lazy("analysis.sweep.cli", "cli_sweep")),
 ]

@@ -1,0 +1,110 @@
+"""ArduPilot's JSON physics backend on the wire: the servo packet in, the JSON line out (pure functions).
+
+The format is ArduPilot's, ``libraries/SITL/SIM_JSON.cpp`` and ``SIM_JSON.h`` (``servo_packet_16``,
+``servo_packet_32``, ``output_servos``, ``recv_fdm``, ``parse_sensors``; ``examples/JSON/readme.md``):
+
+* ArduPilot sends a packed little-endian struct: uint16 magic (18458 with 16 channels, 29569 with 32:
+  ``SERVO_32_ENABLE``), uint16 frame_rate (Hz), uint32 frame_count, uint16 pwm[16 or 32] (µs; 0: the
+  output is not driven): 40 or 72 bytes.
+* The physics answers with one JSON object framed as ``"\\n{...}\\n"``. ArduPilot parses only the text
+  between the last two newlines and finds each key by substring (the first occurrence wins, so a key
+  that is a prefix of another comes first: ``velocity`` before any ``velocity_wind``); it reads a vector
+  with ``sscanf("[%f, %f, %f]")`` right after ``"key":``, so the separators are written compact
+  (``","`` and ``":"``) and a vector as ``[x, y, z]`` with one space after each comma; booleans go as
+  numbers.
+* Frames: ``position`` (m, from home) and ``velocity`` (m/s) are NED; ``imu.gyro`` (rad/s) and
+  ``imu.accel_body`` (m/s², specific force: about [0, 0, -9.81] level at rest) are body FRD;
+  ``quaternion`` is [w, x, y, z], the body FRD attitude in NED.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import NamedTuple
+
+MAGIC_16 = 18458
+MAGIC_32 = 29569
+CHANNELS = {MAGIC_16: 16, MAGIC_32: 32}
+HEADER = struct.Struct("<HHI")
+SIZES = {MAGIC_16: HEADER.size + 2 * 16, MAGIC_32: HEADER.size + 2 * 32}  # 40 and 72 bytes
+MAX_FRAME_RATE = 10_000  # Hz: a faster rate is refused as garbage (ArduPilot's loop rate is at most a few kHz)
+
+
+class PacketRefused(ValueError):
+    """A datagram that is no servo packet ArduPilot sends (size, magic or frame rate); it is dropped."""
+
+
+class ServoPacket(NamedTuple):
+    """One servo packet: ``frame_rate`` (Hz), ``frame_count``, ``pwm`` (µs per channel, 16 or 32; 0: not driven)."""
+
+    frame_rate: int
+    frame_count: int
+    pwm: tuple
+
+    @property
+    def dt(self) -> float:
+        """The physics time one frame stands for, s."""
+        return 1.0 / self.frame_rate
+
+
+def decode(datagram: bytes) -> ServoPacket:
+    """The servo packet in ``datagram``; :class:`PacketRefused` (with the reason) for anything else.
+
+    A frame rate of 0 is refused too: ArduPilot's examples ignore such a packet (there is no step to
+    take), as does the bridge."""
+    n = len(datagram)
+    if n < 2:
+        raise PacketRefused(f"{n} bytes: shorter than the magic number")
+    (magic,) = struct.unpack_from("<H", datagram)
+    if magic not in SIZES:
+        raise PacketRefused(f"magic {magic}: expected {MAGIC_16} (16 channels) or {MAGIC_32} (32 channels)")
+    if n != SIZES[magic]:
+        raise PacketRefused(f"{n} bytes with magic {magic}: a {CHANNELS[magic]}-channel packet is "
+                            f"{SIZES[magic]} bytes")
+    _, rate, count = HEADER.unpack_from(datagram)
+    if rate == 0 or rate > MAX_FRAME_RATE:
+        raise PacketRefused(f"frame rate {rate} Hz: expected 1 to {MAX_FRAME_RATE}")
+    pwm = struct.unpack_from(f"<{CHANNELS[magic]}H", datagram, HEADER.size)
+    return ServoPacket(rate, count, pwm)
+
+
+def encode(packet: ServoPacket) -> bytes:
+    """The bytes ArduPilot sends for ``packet`` (16 or 32 channels by its length): for tests and tools."""
+    magic = {16: MAGIC_16, 32: MAGIC_32}[len(packet.pwm)]
+    return HEADER.pack(magic, packet.frame_rate, packet.frame_count) + struct.pack(f"<{len(packet.pwm)}H", *packet.pwm)
+
+
+class Fdm(NamedTuple):
+    """The state one reply carries, in ArduPilot's frames (see the module doc).
+
+    ``timestamp`` s; ``gyro`` rad/s and ``accel_body`` m/s² (body FRD); ``position`` m and ``velocity``
+    m/s (NED, position from home); ``quaternion`` (w, x, y, z); ``rng`` (m, rangefinders 1…6 in order;
+    ArduPilot keeps a rangefinder's last value while its key is missing, so each is always sent)."""
+
+    timestamp: float
+    gyro: tuple
+    accel_body: tuple
+    position: tuple
+    velocity: tuple
+    quaternion: tuple
+    rng: tuple = ()
+
+
+# the reply's text: one format, keys in the order ArduPilot's substring search needs (no key written
+# before a longer key it is a prefix of); %r is Python's shortest round-trip repr of a float
+_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%r, %r, %r],"accel_body":[%r, %r, %r]},"position":[%r, %r, %r],'
+          '"quaternion":[%r, %r, %r, %r],"velocity":[%r, %r, %r]')
+
+
+def reply(fdm: Fdm) -> bytes:
+    """The JSON line for ``fdm``, framed ``"\\n{...}\\n"``; ValueError for a non-finite value (JSON has
+    none, and ArduPilot's parser would read garbage)."""
+    values = (fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion, *fdm.velocity, *fdm.rng)
+    if not all(map(math.isfinite, values)):
+        raise ValueError(f"a non-finite value in the reply: {fdm}")
+    values = tuple(float(v) + 0.0 for v in values)  # Python floats (numpy's repr differs); -0.0 as 0.0
+    text = _REPLY % values[:17]
+    for i, r in enumerate(values[17:]):
+        text += ',"rng_%d":%r' % (i + 1, r)
+    return (text + "}\n").encode("ascii")

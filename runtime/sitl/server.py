@@ -1,0 +1,201 @@
+"""``aurgen sitl <world-or-vehicle> [--vehicle NAME] [--port 9002] [--bind ADDR] [--speedup X] [--water RHO]``.
+
+Serves ArduPilot's JSON physics backend on UDP (the socket loop is this module's only I/O): each
+datagram goes to the :class:`~aurgen.runtime.sitl.bridge.Bridge`, its reply back to the sender. On a
+terminal a status line shows the frames, the simulated time and the real-time factor. The health is
+checked as ``aurgen sim`` does (every simulated quarter second, and at the end): an invalid world
+stops the run (exit 1). Ctrl-C (or SIGTERM) ends it with a summary (exit 0 while healthy). The port
+taken by another program is a clear error (exit 2). ``--speedup X`` holds the run at most X times
+real time (default: as fast as ArduPilot asks; ArduPilot paces itself with its SIM_SPEEDUP).
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import signal
+import socket
+import sys
+import time
+
+from aurgen.core.errors import AurgenError
+
+CHECK_EVERY = 0.25  # s of simulated time between health checks
+STATUS_EVERY = 0.5  # s of wall time between status lines
+MAX_DATAGRAM = 65536
+
+
+class _Stop(Exception):
+    """SIGTERM: end as Ctrl-C does."""
+
+
+def _terminate(signum, frame):
+    raise _Stop()
+
+
+def bind(address: str, port: int) -> socket.socket:
+    """A UDP socket bound to (address, port); AurgenError when it cannot be."""
+    if not 0 <= port <= 65535:
+        raise AurgenError(f"--port {port}: expected a UDP port 0–65535 (ArduPilot's JSON backend sends to 9002)")
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.bind((address, port))
+    except OSError as exc:
+        s.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise AurgenError(f"udp {address}:{port} is in use (another aurgen sitl, or Gazebo's ArduPilotPlugin?): "
+                              "stop it, or pass --port (and ArduPilot's --sim-port-out / sim_vehicle.py "
+                              "--sim-address to match)") from None
+        raise AurgenError(f"--bind {address} --port {port}: cannot listen there ({exc.strerror})") from None
+    return s
+
+
+class Run:
+    """The loop's figures: wall time, and the simulated time (resets add what was flown before)."""
+
+    def __init__(self, bridge):
+        self.bridge = bridge
+        self.t0 = time.perf_counter()
+        self.started = None  # wall time of the first packet
+        self.flown = 0.0  # simulated seconds before the last reset
+
+    def sim_time(self) -> float:
+        return self.flown + float(self.bridge.sim.data.time)
+
+    def rate(self) -> float:
+        wall = time.perf_counter() - (self.started or self.t0)
+        return self.sim_time() / wall if wall > 0 else 0.0
+
+
+def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=None) -> int:
+    """Answer packets until Ctrl-C, SIGTERM or invalid health; print the summary; the exit status."""
+    run = Run(bridge)
+    sock.settimeout(STATUS_EVERY)
+    next_check, next_status = CHECK_EVERY, 0.0
+    health = None
+    old = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
+    try:
+        while True:
+            try:
+                data, addr = sock.recvfrom(MAX_DATAGRAM)
+            except socket.timeout:
+                data = None
+            if data is not None:
+                if run.started is None:
+                    run.started = time.perf_counter()
+                resets = bridge.counts.resets
+                before = float(bridge.sim.data.time)
+                reply = bridge.answer(data)
+                if bridge.counts.resets != resets:
+                    run.flown += before
+                    next_check = CHECK_EVERY
+                if reply is not None:
+                    sock.sendto(reply, addr)
+                if speedup is not None and run.started is not None:
+                    ahead = run.sim_time() / speedup - (time.perf_counter() - run.started)
+                    if ahead > 0:
+                        time.sleep(ahead)
+            if bridge.sim.data.time >= next_check:
+                next_check = bridge.sim.data.time + CHECK_EVERY
+                health = bridge.sim.check()
+                if not health.ok:
+                    break
+            if status is not None and time.perf_counter() >= next_status:
+                next_status = time.perf_counter() + STATUS_EVERY
+                status(_status_line(run))
+    except (KeyboardInterrupt, _Stop):
+        pass
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+    if status is not None:
+        status(None)
+    health = bridge.sim.check()
+    _summary(run, health, out)
+    return 0 if health.ok else 1
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _status_line(run) -> str:
+    c = run.bridge.counts
+    if run.started is None:
+        return "waiting for ArduPilot's first servo packet"
+    return (f"frames {c.frames}  t = {run.sim_time():.2f} s  {run.rate():.1f}x real time"
+            + (f"  dropped {c.dropped}" if c.dropped else "") + (f"  resets {c.resets}" if c.resets else ""))
+
+
+def _summary(run, health, out) -> None:
+    b, c = run.bridge, run.bridge.counts
+    print(f"aurgen sitl: {c.frames} frames, {run.sim_time():.3f} s simulated"
+          + (f" at {run.rate():.1f}x real time" if run.started is not None else " (no packet came)")
+          + (f", {b.substeps} steps of {b.sim.model.opt.timestep:.6g} s a frame" if c.frames else ""), file=out)
+    print(f"  repeats answered: {c.repeats}, resets: {c.resets}, dropped: {c.dropped}"
+          + (f" (last: {c.last_drop})" if c.dropped else ""), file=out)
+    print(f"  health: {health}", file=out)
+    out.flush()
+
+
+def _terminal_status(stream):
+    """A status writer for a terminal (None elsewhere): one line, rewritten."""
+    if not stream.isatty():
+        return None
+
+    def write(line):
+        if line is None:
+            stream.write("\r\033[K")
+        else:
+            stream.write("\r\033[K" + line)
+        stream.flush()
+
+    return write
+
+
+def cli_sitl(args) -> int:
+    from aurgen.runtime.environment import schema as envmod
+    from aurgen.runtime.sim import cli as simcli
+    from aurgen.runtime.sim import loading
+    from aurgen.runtime.sim.simulation import Simulation
+    from aurgen.runtime.sitl import rig as rigmod
+    from aurgen.runtime.sitl.bridge import Bridge
+
+    simcli._check_model(args.model)
+    water = args.water
+    if water is not None and not (math.isfinite(water) and 1e-3 <= water <= 1e5):
+        raise AurgenError(f"--water must be a fluid density in kg/m^3 between 0.001 and 1e5, got {water}")
+    speedup = args.speedup
+    if speedup is not None and not (math.isfinite(speedup) and speedup > 0):
+        raise AurgenError(f"--speedup must be a positive number (times real time), got {speedup}")
+    simcli._check_water(args.model, water)
+    if water is None and not simcli._declares_environment(args.model):
+        water = 1025.0  # a vehicle file: open water, as aurgen view gives it
+    with loading.deferred_notes() as notes:
+        try:
+            sim = Simulation(args.model, water=water)
+        except envmod.EnvironmentInvalid as exc:
+            raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
+    try:
+        rig = rigmod.find(sim.model, str(args.model), args.vehicle)
+        sock = bind(args.bind, args.port)
+    except BaseException:
+        sim.close()
+        raise
+    loading.print_notes(notes)
+    try:
+        bridge = Bridge(sim, rig)
+        port = sock.getsockname()[1]
+        wiring = ", ".join(f"{t.name} SERVO{t.channel}" for t in sorted(rig.thrusters, key=lambda t: t.channel))
+        print(f"aurgen sitl: {rig.name} in {args.model} ({wiring}"
+              + (f"; {len(rig.rangefinders)} rangefinder(s) as rng_1…" if rig.rangefinders else "") + ")")
+        if water is not None and args.water is None:
+            print("  open water of 1025 kg/m^3 at z = 0 (a vehicle file; --water RHO to change)")
+        print(f"  listening on udp {args.bind}:{port} for ArduPilot's JSON backend "
+              f"(sim_vehicle.py ... --model JSON); Ctrl-C ends", flush=True)
+        return serve(bridge, sock, speedup=speedup, status=_terminal_status(sys.stderr))
+    finally:
+        sock.close()
+        sim.close()
