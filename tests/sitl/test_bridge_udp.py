@@ -1,0 +1,111 @@
+"""``aurgen sitl`` over a real UDP socket, as ArduPilot's JSON backend talks to it
+(libraries/SITL/SIM_JSON.cpp; the examples' loop in libraries/SITL/examples/JSON/python/): frames
+stepped, a repeated frame answered with the same reply and not stepped, a count going back resetting
+the world, anything else dropped and counted, never a crash; the port in use a clear error (exit 2);
+Ctrl-C and SIGTERM end with a summary (exit 0)."""
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+
+import pytest
+
+from sitl_client import Sitl, aurgen_cmd, clean_env, packet
+
+# a floating box with one thruster on SERVO3 (aurgen's marks: user="1" a displacement geom)
+BOAT = """<mujoco model="box_boat"><compiler angle="radian"/><option timestep="0.002"/><worldbody>
+<body name="base_link" pos="0 0 0"><freejoint/><inertial pos="0 0 0" mass="20" diaginertia="0.3 0.6 0.8"/>
+<geom type="box" size="0.4 0.2 0.1" user="1" contype="0" conaffinity="0"/>
+<site name="base_link_imu" pos="0 0 0.05"/><site name="motor_thrust" pos="-0.4 0 0"/></body></worldbody>
+<actuator><general name="motor" site="motor_thrust" gear="1 0 0 0 0 0" ctrlrange="-40 50"/></actuator>
+<custom><numeric name="aurgen:thrust_curve:motor" data="1100 -40 1470 0 1530 0 1900 50"/>
+<numeric name="aurgen:servo_channel:motor" data="3"/></custom></mujoco>"""
+
+NEUTRAL = [1500] * 16
+
+
+@pytest.fixture()
+def boat(tmp_path):
+    p = tmp_path / "box_boat.xml"
+    p.write_text(BOAT)
+    return p
+
+
+def test_frames_repeats_resets_and_garbage(boat):
+    with Sitl(boat) as s:
+        first = s.ask(packet(0, NEUTRAL))
+        r1 = s.ask(packet(1, NEUTRAL))
+        t1 = json.loads(r1)["timestamp"]
+        assert t1 == pytest.approx(2 / 400, abs=1e-12)
+        assert s.ask(packet(1, NEUTRAL)) == r1  # repeated: the last reply, not stepped
+        r2 = json.loads(s.ask(packet(2, NEUTRAL)))
+        assert r2["timestamp"] == pytest.approx(3 / 400, abs=1e-12)
+        assert s.silent(b"\x00" * 40)  # wrong magic
+        assert s.silent(packet(3, NEUTRAL)[:-2])  # short
+        assert s.silent(b"")
+        # 32 channels: the same vehicle, stepped
+        r3 = json.loads(s.ask(packet(3, NEUTRAL + [0] * 16)))
+        assert r3["timestamp"] == pytest.approx(4 / 400, abs=1e-12)
+        # ArduPilot restarted: its count starts again; the world is reset and answers as the first time
+        assert s.ask(packet(0, NEUTRAL)) == first
+        rc, out, err = s.stop()
+    assert rc == 0, err
+    assert "5 frames" in out and "repeats answered: 1, resets: 1, dropped: 3" in out and "health: ok" in out, out
+    assert "Traceback" not in err
+
+
+def test_thrust_moves_the_boat_forward(boat):
+    """SERVO3 at 1900 µs drives the box ahead (east: the box faces world +x) and nothing else does."""
+    pwm = list(NEUTRAL)
+    pwm[2] = 1900
+    with Sitl(boat) as s:
+        for i in range(400):
+            r = json.loads(s.ask(packet(i, pwm)))
+        s.stop()
+    north, east, down = r["velocity"]
+    assert east > 0.5 and abs(north) < 1e-6 * east, r["velocity"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_and_sigterm_end_with_a_summary(boat, sig):
+    with Sitl(boat) as s:
+        s.ask(packet(0, NEUTRAL))
+        rc, out, err = s.stop(sig)
+    assert rc == 0 and "1 frames" in out and "health: ok" in out, (rc, out, err)
+    assert "Traceback" not in err
+
+
+def _run(*args, timeout=120):
+    return subprocess.run(aurgen_cmd() + ["sitl", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=clean_env())
+
+
+def test_the_port_in_use_is_a_clear_error(boat):
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    try:
+        r = _run(boat, "--port", taken.getsockname()[1])
+    finally:
+        taken.close()
+    assert r.returncode == 2, r
+    assert "is in use" in r.stderr and "--port" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--vehicle", "nothere"], "--vehicle nothere: no such vehicle"),
+    (["--port", "70000"], "--port 70000"),
+    (["--speedup", "0"], "--speedup must be a positive number"),
+    (["--water", "-3"], "--water must be a fluid density"),
+])
+def test_bad_arguments_are_refused(boat, args, why):
+    r = _run(boat, *args)
+    assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r
+
+
+def test_a_model_with_no_thrusters_is_refused(tmp_path):
+    p = tmp_path / "plain.xml"
+    p.write_text("<mujoco><worldbody><body><freejoint/><geom size='0.1' user='1'/></body></worldbody></mujoco>")
+    r = _run(p)
+    assert r.returncode == 2 and "no vehicle with thrust curves" in r.stderr and "aurgen build" in r.stderr, r
