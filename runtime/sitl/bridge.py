@@ -30,6 +30,7 @@ class Counts:
     resets: int = 0
     dropped: int = 0
     last_drop: str = ""
+    flown: float = 0.0  # simulated seconds before the last reset
 
 
 class Bridge:
@@ -44,6 +45,8 @@ class Bridge:
         self.last_reply = None
         self.substeps = 0
         self.gravity = measure.Gravity(sim)
+        self._actuators = [t.actuator for t in rig.thrusters]
+        self._dt = None
         self._start()
 
     def _start(self):
@@ -65,6 +68,7 @@ class Bridge:
             self.counts.repeats += 1
             return self.last_reply
         if action == RESET:
+            self.counts.flown += float(self.sim.data.time)
             self.sim.reset()
             self.counts.resets += 1
             self._start()
@@ -74,25 +78,24 @@ class Bridge:
     def _timestep(self, dt: float) -> int:
         """Steps per frame of ``dt`` s; sets the model's timestep to dt / steps (≤ the world's)."""
         n = max(1, math.ceil(dt / self.world_dt * (1 - 1e-12)))
-        h = dt / n
-        if self.sim.model.opt.timestep != h:
-            self.sim.model.opt.timestep = h
-        self.substeps = n
+        self.sim.model.opt.timestep = dt / n
+        self.substeps, self._dt = n, dt
         return n
 
     def step(self, packet) -> bytes:
         """Apply ``packet``'s PWM, step one frame, and the reply."""
         sim, rig = self.sim, self.rig
-        ctrl = sim.data.ctrl
-        for t in rig.thrusters:
-            pwm = packet.pwm[t.channel - 1] if t.channel <= len(packet.pwm) else 0
-            ctrl[t.actuator] = thrust.thrust(t.pwms, t.thrusts, pwm)
-        n = self._timestep(packet.dt)
+        pwm, top = packet.pwm, thrust.PWM_VALID[1]
+        sim.data.ctrl[self._actuators] = [
+            t.table[pwm[t.channel - 1]] if t.channel <= len(pwm) and pwm[t.channel - 1] <= top else 0.0
+            for t in rig.thrusters]
+        dt = packet.dt
+        n = self.substeps if dt == self._dt else self._timestep(dt)
         sim.step(n)
         rng = ()
         if rig.rangefinders:
             mujoco.mj_kinematics(sim.model, sim.data)
             rng = measure.ranges(sim.model, sim.data, rig)
-        state, self.v_imu = measure.fdm(sim.data, rig, self.gravity, self.home, self.v_imu, packet.dt, rng)
+        state, self.v_imu = measure.fdm(sim.data, rig, self.gravity, self.home, self.v_imu, dt, rng)
         self.counts.frames += 1
         return protocol.reply(state)

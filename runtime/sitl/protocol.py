@@ -35,6 +35,10 @@ class PacketRefused(ValueError):
     """A datagram that is no servo packet ArduPilot sends (size, magic or frame rate); it is dropped."""
 
 
+class NonFinite(ValueError):
+    """A state with a non-finite value: no reply can carry it (JSON has none)."""
+
+
 class ServoPacket(NamedTuple):
     """One servo packet: ``frame_rate`` (Hz), ``frame_count``, ``pwm`` (µs per channel, 16 or 32; 0: not driven)."""
 
@@ -48,11 +52,19 @@ class ServoPacket(NamedTuple):
         return 1.0 / self.frame_rate
 
 
+_PACKETS = {SIZES[m]: (m, struct.Struct(f"<HHI{CHANNELS[m]}H")) for m in SIZES}
+
+
 def decode(datagram: bytes) -> ServoPacket:
     """The servo packet in ``datagram``; :class:`PacketRefused` (with the reason) for anything else.
 
     A frame rate of 0 is refused too: ArduPilot's examples ignore such a packet (there is no step to
     take), as does the bridge."""
+    form = _PACKETS.get(len(datagram))
+    if form is not None:
+        v = form[1].unpack(datagram)
+        if v[0] == form[0] and 0 < v[1] <= MAX_FRAME_RATE:
+            return ServoPacket(v[1], v[2], v[3:])
     n = len(datagram)
     if n < 2:
         raise PacketRefused(f"{n} bytes: shorter than the magic number")
@@ -62,11 +74,8 @@ def decode(datagram: bytes) -> ServoPacket:
     if n != SIZES[magic]:
         raise PacketRefused(f"{n} bytes with magic {magic}: a {CHANNELS[magic]}-channel packet is "
                             f"{SIZES[magic]} bytes")
-    _, rate, count = HEADER.unpack_from(datagram)
-    if rate == 0 or rate > MAX_FRAME_RATE:
-        raise PacketRefused(f"frame rate {rate} Hz: expected 1 to {MAX_FRAME_RATE}")
-    pwm = struct.unpack_from(f"<{CHANNELS[magic]}H", datagram, HEADER.size)
-    return ServoPacket(rate, count, pwm)
+    rate = HEADER.unpack_from(datagram)[1]
+    raise PacketRefused(f"frame rate {rate} Hz: expected 1 to {MAX_FRAME_RATE}")
 
 
 def encode(packet: ServoPacket) -> bytes:
@@ -92,19 +101,22 @@ class Fdm(NamedTuple):
 
 
 # the reply's text: one format, keys in the order ArduPilot's substring search needs (no key written
-# before a longer key it is a prefix of); %r is Python's shortest round-trip repr of a float
-_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%r, %r, %r],"accel_body":[%r, %r, %r]},"position":[%r, %r, %r],'
-          '"quaternion":[%r, %r, %r, %r],"velocity":[%r, %r, %r]')
+# before a longer key it is a prefix of). The timestamp and the position are doubles in ArduPilot
+# (SIM_JSON.h: double timestamp_s, Vector3d position): %r, Python's shortest round-trip text; the
+# gyro, acceleration, attitude and velocity are floats there (Vector3f, Quaternion; sscanf "%f"):
+# %.9g, which round-trips every float32 (nine significant digits)
+_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%.9g, %.9g, %.9g],"accel_body":[%.9g, %.9g, %.9g]},'
+          '"position":[%r, %r, %r],"quaternion":[%.9g, %.9g, %.9g, %.9g],"velocity":[%.9g, %.9g, %.9g]')
 
 
 def reply(fdm: Fdm) -> bytes:
     """The JSON line for ``fdm``, framed ``"\\n{...}\\n"``; ValueError for a non-finite value (JSON has
     none, and ArduPilot's parser would read garbage)."""
-    values = (fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion, *fdm.velocity, *fdm.rng)
+    values = tuple(map(float, (fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion,
+                               *fdm.velocity, *fdm.rng)))  # Python floats: numpy's repr is another text
     if not all(map(math.isfinite, values)):
-        raise ValueError(f"a non-finite value in the reply: {fdm}")
-    values = tuple(float(v) + 0.0 for v in values)  # Python floats (numpy's repr differs); -0.0 as 0.0
+        raise NonFinite(f"a non-finite value in the reply: {fdm}")
     text = _REPLY % values[:17]
     for i, r in enumerate(values[17:]):
-        text += ',"rng_%d":%r' % (i + 1, r)
+        text += ',"rng_%d":%.9g' % (i + 1, r)
     return (text + "}\n").encode("ascii")

@@ -30,13 +30,14 @@ class RigError(AurgenError):
 @dataclass(frozen=True)
 class Thruster:
     """One thruster: its actuator (``ctrl`` is thrust, N), SERVOn channel (1-based), PWM curve: ``pwms``
-    (µs, ascending) and ``thrusts`` (N)."""
+    (µs, ascending) and ``thrusts`` (N); ``table``: the thrust at each whole PWM 0…2200 µs."""
 
     name: str
     actuator: int
     channel: int
     pwms: tuple
     thrusts: tuple
+    table: tuple
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def find(m, source: str, vehicle: str | None = None) -> Rig:
             curve = thrust.curve_from_numeric(curves[local])
         except ValueError as exc:
             raise RigError(f"{source}: {prefix}{CURVE}{local}: {exc}") from None
-        thrusters.append(Thruster(local, a, int(ch[0]), tuple(curve[:, 0].tolist()), tuple(curve[:, 1].tolist())))
+        pwms, thrusts = tuple(curve[:, 0].tolist()), tuple(curve[:, 1].tolist())
+        thrusters.append(Thruster(local, a, int(ch[0]), pwms, thrusts, thrust.table(pwms, thrusts)))
     body = int(m.body_rootid[m.site_bodyid[m.actuator_trnid[thrusters[0].actuator, 0]]]
                if m.actuator_trntype[thrusters[0].actuator] == mujoco.mjtTrn.mjTRN_SITE else 0)
     joint = m.body_jntadr[body] if body > 0 else -1

@@ -19,9 +19,11 @@ import sys
 import time
 
 from aurgen.core.errors import AurgenError
+from aurgen.runtime.sitl import protocol
 
 CHECK_EVERY = 0.25  # s of simulated time between health checks
 STATUS_EVERY = 0.5  # s of wall time between status lines
+BOOK_EVERY = 32  # packets between looks at the health, the status line and the clock
 MAX_DATAGRAM = 65536
 
 
@@ -51,16 +53,16 @@ def bind(address: str, port: int) -> socket.socket:
 
 
 class Run:
-    """The loop's figures: wall time, and the simulated time (resets add what was flown before)."""
+    """The loop's figures: wall time, and the simulated time (the bridge counts what was flown
+    before each reset)."""
 
     def __init__(self, bridge):
         self.bridge = bridge
         self.t0 = time.perf_counter()
         self.started = None  # wall time of the first packet
-        self.flown = 0.0  # simulated seconds before the last reset
 
     def sim_time(self) -> float:
-        return self.flown + float(self.bridge.sim.data.time)
+        return self.bridge.counts.flown + float(self.bridge.sim.data.time)
 
     def rate(self) -> float:
         wall = time.perf_counter() - (self.started or self.t0)
@@ -68,41 +70,52 @@ class Run:
 
 
 def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=None) -> int:
-    """Answer packets until Ctrl-C, SIGTERM or invalid health; print the summary; the exit status."""
+    """Answer packets until Ctrl-C, SIGTERM or invalid health; print the summary; the exit status.
+
+    Until the first packet the socket waits with a timeout (the status line says so); then it blocks
+    (a wait with a timeout costs a poll per packet), and the health, the status line and the pacing
+    are looked at every :data:`BOOK_EVERY` packets (the health by simulated time, the status by wall
+    time). Ctrl-C and SIGTERM interrupt a blocked wait."""
     run = Run(bridge)
-    sock.settimeout(STATUS_EVERY)
-    next_check, next_status = CHECK_EVERY, 0.0
-    health = None
     old = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
-        while True:
+        sock.settimeout(STATUS_EVERY)
+        while True:  # waiting for ArduPilot
+            if status is not None:
+                status(_status_line(run))
             try:
                 data, addr = sock.recvfrom(MAX_DATAGRAM)
+                break
             except socket.timeout:
-                data = None
-            if data is not None:
-                if run.started is None:
-                    run.started = time.perf_counter()
-                resets = bridge.counts.resets
-                before = float(bridge.sim.data.time)
-                reply = bridge.answer(data)
-                if bridge.counts.resets != resets:
-                    run.flown += before
-                    next_check = CHECK_EVERY
-                if reply is not None:
-                    sock.sendto(reply, addr)
-                if speedup is not None and run.started is not None:
+                continue
+        run.started = time.perf_counter()
+        sock.settimeout(None)
+        answer, recv, send = bridge.answer, sock.recvfrom, sock.sendto
+        sim = bridge.sim
+        next_check, next_status, n = CHECK_EVERY, 0.0, 0
+        while True:
+            try:
+                reply = answer(data)
+            except protocol.NonFinite:  # the state went non-finite: the health says so below
+                break
+            if reply is not None:
+                send(reply, addr)
+            n += 1
+            if n % BOOK_EVERY == 0 or speedup is not None:
+                if speedup is not None:
                     ahead = run.sim_time() / speedup - (time.perf_counter() - run.started)
                     if ahead > 0:
                         time.sleep(ahead)
-            if bridge.sim.data.time >= next_check:
-                next_check = bridge.sim.data.time + CHECK_EVERY
-                health = bridge.sim.check()
-                if not health.ok:
-                    break
-            if status is not None and time.perf_counter() >= next_status:
-                next_status = time.perf_counter() + STATUS_EVERY
-                status(_status_line(run))
+                t = run.sim_time()
+                if t >= next_check:
+                    next_check = t + CHECK_EVERY
+                    health = sim.check()
+                    if not health.ok:
+                        break
+                if status is not None and time.perf_counter() >= next_status:
+                    next_status = time.perf_counter() + STATUS_EVERY
+                    status(_status_line(run))
+            data, addr = recv(MAX_DATAGRAM)
     except (KeyboardInterrupt, _Stop):
         pass
     finally:

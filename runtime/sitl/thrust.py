@@ -42,3 +42,9 @@ def thrust(pwms: tuple, thrusts: tuple, pwm: float) -> float:
         return thrusts[-1]
     x0, x1, y0, y1 = pwms[i - 1], pwms[i], thrusts[i - 1], thrusts[i]
     return y0 + (y1 - y0) * (pwm - x0) / (x1 - x0)
+
+
+def table(pwms: tuple, thrusts: tuple) -> tuple:
+    """The thrust (N) at every whole PWM 0…2200 µs (:func:`thrust` at each): ArduPilot's PWM is a whole
+    number of µs, so the bridge looks it up instead of interpolating each frame."""
+    return tuple(thrust(pwms, thrusts, p) for p in range(PWM_VALID[1] + 1))
