@@ -228,7 +228,11 @@ def boat_mismatches(m, W, L, by_fn, asym=1.6):
     """ArduRover's assumptions on the skid pair: throttleLeft (73) is on the port side (FRD y < 0 at
     the thruster, i.e. its forward thrust yaws the boat clockwise), throttleRight (74) starboard;
     both push forward for PWM above trim; and a positive steering demand (turn right, clockwise seen
-    from above) gives a positive FRD yaw moment, forward throttle a forward force."""
+    from above) gives a positive FRD yaw moment, forward throttle a forward force. (ArduRover's sign:
+    AP_MotorsUGV.cpp output_skid_steering, left = throttle + steering; ArduPilot/ardupilot
+    libraries/SITL/examples/JSON/python/velocity_controlled_robot.py pwm_to_command, commit
+    b6f464f16f8171c81538cf11d7fd8cc180c367ba: "a positive turn rate (clockwise, NED) means the left
+    motor runs faster".)"""
     bad = []
     if set(by_fn) != {ap_mix.K_THROTTLE_LEFT, ap_mix.K_THROTTLE_RIGHT}:
         return [f"functions wired: {sorted(by_fn)}"]
