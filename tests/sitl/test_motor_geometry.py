@@ -22,9 +22,9 @@ a positive ctrl (checked end to end below when the curve numerics are present).
 
 Motor k <-> thruster: the MJCF's ``aurgen:servo_channel:<thruster>`` (the SERVOn output) plus the
 vehicle's ``<vehicle>_sitl.parm`` (SERVOn_FUNCTION: 32 + k is motor k, 73/74 throttle left/right);
-a build without those numerics falls back to the names (thruster_k on motor k, motor_port on 73,
-motor_stbd on 74), which is what ArduPilot's own defaults would wire if the catalog's names are
-honest.
+a chassis whose catalog entry declares no ``ardupilot:`` wiring (the catalog before issue 36) has no
+numerics, and the mapping falls back to the names (thruster_k on motor k, motor_port on 73,
+motor_stbd on 74); a chassis that declares it must have the numerics.
 """
 
 from __future__ import annotations
@@ -109,6 +109,10 @@ def parm(folder: Path, vehicle: str) -> dict:
 def wiring(m, folder: Path, vehicle: str):
     """{thruster: SERVOn_FUNCTION} and where it came from ('numeric' or 'name')."""
     chans = {k: int(round(v[0])) for k, v in _numerics(m, "aurgen:servo_channel:").items()}
+    chassis = ROOT / "vehicles" / "parts" / f"{vehicle}_chassis.yaml"
+    declared = bool(re.search(r"^ardupilot:", chassis.read_text(encoding="utf-8"), re.M))
+    assert chans or not declared, (f"{chassis.name} declares its ArduPilot wiring, but {vehicle}.xml carries "
+                                   "no aurgen:servo_channel numerics")
     if not chans:
         if VEHICLES[vehicle] is None:
             return {"motor_port": ap_mix.K_THROTTLE_LEFT, "motor_stbd": ap_mix.K_THROTTLE_RIGHT}, "name"
