@@ -5,7 +5,7 @@ What a MuJoCo host runs: a world or vehicle MJCF loaded and stepped with the eng
 the arrays of its force stage (``plan``, ``forces``, ``added_mass``), its health and MuJoCo's
 warnings (``health``, ``mjwarn``), and the ``aurgen sim`` and ``aurgen view`` commands (``cli``,
 ``view``). Imported by the time-domain analyses (aurgen.analysis), the gym environments, the
-CLI, and (when it is written) the ArduPilot bridge in runtime/sitl/; it imports the static hydrostatics and
+CLI, and the ArduPilot bridge in runtime/sitl/; it imports the static hydrostatics and
 the environment, never the analyses, the emitters or the MuJoCo Warp backend.
 
     from aurgen.runtime.sim import Simulation
