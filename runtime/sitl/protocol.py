@@ -8,9 +8,11 @@ The format is ArduPilot's, ``libraries/SITL/SIM_JSON.cpp`` and ``SIM_JSON.h`` (`
   output is not driven): 40 or 72 bytes.
 * The physics answers with one JSON object framed as ``"\\n{...}\\n"``. ArduPilot parses only the text
   between the last two newlines and finds each key by substring (the first occurrence wins, so a key
-  that is a prefix of another comes first: ``velocity`` before any ``velocity_wind``); it reads a vector
-  with ``sscanf("[%f, %f, %f]")`` right after ``"key":``, so the separators are written compact
-  (``","`` and ``":"``) and a vector as ``[x, y, z]`` with one space after each comma; booleans go as
+  that is a prefix of another comes first: ``velocity`` before any ``velocity_wind``), reading the
+  value right after ``"key":`` (a space before the colon reads 0). Current builds read arrays with
+  ``parse_array`` + ``atof`` (float32 for the gyro, acceleration, velocity and quaternion, double for
+  the timestamp and position); older ones with ``sscanf("[%f, %f, %f]")``, which wants ``[`` right
+  after the colon: the reply is written with compact separators and suits both. Booleans go as
   numbers.
 * Frames: ``position`` (m, from home) and ``velocity`` (m/s) are NED; ``imu.gyro`` (rad/s) and
   ``imu.accel_body`` (m/s², specific force: about [0, 0, -9.81] level at rest) are body FRD;
@@ -101,12 +103,11 @@ class Fdm(NamedTuple):
 
 
 # the reply's text: one format, keys in the order ArduPilot's substring search needs (no key written
-# before a longer key it is a prefix of). The timestamp and the position are doubles in ArduPilot
-# (SIM_JSON.h: double timestamp_s, Vector3d position): %r, Python's shortest round-trip text; the
-# gyro, acceleration, attitude and velocity are floats there (Vector3f, Quaternion; sscanf "%f"):
-# %.9g, which round-trips every float32 (nine significant digits)
-_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%.9g, %.9g, %.9g],"accel_body":[%.9g, %.9g, %.9g]},'
-          '"position":[%r, %r, %r],"quaternion":[%.9g, %.9g, %.9g, %.9g],"velocity":[%.9g, %.9g, %.9g]')
+# before a longer key it is a prefix of); every number %r, Python's shortest round-trip text of the
+# double, so ArduPilot reads each value as its own conversion of the double would give (atof, then
+# float32 for the float fields)
+_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%r, %r, %r],"accel_body":[%r, %r, %r]},"position":[%r, %r, %r],'
+          '"quaternion":[%r, %r, %r, %r],"velocity":[%r, %r, %r]')
 
 
 def reply(fdm: Fdm) -> bytes:
@@ -118,5 +119,5 @@ def reply(fdm: Fdm) -> bytes:
         raise NonFinite(f"a non-finite value in the reply: {fdm}")
     text = _REPLY % values[:17]
     for i, r in enumerate(values[17:]):
-        text += ',"rng_%d":%.9g' % (i + 1, r)
+        text += ',"rng_%d":%r' % (i + 1, r)
     return (text + "}\n").encode("ascii")

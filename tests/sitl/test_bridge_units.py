@@ -200,7 +200,7 @@ def test_at_rest_the_accelerometer_reads_g_up():
         b.gravity.const, b.gravity.env = (0.0, 0.0, -9.81), None
         r = _answer(b, 0)
         want = [0.0, -9.81 * math.sin(roll), -9.81 * math.cos(roll)]  # "up" leans to the raised (left) side
-        assert r["imu"]["accel_body"] == pytest.approx(want, abs=1e-7), roll  # nine digits on the wire
+        assert r["imu"]["accel_body"] == pytest.approx(want, abs=1e-9), roll
 
 
 def test_spinning_body_gyro_is_frd():
@@ -269,3 +269,29 @@ def test_no_thrusters_is_refused():
     m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='1'/></body></worldbody></mujoco>")
     with pytest.raises(rigmod.RigError, match="no vehicle with thrust curves"):
         rigmod.find(m, "plain.xml")
+
+
+# ------------------------------------------------------------------ the reply as ArduPilot reads it
+@pytest.mark.parametrize("vectors", ["parse_array", "sscanf"])
+def test_arduPilot_reads_every_value_of_the_reply(vectors):
+    """Random states through ArduPilot's receive side (ap_json.Receiver: SIM_JSON.cpp's recv_fdm and
+    parse_sensors, the current parse_array build and the older sscanf one): each reply accepted, every
+    value the double sent, rounded to float32 (the timestamp and position: the double itself), the
+    rangefinders included."""
+    import ap_json
+
+    rng = np.random.default_rng(11)
+    rx = ap_json.Receiver(vectors=vectors)
+    t = 0.0
+    for i in range(500):
+        t += 1 / 400
+        v = [tuple(rng.normal(scale=s, size=3)) for s in (1.0, 9.0, 300.0, 3.0)]
+        q = tuple(_wxyz(Rotation.random(random_state=rng)))
+        fdm = protocol.Fdm(t, v[0], v[1], v[2], v[3], q, tuple(rng.uniform(0, 100, 2)))
+        a = rx.feed(protocol.reply(fdm))
+        assert a is not None, (rx.rejected, rx.missing)
+        assert a.timestamp == t and a.position == fdm.position
+        for got, sent in ((a.gyro, fdm.gyro), (a.accel_body, fdm.accel_body), (a.velocity, fdm.velocity),
+                          (a.quaternion, fdm.quaternion), (a.rng[:2], fdm.rng)):
+            assert np.array_equal(np.float32(got), np.float32(sent)), (got, sent)
+        assert not a.physics_reset
