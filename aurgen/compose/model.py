@@ -146,6 +146,8 @@ class Vehicle:
     openings: tuple = ()  # (name, xyz m in base_link), the config's openings: (downflooding points)
     extra_bridge: tuple = ()  # the config's extra_bridge_topics (aurgen.config.bridge.ExtraBridge)
     discontinued: tuple = ()  # (instance, part type, note) of each part its catalog marks discontinued
+    ardupilot: bool = False  # the config's ardupilot: (the SDF's ArduPilotPlugin block)
+    wiring: object = None  # the base part's ArduPilot wiring (aurgen.config.autopilot.Wiring), or None
 
     def link(self, name: str) -> Link:
         """The link named ``name`` (KeyError if none); a dict lookup, built once."""

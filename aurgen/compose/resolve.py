@@ -200,7 +200,8 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         topic_bases=tuple((n, t.gz, t.ros, t.key, t.line) for n, t in asm.topics.items()),
         openings=openings(cfg, asm), extra_bridge=cfg.extra_bridge,
         discontinued=tuple((i.name, i.part.type, i.part.discontinued) for i in asm.instances
-                           if i.part.discontinued is not None))
+                           if i.part.discontinued is not None),
+        ardupilot=cfg.ardupilot, wiring=asm.instance(cfg.base_name).part.ardupilot)
 
 
 def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from aurgen.core import limits, spatial
-from aurgen.config import sensors, shapes
+from aurgen.config import autopilot, sensors, shapes
+from aurgen.config.thrust_curve import ThrustCurve, find_curve
 from aurgen.core.errors import ConfigError, did_you_mean
 from aurgen.core.records import record
 from aurgen.core.resources import catalog_dir
@@ -75,13 +76,16 @@ class Frame:
 
 @record
 class Drive:
-    """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw, deadband N (0: none)."""
+    """A propeller's drive table: diameter m, thrust limits N, rotation ccw|cw, deadband N (0: none);
+    ``thrust_curve`` the catalog's thrust against pulse width (aurgen.config.thrust_curve), whose
+    extremes are then the limits."""
 
     diameter: float
     max_thrust: float
     min_thrust: float
     rotation: str
     deadband: float = 0.0
+    thrust_curve: ThrustCurve | None = None
 
 
 @record
@@ -108,6 +112,7 @@ class Part:
     inertia_derived: bool = False
     inertia_from: str = ""  # 'collision' or 'visual': the shapes the inertia is derived from ('' : given)
     discontinued: str | None = None  # the part's discontinued: note ('' when just true); None: in production
+    ardupilot: autopilot.Wiring | None = None  # a chassis' autopilot wiring as the real vehicle ships
     sha256: str = field(default="", compare=False)
 
     def slot(self, name: str) -> Slot | None:
@@ -119,7 +124,7 @@ class Part:
 
 PART_KEYS = {"description", "placeholder", "mass", "com", "inertia", "collision", "visual", "attach",
              "axis", "slots", "frames", "drive", "battery", "density", "sensors",
-             "payload_capacity", "discontinued", "inertia_from"}
+             "payload_capacity", "discontinued", "inertia_from", "ardupilot"}
 GEOM_KEYS = {"shape", "size", "radius", "length", "radii", "file", "scale", "xyz", "rpy", "name", "rgba"}
 INERTIA_FROM = ("collision", "visual")
 SLOT_KEYS = {"xyz", "rpy", "accepts", "default", "joint", "collision", "axis", "limits", "tube", "carrier_prefix"}
@@ -213,13 +218,14 @@ class Catalog:
         if path is None:
             hint = did_you_mean(type_name, self.names()) or "run 'aurgen catalog' for the list"
             raise ConfigError(wpath, wkey, f"unknown part type '{type_name}'", hint, line=wline)
-        part = parse_part(type_name, path, load(path))
+        part = parse_part(type_name, path, load(path), dirs=self.dirs)
         self._cache[type_name] = part
         return part
 
 
-def parse_part(type_name: str, path: Path, data: dict) -> Part:
-    """Validate one catalog entry. Raises ConfigError naming file, key and line."""
+def parse_part(type_name: str, path: Path, data: dict, dirs=None) -> Part:
+    """Validate one catalog entry. Raises ConfigError naming file, key and line. ``dirs``: the catalog
+    directories a thrust curve is looked up in (default: the entry's own, then the bundled one)."""
     r = Reader(path)
     r.check_keys(data, PART_KEYS, "", required=("mass",))
     mass = r.number(data, "mass", "", positive=True, at_least=limits.MASS_MIN, at_most=limits.MASS_MAX)
@@ -280,18 +286,7 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         r.check_keys(f, {"xyz", "rpy"}, key)
         frames.append(Frame(str(name), r.vector(f, "xyz", key, default=ZERO3, magnitude=limits.LENGTH_MAX),
                             r.vector(f, "rpy", key, default=ZERO3, magnitude=limits.ANGLE_MAX)))
-    drive = None
-    if "drive" in data:
-        d = r.mapping(data["drive"], "drive", node=data, field="drive")
-        r.check_keys(d, {"diameter", "max_thrust", "min_thrust", "rotation", "deadband"}, "drive",
-                     required=("diameter", "max_thrust", "min_thrust", "rotation"))
-        drive = Drive(r.number(d, "diameter", "drive", positive=True, magnitude=limits.LENGTH_MAX),
-                      r.number(d, "max_thrust", "drive", magnitude=limits.NUMBER_MAX),
-                      r.number(d, "min_thrust", "drive", magnitude=limits.NUMBER_MAX),
-                      r.string(d, "rotation", "drive", choices=("ccw", "cw")),
-                      r.number(d, "deadband", "drive", default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX))
-        if drive.min_thrust > drive.max_thrust:
-            raise r.error("drive.min_thrust", "is above max_thrust", node=d, field="min_thrust")
+    drive = _drive(r, data, [Path(path).parent, catalog_dir()] if dirs is None else dirs) if "drive" in data else None
     battery = None
     if "battery" in data:
         b = r.mapping(data["battery"], "battery", node=data, field="battery")
@@ -316,8 +311,52 @@ def parse_part(type_name: str, path: Path, data: dict) -> Part:
         payload_capacity=r.number(data, "payload_capacity", "", positive=True, at_most=limits.MASS_MAX),
         description=str(data.get("description", "")), placeholder=str(data.get("placeholder", "")),
         inertia_derived=bool(source), inertia_from=source, discontinued=None if discontinued is None else
-        ("" if discontinued is True else discontinued), sha256=hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        ("" if discontinued is True else discontinued), ardupilot=autopilot.parse(r, data, slots),
+        sha256=_entry_sha256(path, drive),
     )
+
+
+def _entry_sha256(path, drive) -> str:
+    """The entry's content hash: its file's bytes, and those of the thrust curve it names (a vehicle's
+    content sha256 then moves when the curve is edited)."""
+    h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if drive is None or drive.thrust_curve is None:
+        return h
+    return hashlib.sha256(f"{h}\nthrust_curve {drive.thrust_curve.sha256}".encode()).hexdigest()
+
+
+DRIVE_KEYS = {"diameter", "max_thrust", "min_thrust", "rotation", "deadband", "thrust_curve"}
+
+
+def _drive(r: Reader, data, dirs) -> Drive:
+    """A part's ``drive:``: the limits given (max_thrust, min_thrust N), or derived from the
+    ``thrust_curve`` it names (the curve's extremes; giving them as well is refused)."""
+    d = r.mapping(data["drive"], "drive", node=data, field="drive")
+    r.check_keys(d, DRIVE_KEYS, "drive", required=("diameter", "rotation"))
+    curve = None
+    if "thrust_curve" in d:
+        for k in ("max_thrust", "min_thrust"):
+            if k in d:
+                raise r.error(f"drive.{k}", "is derived from drive.thrust_curve (its largest and smallest "
+                              "thrust): it cannot be given as well", f"drop {k}, or drop thrust_curve to give "
+                              "the limits by hand", node=d, field=k)
+        curve = find_curve(dirs, d["thrust_curve"], (r.path, "drive.thrust_curve",
+                                                     getattr(d, "lines", {}).get("thrust_curve")))
+        top, bottom = curve.max_thrust, curve.min_thrust
+    else:
+        for k in ("max_thrust", "min_thrust"):
+            if k not in d:
+                raise r.error(f"drive.{k}", "required key is missing",
+                              "give max_thrust and min_thrust (N), or a thrust_curve", node=d)
+        top = r.number(d, "max_thrust", "drive", magnitude=limits.NUMBER_MAX)
+        bottom = r.number(d, "min_thrust", "drive", magnitude=limits.NUMBER_MAX)
+    drive = Drive(r.number(d, "diameter", "drive", positive=True, magnitude=limits.LENGTH_MAX), top, bottom,
+                  r.string(d, "rotation", "drive", choices=("ccw", "cw")),
+                  r.number(d, "deadband", "drive", default=0.0, nonnegative=True, magnitude=limits.NUMBER_MAX),
+                  curve)
+    if drive.min_thrust > drive.max_thrust:
+        raise r.error("drive.min_thrust", "is above max_thrust", node=d, field="min_thrust")
+    return drive
 
 
 def _slot(r: Reader, name: str, s, parent) -> Slot:

@@ -19,7 +19,7 @@ from aurgen.core.resources import data_dir
 from aurgen.core.yamlio import Mapping, Reader, load
 
 TOP_KEYS = {"name", "description", "topic_namespace", "base", "parts", "slots", "hull_displacement",
-            "buoyancy", "hydrodynamics", "openings", "extra_bridge_topics"}
+            "buoyancy", "hydrodynamics", "openings", "extra_bridge_topics", "ardupilot"}
 OPENING_KEYS = {"name", "link", "xyz"}
 ENTRY_KEYS = {"slot", "of", "type", "name", "xyz", "rpy", "joint", "axis", "collision", "parent", "limits",
               "topic", "gz_topic", "ros_topic"}
@@ -123,6 +123,7 @@ class VehicleConfig:
     sha256: str
     openings: tuple = ()  # Opening, in file order
     extra_bridge: tuple = ()  # aurgen.config.bridge.ExtraBridge, in file order
+    ardupilot: bool = False  # the SDF carries ardupilot_gazebo's ArduPilotPlugin (aurgen.emit.ardupilot)
 
 
 @record
@@ -305,7 +306,8 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
         base_collision=r.boolean(base, "collision", "base", default=True),
         base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
-        sha256=sha256, openings=openings, extra_bridge=extra_bridge_topics(r, data, namespace))
+        sha256=sha256, openings=openings, extra_bridge=extra_bridge_topics(r, data, namespace),
+        ardupilot=r.boolean(data, "ardupilot", "", default=False))
 
 
 def _check_nesting(r: Reader, entries, base: str, nodes) -> None:
