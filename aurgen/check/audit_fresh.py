@@ -226,6 +226,36 @@ def check_copies(folder: Path, want: dict, label: str) -> list[Difference]:
     return out
 
 
+def check_parm(folder: Path, vehicle, label: str) -> list[Difference]:
+    """The set's ArduPilot parameter file (``<vehicle>_sitl.parm``, aurgen.emit.ardupilot) against a fresh
+    render: present with those bytes when the vehicle's chassis declares wiring, else absent."""
+    from aurgen.compose import stamp
+    from aurgen.core.outdir import read_file_nofollow
+    from aurgen.emit import ardupilot
+
+    want = ardupilot.parm_text(vehicle, stamp.hash_comment(vehicle))
+    target = folder / ardupilot.parm_name(vehicle)
+    got = read_file_nofollow(target)
+    other = [Difference(str(f), "set", "file", "present", f"not a file {label} builds", note="a file of another "
+                        "vehicle in this folder") for f in sorted(folder.glob("*" + ardupilot.PARM_SUFFIX)) if f != target]
+    return other + _parm_rows(target, got, want, folder, label)
+
+
+def _parm_rows(target: Path, got, want, folder: Path, label: str) -> list[Difference]:
+    if want is None:
+        return [] if got is None else [Difference(str(target), "set", "file", "present", f"not a file {label} builds",
+                                                  note="left by an earlier build: rebuild, or remove it")]
+    if got is None:
+        return [Difference(str(target), "set", "file", "missing", f"written by a build of {label}",
+                           note="the set is incomplete: rebuild")] if folder in SCANNED else []
+    text = got.decode("utf-8", "replace")
+    if text == want:
+        return []
+    line, found, expected = first_difference(text, want)
+    return [Difference(f"{target}:{line}", "render", "content", found, expected,
+                       note=f"differs from a fresh build of {label}: edited, or built otherwise")]
+
+
 def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
     """One folder's files against a fresh render of the config their headers name.
 
@@ -268,6 +298,7 @@ def check_set(group: list[Audited], cache: dict, given=()) -> list[Difference]:
         body = have[fname].path.read_text(encoding="utf-8")
         if body != text:
             out.extend(render_differences(have[fname].path, body, text, label))
+    out.extend(check_parm(folder, vehicle, label))
     for fname, a in have.items():
         if fname not in fresh:
             out.append(Difference(str(a.path), "set", "file", "present", f"not a file {label} builds",

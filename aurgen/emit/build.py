@@ -10,7 +10,8 @@ the MJCF; SDF and URDF get a structural check); a file MuJoCo refuses is a
 BuildError carrying MuJoCo's message. The vehicle's ros_gz_bridge config goes to
 ``<output>/ros/<name>_bridge.yaml`` (aurgen.emit.ros), and its ROS 2 description package (the
 URDF, the bridge config, a display launch, an RViz config) to
-``<output>/ros/<name>_description/`` (aurgen.emit.ros_package).
+``<output>/ros/<name>_description/`` (aurgen.emit.ros_package). A vehicle whose chassis declares
+ArduPilot wiring also gets ``<name>_sitl.parm`` in its folder (aurgen.emit.ardupilot).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from aurgen.emit import meshes, render as emit, ros, ros_package, selfcheck
+from aurgen.emit import ardupilot, meshes, render as emit, ros, ros_package, selfcheck
 from aurgen.compose import fit, stamp
 from aurgen.compose.resolve import check_build, resolve
 from aurgen.core.errors import BuildError
@@ -107,6 +108,10 @@ def build(configs, output="build", *, warn=None) -> list[Path]:
                 raise BuildError(f"{config}: two configs write {target} (vehicle name '{vehicle.name}' twice)")
             files[target] = text
         prune.add(out_root / vehicle.name / meshes.FOLDER)
+        # a chassis with ArduPilot wiring: its SITL parameters beside the model (aurgen.emit.ardupilot)
+        parm = ardupilot.parm_text(vehicle, stamp.hash_comment(vehicle))
+        if parm is not None:
+            files[out_root / vehicle.name / ardupilot.parm_name(vehicle)] = parm
         # the ROS side (aurgen.emit.ros): outside the vehicle's folder, which holds the model files only
         bridge = ros.bridge_yaml(vehicle)
         files[out_root / "ros" / f"{vehicle.name}_bridge.yaml"] = bridge

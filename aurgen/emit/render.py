@@ -22,7 +22,7 @@ from aurgen.config import sensors
 from aurgen.core import spatial
 from aurgen.core.errors import BuildError
 from aurgen.compose.model import Geom, Vehicle
-from aurgen.emit import meshes as mesh_files
+from aurgen.emit import ardupilot, meshes as mesh_files
 
 # gz-sim-thruster-system's thrust coefficient magnitude; the sign follows the
 # propeller's rotation (ccw +, cw −), as the reference models write it.
@@ -192,7 +192,10 @@ def _link_ctx(link, frames: list) -> dict:
 
 
 def thruster_ctx(vehicle: Vehicle) -> list:
+    """The thrusters: limits N (a thrust curve's extremes where the drive names one), ``curve`` its
+    (pwm µs, thrust N, ...) data or None, ``servo`` its ArduPilot SERVOn (1-based) or None."""
     out = []
+    servo = ardupilot.servo_channels(vehicle)
     for t in vehicle.thrusters:
         d = t.drive
         sign = 1.0 if d.rotation == "ccw" else -1.0
@@ -200,7 +203,8 @@ def thruster_ctx(vehicle: Vehicle) -> list:
                     "topic": t.topic, "coefficient": sign * THRUST_COEFFICIENT, "diameter": d.diameter,
                     "max_thrust": d.max_thrust, "min_thrust": d.min_thrust, "rotation": d.rotation,
                     "deadband": d.deadband, "gz_topic": gz_topic(vehicle.namespace, t.topic, "cmd"),
-                    "ros_topic": gz_topic(vehicle.namespace, t.ros_topic or t.topic, "cmd")})
+                    "ros_topic": gz_topic(vehicle.namespace, t.ros_topic or t.topic, "cmd"),
+                    "curve": None if d.thrust_curve is None else d.thrust_curve.flat(), "servo": servo.get(t.name)})
     return out
 
 
@@ -365,7 +369,9 @@ def context(vehicle: Vehicle) -> dict:
         for g in c["visuals"] + c["urdf_visuals"]:  # a URDF capsule's pieces carry its rgba
             g["material"] = c["material"] if g["rgba"] is None else material_of(g["rgba"])
             used.setdefault(g["material"]["name"], g["material"])
+    ardupilot.check(vehicle)
     return {
+        "ardupilot": ardupilot.plugin_ctx(vehicle, thrusters),
         "version": __version__,
         "name": vehicle.name,
         "namespace": vehicle.namespace,
@@ -374,6 +380,7 @@ def context(vehicle: Vehicle) -> dict:
         "links": links,
         "joints": joints,
         "thrusters": thrusters,
+        "curved_thrusters": [t for t in thrusters if t["curve"] is not None],  # MJCF numerics (docs/formats.md)
         "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
         # added mass ({F}Dot{V}) stays out of Gazebo's Hydrodynamics plugin: it applies it as a force from the
         # last step's acceleration, which diverges when added mass exceeds the body's (MJCF carries it)

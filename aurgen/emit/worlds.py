@@ -222,7 +222,9 @@ def render_sdf(world: WorldConfig, placed: list[Placed]) -> str:
     ctx["default_density"] = num(gz["default_density"])
     ctx["changes"] = [{"z": num(z), "density": num(rho)} for z, rho in gz["changes"]]
     ctx.update(gazebo_flows(world))
-    ctx["sensor_systems"] = sensors.systems({s.type for pl in placed for s in pl.vehicle.sensors})
+    # gz-sim-imu-system in every world, placed vehicles or not: an ArduPilot SITL vehicle spawned there needs its
+    # IMU (ardupilot_gazebo's plugin never answers without one; aurgen.emit.ardupilot)
+    ctx["sensor_systems"] = sensors.systems({"imu"} | {s.type for pl in placed for s in pl.vehicle.sensors})
     ctx["spherical"] = SPHERICAL_COORDINATES
     ctx["still_water"] = still_water_comment(world)
     return jinja_environment().get_template("world.sdf.j2").render(**ctx)

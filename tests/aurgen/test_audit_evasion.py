@@ -50,7 +50,7 @@ def edit(path: Path, old: str, new: str, count: int = 1):
 
 EDITS = [  # (id, file, old, new): physics edits that keep the mass
     ("freejoint-removed", "blueboat.xml", '      <freejoint name="root"/>\n', ""),
-    ("ctrlrange", "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"'),
+    ("ctrlrange", "blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4000 5000"'),
     ("gear-sign", "blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"', 'gear="-1.0 0.0 0.0 0.0 0.0 0.0"'),
     ("damping", "blueboat.xml", "0.0 -20.0 0.0", "0.0 2000.0 0.0"),
     ("collision-box-x10", "blueboat.xml", 'size="0.219559 0.0785515 0.039972" pos="-0.002666 0.368156 0.131239" '
@@ -120,7 +120,7 @@ def test_garbage_after_a_header_is_unreadable(out, capsys):
 
 
 def test_world_follows_its_vehicles(out, capsys):
-    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"')
+    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4000 5000"')
     code, text = audit(capsys, out / "worlds" / "open_water.xml")
     assert code == 1 and "blueboat.xml" in text, text
 
@@ -140,21 +140,21 @@ def test_stale_rows_include_the_equilibrium(out, tmp_path, capsys, monkeypatch):
 
 
 def test_json_output(out, capsys):
-    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"')
+    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4000 5000"')
     code = main(["audit", "--json", str(out / "blueboat")])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["status"] == "differences"
-    assert any(d["figure"].endswith(" ctrlrange") and d["found"] == "-4000 5000" and d["expected"] == "-40.2 51.5"
+    assert any(d["figure"].endswith(" ctrlrange") and d["found"] == "-4000 5000" and d["expected"] == "-39.9130655 51.4849125"
                for d in doc["differences"]), doc
     assert main(["audit", "--json", str(out / "bluerov2")]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "clean"
 
 
 def test_table_columns_are_not_cut(out, capsys):
-    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"')
+    edit(out / "blueboat" / "blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4000 5000"')
     code, text = audit(capsys, out / "blueboat")
     line = next(x for x in text.splitlines() if "-4000 5000" in x)
-    assert "general[motor_port] ctrlrange" in line and "-40.2 51.5" in line and "fresh build" in line, line
+    assert "general[motor_port] ctrlrange" in line and "-39.9130655 51.4849125" in line and "fresh build" in line, line
 
 
 # ---- the render compare reads meaning: element, attribute, numbers to 1e-9 relative (aurgen.check.xmldiff)
@@ -173,8 +173,8 @@ def audit_json(capsys, path):
 
 
 SEMANTIC = [  # (id, file, old, new, marker of the line to blame, figure, found, expected)
-    ("ctrlrange", "blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4000 5000"', "-4000 5000",
-     "general[motor_port] ctrlrange", "-4000 5000", "-40.2 51.5"),
+    ("ctrlrange", "blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4000 5000"', "-4000 5000",
+     "general[motor_port] ctrlrange", "-4000 5000", "-39.9130655 51.4849125"),
     ("gear-sign", "blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"', 'gear="-1.0 0.0 0.0 0.0 0.0 0.0"',
      'gear="-1.0', "general[motor_port] gear", "-1.0 0.0 0.0 0.0 0.0 0.0", "1.0 0.0 0.0 0.0 0.0 0.0"),
     ("damping-entry", "blueboat.xml", "0.0 -20.0 0.0", "0.0 2000.0 0.0", "2000.0",
@@ -206,19 +206,19 @@ def test_numbers_agree_to_1e_9_relative(out, capsys):
     one changed by 1e-8 relative is a difference, reported with its size and tolerance."""
     path = out / "blueboat" / "blueboat.xml"
     original = path.read_text()
-    near = -40.2 * (1 + 2e-10)
-    assert repr(near) != "-40.2"
-    edit(path, 'ctrlrange="-40.2 51.5"', f'ctrlrange="{near!r} 5.15e1"')
+    near = -39.9130655 * (1 + 2e-10)
+    assert repr(near) != "-39.9130655"
+    edit(path, 'ctrlrange="-39.9130655 51.4849125"', f'ctrlrange="{near!r} 5.14849125e1"')
     edit(path, '<freejoint name="root"/>', '<freejoint   name="root" />')  # whitespace inside a tag
     assert audit_json(capsys, out / "blueboat")[0] == 0
     path.write_text(original)
-    far = -40.2 * (1 + 1e-8)
-    edit(path, 'ctrlrange="-40.2 51.5"', f'ctrlrange="{far!r} 51.5"')
+    far = -39.9130655 * (1 + 1e-8)
+    edit(path, 'ctrlrange="-39.9130655 51.4849125"', f'ctrlrange="{far!r} 51.4849125"')
     code, doc = audit_json(capsys, out / "blueboat")
     assert code == 1
     (row,) = _render_rows(doc)
     assert row["figure"] == "general[motor_port] ctrlrange"
-    assert row["diff"] == pytest.approx(abs(far + 40.2), rel=1e-6)
+    assert row["diff"] == pytest.approx(abs(far + 39.9130655), rel=1e-6)
     assert row["tol"] == pytest.approx(1e-9 * abs(far), rel=1e-6)
 
 

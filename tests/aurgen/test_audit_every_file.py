@@ -30,6 +30,7 @@ XML_ATTR = re.compile(r'\s[\w:]+="([^"]*[A-Za-z][^"]*)"')
 QUOTED = re.compile(r"[\"']([^\"'\n]*[A-Za-z][^\"'\n]*)[\"']")
 YAML_KEY = re.compile(r"^[ \t-]*([A-Za-z_][\w]*):", re.M)
 XML_TEXT = re.compile(r">([^<>]*[A-Za-z][^<>]*)</")
+PARM_NAME = re.compile(r"^([A-Z][A-Z0-9_]*) \S", re.M)  # an ArduPilot parameter file's NAME value lines
 XML_LEAF = re.compile(r"^[ \t]*<([A-Za-z][\w:]*)[^<>]*(?:/>|>[^<>]*</\1>)[ \t]*$", re.M)  # one whole element
 
 
@@ -87,7 +88,7 @@ def _letter(text: str, at: int) -> str:
 
 def edit_attribute(text: str, xml: bool) -> str | None:
     skip = _comments(text, xml)
-    pats = [XML_ATTR, XML_TEXT] if xml else [QUOTED, YAML_KEY]
+    pats = [XML_ATTR, XML_TEXT] if xml else [QUOTED, YAML_KEY, PARM_NAME]
     for pat in pats:
         hits = [m for m in pat.finditer(text) if not _in(skip, m.start(1))]
         m = _middle(hits)

@@ -27,7 +27,8 @@ def test_golden(tmp_path, config):
     build([config], tmp_path)
     # the vehicle's files (the folder's hidden .aurgen marker is aurgen.core.files' business, not a golden)
     produced = sorted(p for p in (tmp_path / v.name).iterdir() if not p.name.startswith("."))
-    assert [p.name for p in produced] == sorted(["model.sdf", "model.config", f"{v.name}.urdf", f"{v.name}.xml"])
+    parm = [f"{v.name}_sitl.parm"] if v.wiring is not None else []  # ArduPilot wiring: aurgen.emit.ardupilot
+    assert [p.name for p in produced] == sorted(["model.sdf", "model.config", f"{v.name}.urdf", f"{v.name}.xml", *parm])
     gdir = GOLDEN / v.name
     if UPDATE:
         gdir.mkdir(parents=True, exist_ok=True)

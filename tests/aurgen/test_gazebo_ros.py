@@ -143,6 +143,12 @@ def test_thrusters_follow_the_reference_convention(out, config):
     for p in plugins:
         name = p.findtext("joint_name")[: -len("_joint")]
         drive = _catalog_yaml(v, part_of[name])["drive"]
+        if "thrust_curve" in drive:  # the limits are the named table's extremes (plain YAML; kgf as published)
+            d = Path(catalog_for(v.source).path_of(part_of[name])).parent / "thrust_curves"
+            curve = yaml.safe_load((d / f"{drive['thrust_curve']}.yaml").read_text(encoding="utf-8"))
+            k = {"N": 1.0, "kgf": 9.80665}[curve["unit"]]
+            drive = dict(drive, max_thrust=max(t for _, t in curve["points"]) * k,
+                         min_thrust=min(t for _, t in curve["points"]) * k)
         assert p.findtext("topic") == f"/{v.namespace}/{name}/cmd"
         assert p.findtext("use_normalized_cmd") == "true"
         assert p.findtext("velocity_control") == "true"

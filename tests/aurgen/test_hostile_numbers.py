@@ -21,15 +21,15 @@ import pytest
 from aurgen.cli import main
 from aurgen.core import numbers
 
-DOCTYPE_ENTITY = '<!DOCTYPE mujoco [<!ENTITY up "51.5">]>\n'
+DOCTYPE_ENTITY = '<!DOCTYPE mujoco [<!ENTITY up "51.4849125">]>\n'
 
 # (id, file (under out/), old, new): every one audited clean before issue 22
 AUDIT_EDITS = [
     # ---- infinity and overflow against a finite render (the relative tolerance was infinite)
-    ("ctrlrange-inf", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-inf inf"'),
-    ("ctrlrange-1e999", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2 1e999"'),
-    ("ctrlrange-minus-1e999", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-1e999 51.5"'),
-    ("ctrlrange-infinity-word", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2 Infinity"'),
+    ("ctrlrange-inf", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-inf inf"'),
+    ("ctrlrange-1e999", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-39.9130655 1e999"'),
+    ("ctrlrange-minus-1e999", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-1e999 51.4849125"'),
+    ("ctrlrange-infinity-word", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-39.9130655 Infinity"'),
     ("gear-inf", "blueboat/blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"', 'gear="inf 0.0 0.0 0.0 0.0 0.0"'),
     ("gear-1e999", "blueboat/blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"', 'gear="1e999 0.0 0.0 0.0 0.0 0.0"'),
     ("gear-1e400-torque", "blueboat/blueboat.xml", 'gear="1.0 0.0 0.0 0.0 0.0 0.0"',
@@ -39,11 +39,11 @@ AUDIT_EDITS = [
     ("damping-quadratic-inf", "blueboat/blueboat.xml", "0.0 -40.0 0.0", "0.0 -1e309 0.0"),
     ("mjcf-site-pos-inf", "blueboat/blueboat.xml", 'pos="-0.002666 0.368156 0.131239" group="1"',
      'pos="-0.002666 0.368156 1e999" group="1"'),
-    ("sdf-max-thrust-inf", "blueboat/model.sdf", "<max_thrust_cmd>51.5</max_thrust_cmd>",
+    ("sdf-max-thrust-inf", "blueboat/model.sdf", "<max_thrust_cmd>51.4849125</max_thrust_cmd>",
      "<max_thrust_cmd>inf</max_thrust_cmd>"),
-    ("sdf-max-thrust-1e999", "blueboat/model.sdf", "<max_thrust_cmd>51.5</max_thrust_cmd>",
+    ("sdf-max-thrust-1e999", "blueboat/model.sdf", "<max_thrust_cmd>51.4849125</max_thrust_cmd>",
      "<max_thrust_cmd>1e999</max_thrust_cmd>"),
-    ("sdf-min-thrust-minus-inf", "blueboat/model.sdf", "<min_thrust_cmd>-40.2</min_thrust_cmd>",
+    ("sdf-min-thrust-minus-inf", "blueboat/model.sdf", "<min_thrust_cmd>-39.9130655</min_thrust_cmd>",
      "<min_thrust_cmd>-1e999</min_thrust_cmd>"),
     ("sdf-thrust-coefficient-inf", "blueboat/model.sdf", "<thrust_coefficient>0.02</thrust_coefficient>",
      "<thrust_coefficient>1e999</thrust_coefficient>"),
@@ -58,13 +58,13 @@ AUDIT_EDITS = [
     ("world-frame-pos-1e999", "worlds/open_water.xml", '<frame name="blueboat" pos="0.0 0.0 0.05"',
      '<frame name="blueboat" pos="0.0 0.0 1e999"'),
     # ---- digits and separators Python's float reads and the consumers do not
-    ("underscore-digits", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-4_0.2 5_1.5"'),
-    ("arabic-indic-digits", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"',
+    ("underscore-digits", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-4_0.2 5_1.5"'),
+    ("arabic-indic-digits", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"',
      'ctrlrange="-\u0664\u0660.\u0662 \u0665\u0661.\u0665"'),
-    ("full-width-digits", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2 \uff15\uff11.\uff15"'),
-    ("devanagari-digit", "blueboat/model.sdf", "<max_thrust_cmd>51.5</max_thrust_cmd>",
+    ("full-width-digits", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-40.2 \uff15\uff11.\uff15"'),
+    ("devanagari-digit", "blueboat/model.sdf", "<max_thrust_cmd>51.4849125</max_thrust_cmd>",
      "<max_thrust_cmd>\u096b1.5</max_thrust_cmd>"),
-    ("no-break-space-separator", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2\u00a051.5"'),
+    ("no-break-space-separator", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-40.2\u00a051.5"'),
     ("em-space-separator", "blueboat/blueboat.urdf", 'xyz="-0.002666 0.368156 0.131239" rpy',
      'xyz="-0.002666\u20030.368156 0.131239" rpy'),
     ("sdf-pose-nbsp", "blueboat/model.sdf", "<pose>0.0212659 0.0 0.0724998 0.0 0.0 0.0</pose>",
@@ -75,7 +75,7 @@ AUDIT_EDITS = [
      'contype="0" conaffinity="0e0"'),
     ("mjcf-mass-arabic-indic", "blueboat/blueboat.xml", None, "mass-digits"),
     # ---- DOCTYPE, entities, namespaces
-    ("mjcf-doctype-entity", "blueboat/blueboat.xml", 'ctrlrange="-40.2 51.5"', 'ctrlrange="-40.2 &up;"'),
+    ("mjcf-doctype-entity", "blueboat/blueboat.xml", 'ctrlrange="-39.9130655 51.4849125"', 'ctrlrange="-39.9130655 &up;"'),
     ("mjcf-doctype-empty", "blueboat/blueboat.xml", None, "doctype:<!DOCTYPE mujoco>\n"),
     ("urdf-external-doctype", "blueboat/blueboat.urdf", None, 'doctype:<!DOCTYPE robot SYSTEM "robot.dtd">\n'),
     ("sdf-doctype-entity", "blueboat/model.sdf", None, 'doctype:<!DOCTYPE sdf [<!ENTITY t "true">]>\n'),
@@ -92,7 +92,7 @@ def _apply(path: Path, old, new) -> None:
     text = path.read_text(encoding="utf-8")
     if old is not None:
         assert old in text, (old, path)
-        if new.startswith('ctrlrange="-40.2 &up;"'):
+        if new.startswith('ctrlrange="-39.9130655 &up;"'):
             text = text.replace("\n<mujoco", "\n" + DOCTYPE_ENTITY.rstrip("\n") + "\n<mujoco", 1)
         text = text.replace(old, new, 1)
     elif new.startswith("doctype:"):

@@ -111,7 +111,8 @@ def test_a_stale_temp_the_marker_lists_is_removed(capsys, monkeypatch, tmp_path,
 
 def test_the_marker_lists_what_aurgen_wrote(good_build):
     lines = (good_build / "out" / "v" / ".aurgen").read_text().splitlines()
-    assert {x for x in lines[2:]} == {"file v.xml", "file model.sdf", "file v.urdf", "file model.config"}
+    assert {x for x in lines[2:]} == {"file v.xml", "file model.sdf", "file v.urdf", "file model.config",
+                                      "file v_sitl.parm"}  # the boat's chassis declares ArduPilot wiring
 
 
 def test_a_file_the_marker_does_not_list_is_not_replaced(capsys, monkeypatch, tmp_path, good_build):
