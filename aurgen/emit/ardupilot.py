@@ -138,10 +138,25 @@ def parm_text(vehicle, header_comment: str) -> str | None:
     for s in w.servos:
         lines += [f"SERVO{s.servo}_FUNCTION {s.function}", f"SERVO{s.servo}_MIN {w.pwm_min}",
                   f"SERVO{s.servo}_MAX {w.pwm_max}", f"SERVO{s.servo}_TRIM {w.pwm_trim}"]
-    if any(_downward(vehicle, s) for s in vehicle.sensors):
+    if rangefinders(vehicle):
         lines += ["# a downward echosounder: ArduPilot's SITL rangefinder, fed by the physics' rng_1",
                   f"RNGFND1_TYPE {RANGEFINDER_SITL}", f"RNGFND1_ORIENT {ROTATION_PITCH_270}"]
     return "\n".join(lines) + "\n"
+
+
+def rangefinders(vehicle) -> list:
+    """The downward echosounders ArduPilot's SITL rangefinder reads (rng_1 …), as (site, beam
+    direction in the site's frame): one-ray range sensors looking down (``_downward``) whose frame is
+    a site of the MJCF (``<instance>_<frame>``, the sensor's pose: the Ping2's ``ping_beam``)."""
+    sites = {f.name for f in vehicle.frames}
+    out = []
+    for s in vehicle.sensors:
+        site = s.frame_id.split("/", 1)[-1]
+        if site in sites and _downward(vehicle, s):
+            p = dict(s.params)
+            h, v = float(p["h_min"]), float(p["v_min"])
+            out.append((site, (math.cos(v) * math.cos(h), math.cos(v) * math.sin(h), math.sin(v))))
+    return sorted(out)
 
 
 def _downward(vehicle, sensor) -> bool:

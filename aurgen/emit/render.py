@@ -381,6 +381,7 @@ def context(vehicle: Vehicle) -> dict:
         "joints": joints,
         "thrusters": thrusters,
         "curved_thrusters": [t for t in thrusters if t["curve"] is not None],  # MJCF numerics (docs/formats.md)
+        "rangefinders": [{"site": n, "direction": d} for n, d in ardupilot.rangefinders(vehicle)] if thrusters else [],
         "hydrodynamics": [(n, float(v)) for n, v in vehicle.hydrodynamics],
         # added mass ({F}Dot{V}) stays out of Gazebo's Hydrodynamics plugin: it applies it as a force from the
         # last step's acceleration, which diverges when added mass exceeds the body's (MJCF carries it)

@@ -226,16 +226,34 @@ def test_parm_file_matches_wiring(tmp_path, vehicle):
         assert "RNGFND1_TYPE" not in p  # no echosounder fitted
         frame = {"bluerov2": "vectored", "bluerov2_heavy": "vectored_6dof"}[vehicle]
         assert f"sim_vehicle.py -v ArduSub -f {frame} --model JSON --add-param-file={vehicle}_sitl.parm" in text
+    # the bridge's rangefinder (rng_1): the same downward echosounder, in the MJCF (runtime/sitl reads it)
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_path(str(tmp_path / vehicle / f"{vehicle}.xml"))
+    found = {m.numeric(i).name: np.array(m.numeric(i).data) for i in range(m.nnumeric)
+             if m.numeric(i).name.startswith("aurgen:rangefinder:")}
+    if vehicle == "blueboat":
+        assert list(found) == ["aurgen:rangefinder:ping_beam"]
+        np.testing.assert_allclose(found["aurgen:rangefinder:ping_beam"], [0.0, 0.0, -1.0], atol=1e-12)
+        assert m.site("ping_beam").id >= 0  # ping_singlebeam's beam frame: its ray at -90 deg (straight down)
+    else:
+        assert not found
     again = tmp_path / "again"
     assert main(["build", vehicle, "-o", str(again)]) == 0
     assert (again / vehicle / f"{vehicle}_sitl.parm").read_bytes() == path.read_bytes()  # deterministic
 
 
-def test_parm_not_written_over_a_foreign_file(tmp_path):
-    (tmp_path / "bluerov2").mkdir()
+def test_parm_not_written_over_a_foreign_file(tmp_path, capsys):
+    """The output tree's rule (aurgen.core.files): a file aurgen did not write is never overwritten."""
+    assert main(["build", "bluerov2", "-o", str(tmp_path)]) == 0
     foreign = tmp_path / "bluerov2" / "bluerov2_sitl.parm"
-    foreign.write_text("SERVO1_FUNCTION 1\n")
+    foreign.unlink()
+    foreign.write_text("SERVO1_FUNCTION 1\n")  # the user's own, where aurgen's was
+    marker = tmp_path / "bluerov2" / ".aurgen"
+    marker.write_text("".join(x + "\n" for x in marker.read_text().splitlines() if x != "file bluerov2_sitl.parm"))
+    capsys.readouterr()
     assert main(["build", "bluerov2", "-o", str(tmp_path)]) != 0
+    assert "bluerov2_sitl.parm" in capsys.readouterr().err
     assert foreign.read_text() == "SERVO1_FUNCTION 1\n"
 
 
@@ -289,3 +307,18 @@ def test_bad_wiring_refused(tmp_path, capsys, old, new, words):
     assert _build(tmp_path, _sitl_config(tmp_path, "bluerov2")) == 2
     err = capsys.readouterr().err
     assert "bluerov2_chassis.yaml" in err and "ardupilot" in err and words in err, err
+
+
+def test_every_sdf_world_loads_the_imu_system(tmp_path):
+    """ArduPilotPlugin answers only once its IMU publishes (PreUpdate; CreateStateJSON waits for a message),
+    and an IMU publishes only in a world that loads gz-sim-imu-system: every bundled SDF world does, the
+    pool (which places no vehicle) too."""
+    import xml.etree.ElementTree as ET
+
+    assert main(["build", "--all", "-o", str(tmp_path)]) == 0
+    worlds = sorted((tmp_path / "worlds").glob("*.sdf"))
+    assert {w.stem for w in worlds} >= {"open_water", "open_sea", "pool"}
+    for w in worlds:
+        root = ET.fromstring(w.read_text().split("\n", 1)[1])
+        systems = {(p.get("filename"), p.get("name")) for p in root.find("world").findall("plugin")}
+        assert ("gz-sim-imu-system", "gz::sim::systems::Imu") in systems, w.name
