@@ -109,3 +109,54 @@ def test_a_model_with_no_thrusters_is_refused(tmp_path):
     p.write_text("<mujoco><worldbody><body><freejoint/><geom size='0.1' user='1'/></body></worldbody></mujoco>")
     r = _run(p)
     assert r.returncode == 2 and "no vehicle with thrust curves" in r.stderr and "aurgen build" in r.stderr, r
+
+
+def test_a_terminal_gets_a_status_line(boat):
+    """With stderr on a terminal (a pty), a status line (frames, simulated time, real-time factor) is
+    rewritten in place; on a pipe there is none (the tests above read stderr as a pipe)."""
+    import os
+    import pty
+    import re
+    import socket as socketmod
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(aurgen_cmd() + ["sitl", str(boat), "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=slave, text=True, env=clean_env())
+    os.close(slave)
+    try:
+        port = None
+        for line in proc.stdout:
+            m = re.search(r"listening on udp [0-9.]+:(\d+)", line)
+            if m:
+                port = int(m[1])
+                break
+        s = socketmod.socket(socketmod.AF_INET, socketmod.SOCK_DGRAM)
+        s.settimeout(30)
+        for i in range(400):
+            s.sendto(packet(i, NEUTRAL), ("127.0.0.1", port))
+            s.recvfrom(65536)
+        time.sleep(0.7)  # the status line is rewritten twice a second
+        for i in range(400, 440):
+            s.sendto(packet(i, NEUTRAL), ("127.0.0.1", port))
+            s.recvfrom(65536)
+        s.close()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace")
+    assert "waiting for ArduPilot" in text
+    assert re.search(r"\r\x1b\[Kframes \d+  t = \d+\.\d\d s  \d+\.\dx real time", text), text[-500:]
+    assert proc.returncode == 0 and "440 frames" in out

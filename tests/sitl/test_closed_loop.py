@@ -102,12 +102,41 @@ class DepthHeading:
                               forward=forward, lateral=lateral)
 
 
-@pytest.mark.parametrize("vehicle, frame", [("bluerov2", "vectored")])
-def test_the_rov_holds_depth_and_heading(built, vehicle, frame):
-    """The BlueROV2 starts 3 m down facing east (heading 90°); asked for 2 m and heading 45°, it is
-    within 8 cm and 3° of both (the integrators hunt across the T200's dead band, ±28 µs about
-    1500), level within 2°, over the last 20 s of 60."""
-    world = built / "worlds" / "open_water.xml"
+HEAVY_WORLD = """description: the BlueROV2 Heavy alone in open water (tests/sitl)
+timestep: 0.002
+integrator: implicitfast
+gravity: [0, 0, -9.81]
+planes:
+  surface: {normal: [0, 0, 1], offset: 0.0}
+  seabed:  {normal: [0, 0, 1], offset: -30.0, size: [200, 200]}
+cells:
+  air:   {above: [surface], density: 1.225, viscosity: 1.81e-5}
+  water: {below: [surface], above: [seabed], density: 1025.0, viscosity: 1.08e-3}
+ground: seabed
+vehicles:
+  - {config: bluerov2_heavy.yaml, name: bluerov2_heavy, xyz: [0, 0, -3], rpy: [0, 0, 0]}
+"""
+
+
+@pytest.fixture(scope="module")
+def heavy_world(built):
+    """A world holding the Heavy (no bundled one does), written by the installed ``aurgen worlds``."""
+    import subprocess
+
+    (built / "heavy_water.yaml").write_text(HEAVY_WORLD)
+    r = subprocess.run(aurgen_cmd() + ["worlds", str(built / "heavy_water.yaml"), "-o", str(built)],
+                       capture_output=True, text=True, env=clean_env(), timeout=900)
+    assert r.returncode == 0, r.stderr
+    return built / "worlds" / "heavy_water.xml"
+
+
+@pytest.mark.parametrize("vehicle, frame", [("bluerov2", "vectored"), ("bluerov2_heavy", "vectored_6dof")])
+def test_the_rov_holds_depth_and_heading(built, heavy_world, vehicle, frame):
+    """The BlueROV2 (ArduSub's vectored frame) and the Heavy (vectored 6DOF) start 3 m down facing
+    east (heading 90°); asked for 2 m and heading 45°, each is within 8 cm and 3° of both (the
+    integrators hunt across the T200's dead band, ±28 µs about 1500), level within 2°, over the last
+    20 s of 60."""
+    world = built / "worlds" / "open_water.xml" if vehicle == "bluerov2" else heavy_world
     ctl = DepthHeading(frame, depth0=3.0, depth=2.0, heading=math.radians(45.0))
     log = fly(world, vehicle, ctl, 60.0)
     tail = log[-20 * RATE:]
