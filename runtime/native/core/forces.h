@@ -226,10 +226,17 @@ class alignas(kLine) ForceStage {
   void Wrench(const ForceData& d, const AddedMass& item, const double Aw[6][6], const double Aw1[6][6],
                    const double Rb[3][3], const double p[3], const double V[6], const double bias[6],
                    double F[3], double T[3]);
-  // the terms of a geom item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to
-  // its wrench (F, T) at p; Rb, Aw1 its frame and unscaled world added mass, V its velocity
-  void SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
+  // the terms of an item's submerged fraction changing (d/dt (s K qdot) - dT/dq), added to its
+  // wrench (F, T) at p; Rb, Aw1 its frame and unscaled world added mass, V its velocity.  A geom
+  // item's fraction is its geom's, a declared item's its weld group's (every displacement geom)
+  void SurfaceTerms(const ForceData& d, const AddedMass& item, const double Rb[3][3], const double p[3],
                     const double Aw1[6][6], const double V[6], double F[3], double T[3]);
+  // geom k crosses a cell's one face (a section area > 0)
+  bool Crosses(int64_t k) const;
+  // geom k's crossings: sdot += -rho_c A_kc / den n.v(x_kc), (F, T) += 1/2 ke1 (-rho_c A_kc / den) n
+  // at x_kc (torques about p); x0, Rg its ellipsoid's centre and frame, off = x0 - p (null: x0 = p)
+  void Crossings(int64_t k, const double Rg[3][3], const double x0[3], const double* off, double den,
+                 const double V[6], double ke1, double* sdot, double F[3], double T[3]);
   // qfrc (and qmine) += the wrench (moment m about body b's root subtree com, force F)
   // projected on b's ancestor dofs
   void Project(const ForceData& d, int64_t b, const double m[3], const double F[3]);

@@ -1,29 +1,88 @@
 // The force stage's added mass (forces.h AddedMass): the mass-matrix term J' A_w J, the
 // Kirchhoff wrench of each item (Wrench; relative to the water in a current), and the terms
-// of a geom item's submerged fraction changing (SurfaceTerms).
+// of its submerged fraction changing (SurfaceTerms).
 #include "forces.h"
 
 #include "forces_util.h"
 
 namespace aurgen::core {
 
-// The added-mass terms of a geom's submerged fraction s(q) (Lagrange: T = 1/2 qdot' (M + s
+// The added-mass terms of an item's submerged fraction s(q) (Lagrange: T = 1/2 qdot' (M + s
 // K(q)) qdot, K = J' A1 J, A1 = Aw1 its unscaled world matrix at p): -sdot A1 V at p and
-// 1/2 (V' A1 V) grad s, added to the wrench (F, T) at p.  Crossing cell c's one face
-// n.x <= d with section area A_c changes s by -rho_c A_c / Vg (n . v(x_c)) per unit time, x_c
-// the section's centroid (a force -rho_c A_c / Vg n at x_c is grad s); for an ellipsoid of
-// semi-axes a (R a2 R'), x_c = p + t Q n / (n' Q n), Q = R diag(a^2) R', t = d - n.p (exact
-// for a sphere or an ellipsoid; other shapes use the ellipsoid of their sizes).  Pieces cut
-// by several planes (area nan) or not cut (area 0) add nothing: a geom wholly in one cell
-// keeps its bits.
-void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][3], const double p[3],
-                              const double Aw1[6][6], const double V[6], double F[3], double T[3]) {
-  (void)d;
-  const Geom& g = m_.geoms[k];
-  bool any = false;
+// 1/2 (V' A1 V) grad s, added to the wrench (F, T) at p.  A geom item's s is its geom's own
+// fraction sum_c rho_c V_c / Vg; a declared (body) item's is its weld group's, sum over the
+// group's displacement geoms k of sum_c rho_c V_kc / (rho_max Vw).  Crossing cell c's one face
+// n.x <= d with section area A_kc changes s by -rho_c A_kc / den (n . v(x_kc)) per unit time
+// (den = Vg, or rho_max Vw), x_kc the section's centroid (a force -rho_c A_kc / den n at x_kc
+// is grad s); for an ellipsoid of centre x0 and semi-axes a (R a2 R'), x_kc = x0 + t Q n /
+// (n' Q n), Q = R diag(a^2) R', t = d - n.x0 (exact for a sphere or an ellipsoid; other shapes
+// use the ellipsoid of their sizes, about the geom's full-volume centroid for a body item).
+// Pieces cut by several planes (area nan) or not cut (area 0) add nothing: a geom wholly in
+// one cell keeps its bits.
+bool ForceStage::Crosses(int64_t k) const {
   for (int c = 0; c < nc_; ++c) {
     const double A = o_.areas[Piece(static_cast<int>(k), c)];
-    if (A > 0.0 && one_[c] == 1) any = true;
+    if (A > 0.0 && one_[c] == 1) return true;
+  }
+  return false;
+}
+
+// Geom k's crossings (SurfaceTerms): sdot += its rate, (F, T) += the grad-s forces at the section
+// centroids, torques about p; the ellipsoid's centre x0 and frame Rg, off = x0 - p (null: x0 is p).
+void ForceStage::Crossings(int64_t k, const double Rg[3][3], const double x0[3], const double* off,
+                           double den, const double V[6], double ke1, double* sdot, double F[3],
+                           double T[3]) {
+  const Geom& g = m_.geoms[k];
+  double a2[3];  // the semi-axes squared
+  const double* sz = g.size;
+  switch (g.type) {
+    case kSphere: a2[0] = a2[1] = a2[2] = sz[0] * sz[0]; break;
+    case kCylinder: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = sz[1] * sz[1]; break;
+    case kCapsule: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = (sz[0] + sz[1]) * (sz[0] + sz[1]); break;
+    default: for (int a = 0; a < 3; ++a) a2[a] = sz[a] * sz[a];
+  }
+  for (int c = 0; c < nc_; ++c) {
+    const double A = o_.areas[Piece(static_cast<int>(k), c)];
+    if (!(A > 0.0) || one_[c] != 1) continue;
+    const double* pl = m_.Planes(c) + 4 * static_cast<int64_t>(onesg_[c]);
+    const double t = pl[3] - (pl[0] * x0[0] + pl[1] * x0[1] + pl[2] * x0[2]);
+    double u[3], w[3];
+    ToFrame(&Rg[0][0], pl, u);
+    double nqn = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      w[a] = a2[a] * u[a];
+      nqn += u[a] * w[a];
+    }
+    double r[3];  // x_c - p, world
+    for (int a = 0; a < 3; ++a) r[a] = t * (Rg[a][0] * w[0] + Rg[a][1] * w[1] + Rg[a][2] * w[2]) / nqn;
+    if (off)
+      for (int a = 0; a < 3; ++a) r[a] += off[a];
+    const double coef = -m_.cells[c].rho * A / den;
+    const double vx = V[0] + V[4] * r[2] - V[5] * r[1], vy = V[1] + V[5] * r[0] - V[3] * r[2],
+                 vz = V[2] + V[3] * r[1] - V[4] * r[0];
+    *sdot += coef * (pl[0] * vx + pl[1] * vy + pl[2] * vz);
+    const double f = 0.5 * ke1 * coef;
+    const double Fc[3] = {f * pl[0], f * pl[1], f * pl[2]};
+    for (int a = 0; a < 3; ++a) F[a] += Fc[a];
+    T[0] += r[1] * Fc[2] - r[2] * Fc[1];
+    T[1] += r[2] * Fc[0] - r[0] * Fc[2];
+    T[2] += r[0] * Fc[1] - r[1] * Fc[0];
+  }
+}
+
+void ForceStage::SurfaceTerms(const ForceData& d, const AddedMass& item, const double Rb[3][3],
+                              const double p[3], const double Aw1[6][6], const double V[6], double F[3],
+                              double T[3]) {
+  const bool geom = item.kind == AddedMass::Kind::kGeom;
+  double den = 0.0;  // the fraction's denominator (geom: its volume; body: rho_max Vw)
+  bool any = false;
+  if (geom) {
+    any = Crosses(item.geom);
+  } else {
+    if (item.group < 0 || !(rho_max_ > 0.0) || !(m_.weld_volume[item.group] > 0.0)) return;
+    den = rho_max_ * m_.weld_volume[item.group];
+    for (int64_t k = 0; k < ng_ && !any; ++k)
+      any = m_.geoms[k].weld == item.group && m_.geoms[k].mark == Mark::kDisplacement && Crosses(k);
   }
   if (!any) return;
   double P1[6];
@@ -34,39 +93,23 @@ void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][
   }
   double ke1 = 0.0;  // V' A1 V
   for (int i = 0; i < 6; ++i) ke1 += V[i] * P1[i];
-  double a2[3];  // the semi-axes squared
-  const double* sz = g.size;
-  switch (g.type) {
-    case kSphere: a2[0] = a2[1] = a2[2] = sz[0] * sz[0]; break;
-    case kCylinder: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = sz[1] * sz[1]; break;
-    case kCapsule: a2[0] = a2[1] = sz[0] * sz[0]; a2[2] = (sz[0] + sz[1]) * (sz[0] + sz[1]); break;
-    default: for (int a = 0; a < 3; ++a) a2[a] = sz[a] * sz[a];
-  }
   double sdot = 0.0;
-  for (int c = 0; c < nc_; ++c) {
-    const double A = o_.areas[Piece(static_cast<int>(k), c)];
-    if (!(A > 0.0) || one_[c] != 1) continue;
-    const double* pl = m_.Planes(c) + 4 * static_cast<int64_t>(onesg_[c]);
-    const double t = pl[3] - (pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2]);
-    double u[3], w[3];
-    ToFrame(&Rb[0][0], pl, u);
-    double den = 0.0;
-    for (int a = 0; a < 3; ++a) {
-      w[a] = a2[a] * u[a];
-      den += u[a] * w[a];
+  if (geom) {
+    Crossings(item.geom, Rb, p, nullptr, m_.geoms[item.geom].volume, V, ke1, &sdot, F, T);
+  } else {
+    for (int64_t k = 0; k < ng_; ++k) {
+      const Geom& g = m_.geoms[k];
+      if (g.weld != item.group || g.mark != Mark::kDisplacement || !Crosses(k)) continue;
+      const double* xp = d.geom_xpos + 3 * g.id;
+      const double* xm = d.geom_xmat + 9 * g.id;
+      double Rg[3][3], x0[3], off[3];
+      for (int a = 0; a < 3; ++a) {
+        for (int c2 = 0; c2 < 3; ++c2) Rg[a][c2] = xm[3 * a + c2];
+        x0[a] = xp[a] + (xm[3 * a] * g.centre[0] + xm[3 * a + 1] * g.centre[1] + xm[3 * a + 2] * g.centre[2]);
+        off[a] = x0[a] - p[a];
+      }
+      Crossings(k, Rg, x0, off, den, V, ke1, &sdot, F, T);
     }
-    double r[3];  // x_c - p, world
-    for (int a = 0; a < 3; ++a) r[a] = t * (Rb[a][0] * w[0] + Rb[a][1] * w[1] + Rb[a][2] * w[2]) / den;
-    const double coef = -m_.cells[c].rho * A / g.volume;
-    const double vx = V[0] + V[4] * r[2] - V[5] * r[1], vy = V[1] + V[5] * r[0] - V[3] * r[2],
-                 vz = V[2] + V[3] * r[1] - V[4] * r[0];
-    sdot += coef * (pl[0] * vx + pl[1] * vy + pl[2] * vz);
-    const double f = 0.5 * ke1 * coef;
-    const double Fc[3] = {f * pl[0], f * pl[1], f * pl[2]};
-    for (int a = 0; a < 3; ++a) F[a] += Fc[a];
-    T[0] += r[1] * Fc[2] - r[2] * Fc[1];
-    T[1] += r[2] * Fc[0] - r[0] * Fc[2];
-    T[2] += r[0] * Fc[1] - r[1] * Fc[0];
   }
   for (int a = 0; a < 3; ++a) {
     F[a] -= sdot * P1[a];
@@ -78,7 +121,7 @@ void ForceStage::SurfaceTerms(const ForceData& d, int64_t k, const double Rb[3][
 // the item's point (Kirchhoff's equations; see numba_oracle/forces.py _added_mass).
 // The added-mass wrench (F, T) of ``item`` at p from the velocity V = (v at p, w) and the spatial
 // velocity-product acceleration bias (both world, (lin, ang)): -Aw bias - (w x P_lin, w x H + v x
-// P_lin), P = Aw V, and the surface terms of a geom item; relative to the water or, given the
+// P_lin), P = Aw V, and the surface terms of its submerged fraction; relative to the water or, given the
 // body's own V and bias, as in still water.
 void ForceStage::Wrench(const ForceData& d, const AddedMass& item, const double Aw[6][6],
                              const double Aw1[6][6], const double Rb[3][3], const double p[3],
@@ -105,7 +148,7 @@ void ForceStage::Wrench(const ForceData& d, const AddedMass& item, const double 
   T[0] -= (w1 * P[5] - w2 * P[4]) + (V[1] * P[2] - V[2] * P[1]);
   T[1] -= (w2 * P[3] - w0 * P[5]) + (V[2] * P[0] - V[0] * P[2]);
   T[2] -= (w0 * P[4] - w1 * P[3]) + (V[0] * P[1] - V[1] * P[0]);
-  if (item.kind == AddedMass::Kind::kGeom) SurfaceTerms(d, item.geom, Rb, p, Aw1, V, F, T);
+  SurfaceTerms(d, item, Rb, p, Aw1, V, F, T);
 }
 
 void ForceStage::AddedMassTerms(const ForceData& d, bool record) {

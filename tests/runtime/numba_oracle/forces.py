@@ -484,8 +484,8 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     if fl[F_ADDED] != 0:
         _added_mass(ai, af, gi, gvol, vols, cf, wfrac, bch, bnd, broot, xpos, xmat, gxpos, gxmat,
                     cdof, cdof_dot, scom, cvel, qvel, Mmap, M, qfrc, qmine)
-        _added_mass_surface(ai, af, gi, gsz, gvol, areas, cf, cpl, one, onesg, bch, bnd, broot, gxpos,
-                            gxmat, cdof, scom, qvel, qfrc, qmine)
+        _added_mass_surface(ai, af, gi, gsz, gvol, gcl, gw, wvol, wfrac, rho_max, areas, cf, cpl, one, onesg,
+                            bch, bnd, broot, xpos, xmat, gxpos, gxmat, cdof, scom, qvel, qfrc, qmine)
 
     if record:
         ke = 0.0
@@ -507,36 +507,75 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
 
 
 @njit(cache=True)
-def _added_mass_surface(ai, af, gi, gsz, gvol, areas, cf, cpl, one, onesg, bch, bnd, broot, gxpos, gxmat,
-                        cdof, scom, qvel, qfrc, qmine):
-    """The terms of a geom item's submerged fraction s(q), in generalized coordinates:
+def _ellipsoid_a2(typ, sz):
+    """The semi-axes squared of the ellipsoid of a geom's sizes."""
+    a2 = np.empty(3)
+    if typ == T_SPHERE:
+        a2[:] = sz[0] ** 2
+    elif typ == T_CYLINDER:
+        a2[0] = a2[1] = sz[0] ** 2
+        a2[2] = sz[1] ** 2
+    elif typ == T_CAPSULE:
+        a2[0] = a2[1] = sz[0] ** 2
+        a2[2] = (sz[0] + sz[1]) ** 2
+    else:
+        for a in range(3):
+            a2[a] = sz[a] ** 2
+    return a2
+
+
+@njit(cache=True)
+def _added_mass_surface(ai, af, gi, gsz, gvol, gcl, gw, wvol, wfrac, rho_max, areas, cf, cpl, one, onesg,
+                        bch, bnd, broot, xpos, xmat, gxpos, gxmat, cdof, scom, qvel, qfrc, qmine):
+    """The terms of an item's submerged fraction s(q), in generalized coordinates:
     T = 1/2 qdot' s K qdot, K = J' A1 J (A1 the item's world added mass, unscaled), so
     Euler-Lagrange adds  -sdot K qdot + 1/2 (qdot' K qdot) ds/dq  to the generalized force, with
-    ds/dq = sum_c -rho_c A_c / V  J_c' n_c  (J_c the linear Jacobian of the section centroid x_c
-    on cell c's one face n.x <= d, section area A_c); x_c the section centre of the geom's
-    ellipsoid (semi-axes from its sizes): p + t Q n / (n' Q n), Q = R diag(a^2) R'."""
+    ds/dq = sum_k sum_c -rho_c A_kc / den  J_kc' n_c  (J_kc the linear Jacobian of the section
+    centroid x_kc of geom k on cell c's one face n.x <= d, section area A_kc).  A geom item
+    (kind 1): its own geom, den = its volume V (s = sum_c rho_c V_c / V).  A declared item
+    (kind 0): every displacement geom k of its weld group w, den = rho_max V_w (s = the group's
+    fraction sum_k sum_c rho_c V_kc / (rho_max V_w)); none when fully immersed by declaration
+    (group -1) or when s = 0.  x_kc is the section centre of the geom's ellipsoid (semi-axes from
+    its sizes, centred at the geom's position for a geom item and at its full-volume centroid
+    for a declared one): x0 + t Q n / (n' Q n), Q = R diag(a^2) R', t = d - n.x0."""
     nc = areas.shape[1]
+    ng = areas.shape[0]
     for it in range(ai.shape[0]):
-        if ai[it, 0] != 1:
-            continue
+        kind = ai[it, 0]
         b = ai[it, 1]
         oid = ai[it, 2]
-        k = ai[it, 3]
+        ks = np.empty(0, dtype=np.int64)
+        if kind == 1:
+            ks = np.array([ai[it, 3]], dtype=np.int64)
+            den = gvol[ai[it, 3]]
+        else:
+            grp = ai[it, 3]
+            if grp < 0 or not (rho_max > 0.0) or not (wvol[grp] > 0.0) or wfrac[grp] <= 0.0:
+                continue
+            den = rho_max * wvol[grp]
+            sel = []
+            for k in range(ng):
+                if gi[k, 3] == 1 and gw[k] == grp:
+                    sel.append(k)
+            ks = np.array(sel, dtype=np.int64)
         anyc = False
-        for c in range(nc):
-            if areas[k, c] > 0.0 and one[c] == 1:
-                anyc = True
+        for k in ks:
+            for c in range(nc):
+                if areas[k, c] > 0.0 and one[c] == 1:
+                    anyc = True
         if not anyc:
             continue
         nd = bnd[b]
         rr = broot[b]
         R = np.empty((3, 3))
-        for a in range(3):
-            for c2 in range(3):
-                R[a, c2] = gxmat[oid, 3 * a + c2]
         p = np.empty(3)
         for a in range(3):
-            p[a] = gxpos[oid, a]
+            if kind == 1:
+                p[a] = gxpos[oid, a]
+            else:
+                p[a] = xpos[oid, a]
+            for c2 in range(3):
+                R[a, c2] = gxmat[oid, 3 * a + c2] if kind == 1 else xmat[oid, 3 * a + c2]
         # Jacobian of the point p (lin, ang) per chain dof
         def_jac = np.zeros((6, nd))
         for kk in range(nd):
@@ -565,34 +604,34 @@ def _added_mass_surface(ai, af, gi, gsz, gvol, areas, cf, cpl, one, onesg, bch, 
             qd[kk] = qvel[bch[b, kk]]
         Kq = K @ qd
         kin = qd @ Kq
-        typ = gi[k, 2]
-        a2 = np.empty(3)
-        if typ == T_SPHERE:
-            a2[:] = gsz[k, 0] ** 2
-        elif typ == T_CYLINDER:
-            a2[0] = a2[1] = gsz[k, 0] ** 2
-            a2[2] = gsz[k, 1] ** 2
-        elif typ == T_CAPSULE:
-            a2[0] = a2[1] = gsz[k, 0] ** 2
-            a2[2] = (gsz[k, 0] + gsz[k, 1]) ** 2
-        else:
-            for a in range(3):
-                a2[a] = gsz[k, a] ** 2
-        Q = R @ np.diag(a2) @ R.T
         grad = np.zeros(nd)
-        for c in range(nc):
-            A = areas[k, c]
-            if not (A > 0.0) or one[c] != 1:
-                continue
-            n = cpl[c, int(onesg[c]), :3]
-            t = cpl[c, int(onesg[c]), 3] - n @ p
-            Qn = Q @ n
-            xc = t * Qn / (n @ Qn)  # x_c - p
-            # linear Jacobian of x_c: J_lin + [w] x (x_c - p) -> lin - (x_c - p) x ang
-            for kk in range(nd):
-                w = def_jac[3:, kk].copy()
-                vlin = def_jac[:3, kk] + np.cross(w, xc)
-                grad[kk] += -cf[c, C_RHO] * A / gvol[k] * (n @ vlin)
+        for k in ks:
+            gid = gi[k, 0]
+            Rg = np.empty((3, 3))
+            x0 = np.empty(3)
+            for a in range(3):
+                for c2 in range(3):
+                    Rg[a, c2] = gxmat[gid, 3 * a + c2]
+            if kind == 1:
+                x0[:] = p
+            else:
+                for a in range(3):
+                    x0[a] = gxpos[gid, a]
+                x0 += Rg @ gcl[k]
+            Q = Rg @ np.diag(_ellipsoid_a2(gi[k, 2], gsz[k])) @ Rg.T
+            for c in range(nc):
+                A = areas[k, c]
+                if not (A > 0.0) or one[c] != 1:
+                    continue
+                n = cpl[c, int(onesg[c]), :3]
+                t = cpl[c, int(onesg[c]), 3] - n @ x0
+                Qn = Q @ n
+                xc = x0 - p + t * Qn / (n @ Qn)  # x_c - p
+                # linear Jacobian of x_c: J_lin + [w] x (x_c - p) -> lin - (x_c - p) x ang
+                for kk in range(nd):
+                    w = def_jac[3:, kk].copy()
+                    vlin = def_jac[:3, kk] + np.cross(w, xc)
+                    grad[kk] += -cf[c, C_RHO] * A / den * (n @ vlin)
         sdot = grad @ qd
         f = -sdot * Kq + 0.5 * kin * grad
         for kk in range(nd):
