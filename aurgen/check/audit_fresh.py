@@ -236,8 +236,9 @@ def check_parm(folder: Path, vehicle, label: str) -> list[Difference]:
     want = ardupilot.parm_text(vehicle, stamp.hash_comment(vehicle))
     target = folder / ardupilot.parm_name(vehicle)
     got = read_file_nofollow(target)
-    other = [Difference(str(f), "set", "file", "present", f"not a file {label} builds", note="a file of another "
-                        "vehicle in this folder") for f in sorted(folder.glob("*" + ardupilot.PARM_SUFFIX)) if f != target]
+    other = [Difference(str(f), "set", "file", "present", f"not a file {label} builds",
+                        note="a file of another vehicle in this folder")
+             for f in sorted(folder.glob("*" + ardupilot.PARM_SUFFIX)) if f != target]
     return other + _parm_rows(target, got, want, folder, label)
 
 

@@ -36,12 +36,12 @@ environment's own ``health()`` returns the full record.
 BlueBoatStationKeeping-v0 — hold a position and heading on the surface
     action (2,): the thruster commands in N of ``motor_port``, ``motor_stbd`` (thrust along
         the propeller axis, positive forward), each within the actuator's ctrlrange
-        [-40.2, 51.5] (clipped into it; non-finite refused: see Actions above).
+        [-39.9130655, 51.4849125] (clipped into it; non-finite refused: see Actions above).
     observation (11,): [ex, ey] the target's position relative to the boat in the
         boat's yaw frame (m; x forward, y left), e_psi the heading error
         target − yaw wrapped to [−π, π) (rad), [u, v, w] the body-frame linear
         velocity (m/s), [p, q, r] the body angular velocity (rad/s), heel, trim (rad).
-    reward: −(1.0·|e_xy| + 0.5·|e_psi| + 0.01·Σ (a_i / a_max)²) with a_max = 51.5 N.
+    reward: −(1.0·|e_xy| + 0.5·|e_psi| + 0.01·Σ (a_i / a_max)²) with a_max = 51.4849125 N (the largest ctrlrange).
     reset: the boat at the kernel's floating equilibrium (aurgen specs) at the origin,
         yaw uniform in [−π, π); the target uniform in [−5, 5]² m with a heading uniform in
         [−π, π); all from the env's ``np_random``.
@@ -67,7 +67,7 @@ BlueBoatWaypoint-v0 — follow a course of waypoints on the surface
 
 BlueROV2DepthHeading-v0 — hold a depth and heading
     action (6,): the thruster commands in N of ``thruster_1`` … ``thruster_6`` (the
-        vectored frame: 1–4 horizontal, 5–6 vertical), each within [-40.2, 51.5].
+        vectored frame: 1–4 horizontal, 5–6 vertical), each within [-39.9130655, 51.4849125].
     observation (10,): e_z = target depth z − z (m, positive: the target is above),
         e_psi (rad, wrapped), [u, v, w] (m/s), [p, q, r] (rad/s), roll, pitch (rad).
     reward: −(1.0·|e_z| + 0.5·|e_psi| + 0.01·Σ (a_i / a_max)²).

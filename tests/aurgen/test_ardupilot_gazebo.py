@@ -1,4 +1,4 @@
-"""``ardupilot: true``: the model SDF's ArduPilotPlugin block, read as ardupilot_gazebo reads it; the SITL parameter files.
+"""``ardupilot: true``: the SDF's ArduPilotPlugin block, read as ardupilot_gazebo reads it; the SITL parameter files.
 
 Consumers re-implemented (each read from its source, cited):
 
