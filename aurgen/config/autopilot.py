@@ -104,7 +104,8 @@ def parse(r: Reader, data, slots) -> Wiring | None:
             from aurgen.core.errors import did_you_mean
 
             raise r.error(k, f"this part has no slot {slot!r}", did_you_mean(str(slot), sorted(names)) or
-                          "name one of the part's slots:", node=snode, field=slot)
+                          f"name one of its slots ({', '.join(sorted(names)) or 'it has none'})", node=snode,
+                          field=slot)
         s = r.mapping(s, k, node=snode, field=slot)
         r.check_keys(s, {"servo", "function"}, k, required=("servo", "function"))
         n = _whole(r, s, "servo", k, 1, SERVO_MAX)
