@@ -197,8 +197,23 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
         "environment": environment_json(world),
         "ground": [_plane_ctx(world, world.plane_index(g_), ground=True) for g_ in world.ground],
         "surfaces": surfaces, "vehicles": vehicles, "models": _unique_models(vehicles),
-        "water_density": num(water.density),
+        "water_density": num(water.density), "view": _view(placed),
     }
+
+
+VIEW_MARGIN = 4.0  # m: the extent beyond the vehicles' spread (a vehicle alone: a 6 m view)
+
+
+def _view(placed: list[Placed]) -> dict | None:
+    """Where MuJoCo's free camera looks first (``<statistic center extent>``: it looks at the centre
+    from 1.5 extents away): the vehicles' mean position, and twice their largest distance from it
+    plus :data:`VIEW_MARGIN`; None without vehicles (MuJoCo's own, the whole model)."""
+    if not placed:
+        return None
+    xs = [[float(c) for c in pl.placement.xyz] for pl in placed]
+    centre = [math.fsum(x[a] for x in xs) / len(xs) for a in range(3)]
+    spread = max(math.sqrt(math.fsum((x[a] - centre[a]) ** 2 for a in range(3))) for x in xs)
+    return {"center": vec(_clean(centre)), "extent": num(2.0 * spread + VIEW_MARGIN)}
 
 
 def _unique_models(vehicles):

@@ -13,6 +13,11 @@ namespace aurgen::hydro {
 namespace {
 
 constexpr float kCobRgba[4] = {0.15f, 0.45f, 1.0f, 1.0f};  // centre of buoyancy (Visualize)
+constexpr float kTroughRgba[4] = {0.02f, 0.16f, 0.32f, 0.7f};  // a sea's surface (DrawSea): troughs
+constexpr float kCrestRgba[4] = {0.55f, 0.78f, 0.9f, 0.7f};    // to crests
+constexpr int kSeaGroup = 2;      // the geom group the worlds' surface plane is in: its switch
+constexpr int kSeaMaxCells = 48;  // cells along a side of the drawn sea, at most
+constexpr int kSeaSpare = 16;     // scene geoms left for others
 
 }  // namespace
 
@@ -280,8 +285,10 @@ void Hydro::Reset(const mjModel* m, mjtNum* state) const {
   state[L_.track] = track_;
 }
 
-void Hydro::Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const {
-  if (plain_ || !opt->flags[mjVIS_COM]) return;
+void Hydro::Visualize(const mjModel* m, const mjData* d, const mjvOption* opt, mjvScene* scn) const {
+  if (plain_) return;
+  if (stage_->model().sea.active && opt->geomgroup[kSeaGroup]) DrawSea(m, d, scn);
+  if (!opt->flags[mjVIS_COM]) return;
   const core::ForceModel& M = stage_->model();
   const int ng = static_cast<int>(M.geoms.size()), nc = static_cast<int>(M.cells.size());
   std::vector<double> acc(4 * static_cast<size_t>(m->nbody), 0.0);  // per root: sum w, sum w x
@@ -309,6 +316,103 @@ void Hydro::Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) con
     g->objtype = mjOBJ_BODY;
     g->objid = b;
   }
+}
+
+// The sea's elevation drawn as triangles (mjGEOM_TRIANGLE: the corner, its two legs along the
+// geom frame's x and y) on a square grid in the surface plane, centred on the floating bodies'
+// mean position (the model's centre where none floats), half-size 10 m plus twice their spread
+// (at most 200 m), with as many cells as the scene's free geoms allow (at most kSeaMaxCells a side,
+// kSeaSpare geoms left): each vertex at the mean level plus the elevation the forces use
+// (core::Sea::Elevation, the ramp included), each cell two triangles facing up, coloured from trough
+// to crest by their mean elevation over twice the sea's standard deviation (sqrt(sum a^2 / 2)).
+void Hydro::DrawSea(const mjModel* m, const mjData* d, mjvScene* scn) const {
+  const core::Sea& sea = stage_->model().sea;
+  const int budget = (scn->maxgeom - scn->ngeom - kSeaSpare) / 2;
+  int n = std::min(kSeaMaxCells, static_cast<int>(std::sqrt(std::max(budget, 0))));
+  if (n < 2) return;
+  // the plane's frame: up = sea.n, u and v across it
+  const double* up = sea.n;
+  int least = 0;
+  for (int a = 1; a < 3; ++a)
+    if (std::fabs(up[a]) < std::fabs(up[least])) least = a;
+  double e[3] = {0.0, 0.0, 0.0};
+  e[least] = 1.0;
+  double u[3] = {up[1] * e[2] - up[2] * e[1], up[2] * e[0] - up[0] * e[2], up[0] * e[1] - up[1] * e[0]};
+  const double un = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  for (double& c : u) c /= un;
+  const double v[3] = {up[1] * u[2] - up[2] * u[1], up[2] * u[0] - up[0] * u[2], up[0] * u[1] - up[1] * u[0]};
+  // the centre and the half-size: the roots carrying displacement geoms
+  const core::ForceModel& M = stage_->model();
+  std::vector<char> floats(static_cast<size_t>(m->nbody), 0);
+  for (const core::Geom& g : M.geoms)
+    if (g.mark == core::Mark::kDisplacement) floats[m->body_rootid[g.body]] = 1;
+  double c[3] = {0.0, 0.0, 0.0};
+  int nf = 0;
+  for (int b = 1; b < m->nbody; ++b)
+    if (floats[b]) {
+      for (int a = 0; a < 3; ++a) c[a] += d->xpos[3 * b + a];
+      ++nf;
+    }
+  if (nf == 0)
+    for (int a = 0; a < 3; ++a) c[a] = m->stat.center[a];
+  else
+    for (double& x : c) x /= nf;
+  double spread = 0.0;
+  for (int b = 1; b < m->nbody; ++b)
+    if (floats[b]) {
+      double r2 = 0.0;
+      for (int a = 0; a < 3; ++a) r2 += (d->xpos[3 * b + a] - c[a]) * (d->xpos[3 * b + a] - c[a]);
+      spread = std::max(spread, std::sqrt(r2));
+    }
+  const double half = std::min(10.0 + 2.0 * spread, 200.0), h = 2.0 * half / n;
+  const double off = sea.d - (up[0] * c[0] + up[1] * c[1] + up[2] * c[2]);  // c onto the mean level
+  for (int a = 0; a < 3; ++a) c[a] += off * up[a] - half * (u[a] + v[a]);
+  // the vertices, row by row
+  std::vector<double> P(3 * static_cast<size_t>(n + 1) * (n + 1)), H(static_cast<size_t>(n + 1) * (n + 1));
+  double var = 0.0;
+  for (const core::Wave& w : sea.waves) var += 0.5 * w.a * w.a;
+  const double scale = var > 0.0 ? 0.25 / std::sqrt(var) : 0.0;  // 2 sigma: a half of the colour range
+  for (int i = 0; i <= n; ++i)
+    for (int j = 0; j <= n; ++j) {
+      double x[3], eta = 0.0, grad[3];
+      for (int a = 0; a < 3; ++a) x[a] = c[a] + i * h * u[a] + j * h * v[a];
+      sea.Elevation(x, d->time, &eta, grad);
+      if (!std::isfinite(eta)) eta = 0.0;
+      H[static_cast<size_t>(i) * (n + 1) + j] = eta;
+      for (int a = 0; a < 3; ++a) P[3 * (static_cast<size_t>(i) * (n + 1) + j) + a] = x[a] + eta * up[a];
+    }
+  auto at = [&](int i, int j) { return P.data() + 3 * (static_cast<size_t>(i) * (n + 1) + j); };
+  auto height = [&](int i, int j) { return H[static_cast<size_t>(i) * (n + 1) + j]; };
+  auto triangle = [&](const double* A, const double* B, const double* C, double eta) {
+    double e1[3], e2[3], e3[3];
+    for (int a = 0; a < 3; ++a) {
+      e1[a] = B[a] - A[a];
+      e2[a] = C[a] - A[a];
+    }
+    const double l1 = std::sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    const double l2 = std::sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+    for (int a = 0; a < 3; ++a) {
+      e1[a] /= l1;
+      e2[a] /= l2;
+    }
+    e3[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    e3[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    e3[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    const mjtNum size[3] = {l1, l2, 0.0}, pos[3] = {A[0], A[1], A[2]};
+    const mjtNum mat[9] = {e1[0], e2[0], e3[0], e1[1], e2[1], e3[1], e1[2], e2[2], e3[2]};  // columns
+    const double f = std::clamp(0.5 + scale * eta, 0.0, 1.0);
+    float rgba[4];
+    for (int a = 0; a < 4; ++a) rgba[a] = static_cast<float>(kTroughRgba[a] + f * (kCrestRgba[a] - kTroughRgba[a]));
+    mjvGeom* g = scn->geoms + scn->ngeom++;
+    mjv_initGeom(g, mjGEOM_TRIANGLE, size, pos, mat, rgba);
+    g->category = mjCAT_DECOR;
+  };
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {  // legs along u and v, then along -u and -v: both face up
+      triangle(at(i, j), at(i + 1, j), at(i, j + 1), (height(i, j) + height(i + 1, j) + height(i, j + 1)) / 3);
+      triangle(at(i + 1, j + 1), at(i, j + 1), at(i + 1, j),
+               (height(i + 1, j + 1) + height(i, j + 1) + height(i + 1, j)) / 3);
+    }
 }
 
 }  // namespace aurgen::hydro

@@ -92,7 +92,9 @@ class alignas(core::kLine) Hydro {
   // centre of buoyancy (the displaced volume's centroid, weighted by each
   // cell's density; world), from the latest evaluation, beside MuJoCo's
   // centre-of-mass sphere: same radius, its own colour (kCobRgba).
-  void Visualize(const mjModel* m, const mjvOption* opt, mjvScene* scn) const;
+  void Visualize(const mjModel* m, const mjData* d, const mjvOption* opt, mjvScene* scn) const;
+  // A sea's surface at d->time: a grid of triangles on its elevation around the floating bodies.
+  void DrawSea(const mjModel* m, const mjData* d, mjvScene* scn) const;
   const StateLayout& layout() const { return L_; }
   // Checks the instance's state (StateError) before anything reads it; an invalid one is
   // repaired (each bad value set to what a reset leaves: record 1, trec the time, track

@@ -179,7 +179,7 @@ void Hydro::RegisterPlugin() {
     if (Hydro* h = InstanceOf(d, instance)) h->Advance(m, d, instance);
   };
   p.visualize = +[](const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn, int instance) {
-    if (const Hydro* h = InstanceOf(d, instance)) h->Visualize(m, opt, scn);
+    if (const Hydro* h = InstanceOf(d, instance)) h->Visualize(m, d, opt, scn);
   };
   mjp_registerPlugin(&p);
 }
