@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,36 +52,20 @@ def udp_run(world: Path, frames: int, same_core: bool) -> tuple:
     """(wall µs per frame, the bridge process's CPU µs per frame) over UDP, the bridge pinned to the
     first core and the client to the second (or to the same one: ``same_core``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
-    from sitl_client import aurgen_cmd, clean_env, packet  # noqa: E402
-
-    import re
-    import socket
+    from sitl_client import Sitl, packet  # noqa: E402
 
     cpus = sorted(os.sched_getaffinity(0))
     client_cpu = cpus[0] if same_core or len(cpus) == 1 else cpus[1]
-    proc = subprocess.Popen(aurgen_cmd() + ["sitl", str(world), "--vehicle", "bluerov2", "--port", "0"],
-                            stdout=subprocess.PIPE, text=True, env=clean_env(), preexec_fn=_pin(cpus[0]))
-    port = None
-    for line in proc.stdout:
-        m = re.search(r"listening on udp [0-9.]+:(\d+)", line)
-        if m:
-            port = int(m[1])
-            break
-    os.sched_setaffinity(0, {client_cpu})
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.settimeout(30)
     packets = [packet(i, _pwm(i), RATE) for i in range(frames)]
-    for p in packets[:200]:  # warm-up
-        s.sendto(p, ("127.0.0.1", port))
-        s.recvfrom(65536)
-    cpu0, t0 = _cpu_seconds(proc.pid), time.perf_counter()
-    for p in packets[200:]:
-        s.sendto(p, ("127.0.0.1", port))
-        s.recvfrom(65536)
-    wall, cpu = time.perf_counter() - t0, _cpu_seconds(proc.pid) - cpu0
-    proc.send_signal(2)
-    proc.communicate(timeout=60)
-    s.close()
+    with Sitl(world, "--vehicle", "bluerov2", preexec_fn=_pin(cpus[0])) as s:
+        os.sched_setaffinity(0, {client_cpu})
+        for p in packets[:200]:  # warm-up
+            s.ask(p)
+        cpu0, t0 = _cpu_seconds(s.proc.pid), time.perf_counter()
+        for p in packets[200:]:
+            s.ask(p)
+        wall, cpu = time.perf_counter() - t0, _cpu_seconds(s.proc.pid) - cpu0
+        s.stop()
     os.sched_setaffinity(0, set(cpus))
     n = frames - 200
     return wall / n * 1e6, cpu / n * 1e6

@@ -37,11 +37,14 @@ def packet(count: int, pwm, rate: int = 400) -> bytes:
 
 
 class Sitl:
-    """``aurgen sitl <model> <args…> --port 0`` running; ``.port`` is the port it printed."""
+    """``aurgen sitl <model> <args…> --port 0`` running; ``.port`` is the port it printed.
+    ``stderr``: where its stderr goes (a pipe; a pty's end for a terminal); ``preexec_fn``: run in
+    the child before aurgen (the bench pins it to a core)."""
 
-    def __init__(self, model, *args, cwd=None, timeout=60.0):
+    def __init__(self, model, *args, cwd=None, timeout=60.0, stderr=subprocess.PIPE, preexec_fn=None):
         self.proc = subprocess.Popen(aurgen_cmd() + ["sitl", str(model), "--port", "0", *args], cwd=cwd,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+                                     stdout=subprocess.PIPE, stderr=stderr, text=True, env=clean_env(),
+                                     preexec_fn=preexec_fn)
         self.head = []
         for line in self.proc.stdout:
             self.head.append(line)
@@ -50,7 +53,7 @@ class Sitl:
                 self.port = int(m[2])
                 break
         else:
-            err = self.proc.stderr.read()
+            err = self.proc.stderr.read() if self.proc.stderr is not None else ""
             raise AssertionError(f"aurgen sitl did not start (rc {self.proc.wait()}):\n{''.join(self.head)}\n{err}")
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.settimeout(timeout)

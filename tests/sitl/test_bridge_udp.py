@@ -117,32 +117,18 @@ def test_a_terminal_gets_a_status_line(boat):
     import os
     import pty
     import re
-    import socket as socketmod
     import time
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen(aurgen_cmd() + ["sitl", str(boat), "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=slave, text=True, env=clean_env())
-    os.close(slave)
     try:
-        port = None
-        for line in proc.stdout:
-            m = re.search(r"listening on udp [0-9.]+:(\d+)", line)
-            if m:
-                port = int(m[1])
-                break
-        s = socketmod.socket(socketmod.AF_INET, socketmod.SOCK_DGRAM)
-        s.settimeout(30)
-        for i in range(400):
-            s.sendto(packet(i, NEUTRAL), ("127.0.0.1", port))
-            s.recvfrom(65536)
-        time.sleep(0.7)  # the status line is rewritten twice a second
-        for i in range(400, 440):
-            s.sendto(packet(i, NEUTRAL), ("127.0.0.1", port))
-            s.recvfrom(65536)
-        s.close()
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=60)
+        with Sitl(boat, stderr=slave) as s:
+            os.close(slave)
+            for i in range(400):
+                s.ask(packet(i, NEUTRAL))
+            time.sleep(0.7)  # the status line is rewritten twice a second
+            for i in range(400, 440):
+                s.ask(packet(i, NEUTRAL))
+            rc, out, _ = s.stop()
         seen = b""
         while True:
             try:
@@ -154,9 +140,7 @@ def test_a_terminal_gets_a_status_line(boat):
             seen += chunk
     finally:
         os.close(master)
-        if proc.poll() is None:
-            proc.kill()
     text = seen.decode(errors="replace")
     assert "waiting for ArduPilot" in text
     assert re.search(r"\r\x1b\[Kframes \d+  t = \d+\.\d\d s  \d+\.\dx real time", text), text[-500:]
-    assert proc.returncode == 0 and "440 frames" in out
+    assert rc == 0 and "440 frames" in out

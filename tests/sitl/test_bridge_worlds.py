@@ -6,24 +6,14 @@ the accelerometer reading the world's gravity: |accel_body| within 3 % of g once
 from __future__ import annotations
 
 import math
-import subprocess
 
 import mujoco
 import pytest
 
 import ap_json
-from sitl_client import Sitl, aurgen_cmd, clean_env
+from sitl_client import Sitl
 
 RATE = 400
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sitl_worlds")
-    r = subprocess.run(aurgen_cmd() + ["build", "--all", "-o", str(out)], capture_output=True, text=True,
-                       env=clean_env(), timeout=900)
-    assert r.returncode == 0, r.stderr
-    return out
 
 
 def _flyable(world):

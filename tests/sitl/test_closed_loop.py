@@ -21,18 +21,6 @@ from sitl_client import Sitl, aurgen_cmd, clean_env
 RATE = 400  # Hz, ArduSub's and ArduRover's main loop
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The bundled vehicles and worlds, built by the installed aurgen."""
-    import subprocess
-
-    out = tmp_path_factory.mktemp("sitl_build")
-    r = subprocess.run(aurgen_cmd() + ["build", "--all", "-o", str(out)], capture_output=True, text=True,
-                       env=clean_env(), timeout=900)
-    assert r.returncode == 0, r.stderr
-    return out
-
-
 def _euler(q):
     """(roll, pitch, yaw) rad of ArduPilot's quaternion (w, x, y, z), body FRD in NED (ZYX)."""
     w, x, y, z = q
