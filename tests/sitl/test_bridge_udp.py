@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+import ap_json
 from sitl_client import Sitl, aurgen_cmd, clean_env, packet
 
 # a floating box with one thruster on SERVO3 (aurgen's marks: user="1" a displacement geom)
@@ -34,25 +35,32 @@ def boat(tmp_path):
 
 
 def test_frames_repeats_resets_and_garbage(boat):
+    """ArduPilot's packets (ap_json.servo_packet) and its receive side (ap_json.Receiver, SIM_JSON.cpp's
+    recv_fdm): every reply accepted; a repeat is the same bytes and ArduPilot's clock does not move; a
+    restarted ArduPilot (count 0 again) sees the physics reset ("Detected physics reset") and the same
+    first reply; garbage gets no reply; a 32-channel packet is stepped like a 16-channel one."""
+    rx = ap_json.Receiver()
     with Sitl(boat) as s:
-        first = s.ask(packet(0, NEUTRAL))
-        r1 = s.ask(packet(1, NEUTRAL))
-        t1 = json.loads(r1)["timestamp"]
-        assert t1 == pytest.approx(2 / 400, abs=1e-12)
-        assert s.ask(packet(1, NEUTRAL)) == r1  # repeated: the last reply, not stepped
-        r2 = json.loads(s.ask(packet(2, NEUTRAL)))
-        assert r2["timestamp"] == pytest.approx(3 / 400, abs=1e-12)
+        first = s.ask(ap_json.servo_packet(400, 0, NEUTRAL))
+        assert rx.feed(first).timestamp == pytest.approx(1 / 400, abs=1e-15)
+        r1 = s.ask(ap_json.servo_packet(400, 1, NEUTRAL))
+        assert rx.feed(r1).timestamp == pytest.approx(2 / 400, abs=1e-15)
+        again = s.ask(ap_json.servo_packet(400, 1, NEUTRAL))
+        assert again == r1 and rx.feed(again).deltat == 0.0  # repeated: the last reply, not stepped
+        assert rx.feed(s.ask(ap_json.servo_packet(400, 2, NEUTRAL))).timestamp == pytest.approx(3 / 400, abs=1e-15)
         assert s.silent(b"\x00" * 40)  # wrong magic
-        assert s.silent(packet(3, NEUTRAL)[:-2])  # short
+        assert s.silent(ap_json.servo_packet(400, 3, NEUTRAL)[:-2])  # short
         assert s.silent(b"")
-        # 32 channels: the same vehicle, stepped
-        r3 = json.loads(s.ask(packet(3, NEUTRAL + [0] * 16)))
-        assert r3["timestamp"] == pytest.approx(4 / 400, abs=1e-12)
+        assert s.silent(ap_json.servo_packet(0, 3, NEUTRAL))  # frame rate 0: ArduPilot's examples skip it
+        r3 = rx.feed(s.ask(ap_json.servo_packet(400, 3, NEUTRAL, channels=32)))
+        assert r3.timestamp == pytest.approx(4 / 400, abs=1e-15)
         # ArduPilot restarted: its count starts again; the world is reset and answers as the first time
-        assert s.ask(packet(0, NEUTRAL)) == first
+        reset = s.ask(ap_json.servo_packet(400, 0, NEUTRAL))
+        assert reset == first
+        assert rx.feed(reset).physics_reset and "Detected physics reset" in rx.log
         rc, out, err = s.stop()
     assert rc == 0, err
-    assert "5 frames" in out and "repeats answered: 1, resets: 1, dropped: 3" in out and "health: ok" in out, out
+    assert "5 frames" in out and "repeats answered: 1, resets: 1, dropped: 4" in out and "health: ok" in out, out
     assert "Traceback" not in err
 
 
