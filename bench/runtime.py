@@ -127,6 +127,9 @@ SEAS = (("regular", {"spectrum": "regular", "height": 0.1, "period": 3.0}),
         ("jonswap 64", {"spectrum": "jonswap", "hs": 0.5, "tp": 4.0, "components": 64, "seed": 1}))
 
 
+FK = None  # --fk: the sea's waves.fk (None: the runtime's default)
+
+
 def sea_environment(decl: dict) -> dict:
     """Open water (air above z = 0, water below) carrying the sea ``decl`` (runtime.waves)."""
     from aurgen.runtime.environment import schema as envmod
@@ -137,7 +140,8 @@ def sea_environment(decl: dict) -> dict:
     return {"planes": [list(map(float, p)) for p in env.planes],
             "cells": [{"name": c.name, "signs": list(c.signs), "density": c.density, "viscosity": c.viscosity}
                       for c in env.cells],
-            "gravity": {"type": "uniform", "g": [0.0, 0.0, -9.81]}, "waves": sea.block()}
+            "gravity": {"type": "uniform", "g": [0.0, 0.0, -9.81]},
+            "waves": {**sea.block(), **({"fk": FK} if FK else {})}}
 
 
 def sea_cost(path: Path, steps: int, rounds: int):
@@ -293,9 +297,13 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--quick", action="store_true", help="fewer steps and rounds")
+    p.add_argument("--fk", choices=("exact", "moments"), help="the seas' Froude-Krylov (waves.fk)")
+    p.add_argument("--sea-only", action="store_true", help="only the sea's section")
     a = p.parse_args(argv)
     if a.quick:
         a.steps, a.rounds = 500, 3
+    global FK
+    FK = a.fk
     with tempfile.TemporaryDirectory() as tmp:
         out = build(Path(tmp))
         files = {"BlueBoat": out / "blueboat" / "blueboat.xml", "BlueROV2": out / "bluerov2" / "bluerov2.xml",
@@ -303,18 +311,19 @@ def main(argv=None) -> int:
         print(f"median µs per step over {a.rounds} interleaved rounds of {a.steps} steps; contacts off, ncon == 0 "
               f"asserted (mujoco {mujoco.__version__})")
         print(f"{'model':12s} {'integrator':13s} {'plain':>8s} {'aurgen':>8s} {'ratio':>6s} {'fluid':>8s} {'ratio':>6s}")
-        for name, path in files.items():
+        for name, path in ({} if a.sea_only else files).items():
             for integ in INTEGRATORS:
                 pl, au, fl = compare(path, integ, a.steps, a.rounds)
                 print(f"{name:12s} {integ:13s} {pl:8.2f} {au:8.2f} {au / pl:6.2f} {fl:8.2f} {fl / pl:6.2f}")
-        rows, slope = marginal(a.steps, a.rounds)
-        print("marginal cost, BlueBoat hull_displacement segments sweep (Euler; partial = the kernel's "
-              "volume strictly between 0 and full, mean over the run):")
-        print(f"{'segments':>8s} {'boxes':>6s} {'partial':>8s} {'plain':>8s} {'aurgen':>8s} {'extra':>8s}")
-        for n, nbox, npart, pl, au in rows:
-            print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
-        print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
-              f"{TARGET_US_PER_BOX} µs target)")
+        if not a.sea_only:
+            rows, slope = marginal(a.steps, a.rounds)
+            print("marginal cost, BlueBoat hull_displacement segments sweep (Euler; partial = the kernel's "
+                  "volume strictly between 0 and full, mean over the run):")
+            print(f"{'segments':>8s} {'boxes':>6s} {'partial':>8s} {'plain':>8s} {'aurgen':>8s} {'extra':>8s}")
+            for n, nbox, npart, pl, au in rows:
+                print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
+            print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
+                  f"{TARGET_US_PER_BOX} µs target)")
         print("a sea, BlueBoat (waves on the surface; per step: extra over still water / (components x "
               "displacement geoms)):")
         print(f"{'sea':11s} {'integrator':13s} {'plain':>8s} {'still':>8s} {'sea':>9s} {'ratio':>6s} "
@@ -322,6 +331,8 @@ def main(argv=None) -> int:
         for name, integ, pl, st, se, nc, ng in sea_cost(files["BlueBoat"], a.steps // 2, a.rounds):
             print(f"{name:11s} {integ:13s} {pl:8.2f} {st:8.2f} {se:9.2f} {se / pl:6.2f} "
                   f"{(se - st) / (nc * ng):13.3f}")
+        if a.sea_only:
+            return 0
         thr = batch_throughput(files["open_water"], a.steps // 4, a.rounds)
         au, pl = thr["aurgen"], thr["plain"]
         print(f"Batch (open_water, 8 sims; medians of {a.rounds} alternating rounds): aurgen {au[1]:.0f} "

@@ -36,7 +36,7 @@ from aurgen.config.vehicle import resolve_config_path
 
 TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles", "waves"}
 WAVES_KEYS = {"surface", "spectrum", "height", "period", "hs", "tp", "gamma", "components", "seed", "spreading",
-              "direction", "depth", "ramp"}
+              "direction", "depth", "ramp", "fk", "fk_tolerance"}
 # keys one spectrum takes and the others refuse: {key: (the spectra that take it, what it says)}
 WAVES_ONLY = {"height": (("regular",), "only for spectrum regular", "use hs for an irregular sea"),
               "period": (("regular",), "only for spectrum regular", "use tp for an irregular sea"),
@@ -106,6 +106,9 @@ class WorldConfig:
     ground: tuple  # plane names
     placements: tuple
     waves: object = None  # aurgen.runtime.environment.waves.Sea (synthesised at load), or None: still water
+    # the sea's Froude-Krylov (waves.fk, waves.fk_tolerance; docs/kernel.md "Waves"), passed through to
+    # the environment JSON as declared; None: the runtime's default
+    fk: tuple = (None, None)
 
     def plane_index(self, name: str) -> int:
         return [p.name for p in self.planes].index(name)
@@ -142,10 +145,11 @@ def load_world(path) -> WorldConfig:
     _check_cells(r, data, planes, cells, ground)
     placements = tuple(_placement(r, i, v, path) for i, v in enumerate(r.sequence(data, "vehicles", "")))
     sea = _waves(r, data, gravity, planes, cells, ground) if "waves" in data else None
+    fk = _fk(r, data["waves"]) if sea is not None else (None, None)
     return WorldConfig(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), name=path.stem,
                        description=str(data.get("description", "")),
                        timestep=timestep, integrator=integrator, gravity=gravity, planes=planes, cells=cells,
-                       ground=ground, placements=placements, waves=sea)
+                       ground=ground, placements=placements, waves=sea, fk=fk)
 
 
 def _gravity(r: Reader, data) -> dict:
@@ -289,6 +293,15 @@ def _placement(r: Reader, i: int, v, world_path: Path) -> Placement:
 
 
 # ---------------------------------------------------------------- waves
+
+def _fk(r: Reader, w) -> tuple:
+    """waves.fk (exact or moments) and waves.fk_tolerance, as declared (None: not declared)."""
+    from aurgen.runtime.environment import schema as envschema
+
+    fk = r.string(w, "fk", "waves", choices=("exact", "moments"))
+    tol = r.number(w, "fk_tolerance", "waves", at_least=envschema.MIN_FK_TOL, at_most=envschema.MAX_FK_TOL)
+    return fk, tol
+
 
 def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: tuple):
     """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.environment.waves.synthesize).
@@ -475,6 +488,11 @@ def environment(world: WorldConfig) -> dict:
     out = {"planes": [[*p.normal, p.offset] for p in world.planes], "cells": cells, "gravity": world.gravity}
     if world.waves is not None:  # only when declared: a world without a sea writes what it always did
         out["waves"] = world.waves.block()
+        fk, tol = world.fk
+        if fk is not None:
+            out["waves"]["fk"] = fk
+        if tol is not None:
+            out["waves"]["fk_tolerance"] = float(tol)
     return out
 
 

@@ -35,6 +35,7 @@ MAX_PLANES, MAX_CELLS, MAX_CELL_PLANES = ENV_LIMITS
 MAX_WAVES = ENV_MAX_WAVES  # the most components a sea may have (schema.h kMaxWaveComponents)
 # a component's omega (rad/s) and |k| (rad/m), a finite depth (m): schema.h kMaxWaveOmega .. kMinWaveDepth
 MAX_OMEGA, MIN_K, MAX_K, MIN_DEPTH = ENV_WAVE_LIMITS
+MIN_FK_TOL, MAX_FK_TOL = 1e-12, 0.1  # waves.fk_tolerance: schema.h kMinFkTolerance, kMaxFkTolerance
 
 
 class EnvironmentInvalid(AurgenError):
@@ -97,6 +98,10 @@ class Waves:
     components: np.ndarray
     depth: float | None = None
     ramp: float = 0.0
+    # Froude-Krylov: "exact" (the columns' quadrature) or "moments" (volume moments with a certified
+    # truncation bound, fk_tolerance of each component's force scale; docs/kernel.md "Waves")
+    fk: str = "exact"
+    fk_tolerance: float = 1e-4
 
 
 @record
@@ -149,6 +154,10 @@ class Environment:
         if w is not None:  # only when present: an environment without a sea writes what it always did
             out["waves"] = {"surface": int(w.surface), **({} if w.depth is None else {"depth": float(w.depth)}),
                             "ramp": float(w.ramp), "components": [[float(v) for v in r] for r in w.components]}
+            if w.fk != "exact":  # only when not the default: a sea's text is what it always was
+                out["waves"]["fk"] = w.fk
+            if w.fk_tolerance != 1e-4:
+                out["waves"]["fk_tolerance"] = float(w.fk_tolerance)
         return json.dumps(out)
 
 
@@ -370,6 +379,13 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     ramp = _num(wd.get("ramp", 0.0), "waves.ramp")
     if ramp < 0:
         raise EnvironmentInvalid(f"waves.ramp: expected a ramp time >= 0 s, got {_r(ramp)}")
+    fk = wd.get("fk", "exact")
+    if not (isinstance(fk, str) and fk in ("exact", "moments")):
+        raise EnvironmentInvalid(f'waves.fk: expected "exact" or "moments", got {_kind(fk)}')
+    fk_tol = _num(wd.get("fk_tolerance", 1e-4), "waves.fk_tolerance")
+    if not MIN_FK_TOL <= fk_tol <= MAX_FK_TOL:
+        raise EnvironmentInvalid(f"waves.fk_tolerance: expected a tolerance from {_r(MIN_FK_TOL)} to "
+                                 f"{_r(MAX_FK_TOL)}, got {_r(fk_tol)}")
     rows = wd.get("components")
     if not isinstance(rows, _LISTS) or not 1 <= len(rows) <= MAX_WAVES:
         got = len(rows) if isinstance(rows, _LISTS) else _kind(rows)
@@ -401,7 +417,7 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
             raise EnvironmentInvalid(f"{what}: steepness H/lambda = a |k| / pi = {_r(a * kk / math.pi)} is beyond "
                                      f"the breaking limit 1/7")
         out[j] = (a, w, kx, ky, kz, ph)
-    return Waves(surface=i, components=out, depth=depth, ramp=ramp)
+    return Waves(surface=i, components=out, depth=depth, ramp=ramp, fk=fk, fk_tolerance=fk_tol)
 
 
 # ---------------------------------------------------------------- validation

@@ -82,8 +82,8 @@ def _row(row):
 
 K = 1.0 / G
 REFUSALS = {
-    "unknown key": (_unknown(), "waves.seed: unknown key (expected components, depth, ramp, surface)"),
-    "not an object": (_w() | {"waves": [1]}, "waves: expected an object (components, depth, ramp, surface), "
+    "unknown key": (_unknown(), "waves.seed: unknown key (expected components, depth, fk, fk_tolerance, ramp, surface)"),
+    "not an object": (_w() | {"waves": [1]}, "waves: expected an object (components, depth, fk, fk_tolerance, ramp, surface), "
                                              "got a list of 1"),
     "surface missing": (_w(surface=None), "waves.surface: expected a plane index (an integer from 0 to 1), "
                                           "got null"),

@@ -61,7 +61,7 @@ def test_the_keys_are_one_table():
     for t, keys in envmod.GRAVITY_KEYS.items():
         assert keys == set(_native.ENV_KEYS[f"gravity.{t}"])
     assert (envmod.MAX_PLANES, envmod.MAX_CELLS, envmod.MAX_CELL_PLANES) == _native.ENV_LIMITS == (1024, 256, 64)
-    assert envmod.WAVES_KEYS == set(_native.ENV_KEYS["waves"]) == {"components", "depth", "ramp", "surface"}
+    assert envmod.WAVES_KEYS == set(_native.ENV_KEYS["waves"]) == {"components", "depth", "fk", "fk_tolerance", "ramp", "surface"}
     assert envmod.MAX_WAVES == _native.ENV_MAX_WAVES == 256
 
 

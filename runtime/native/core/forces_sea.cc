@@ -65,8 +65,12 @@ void ForceStage::SeaForces(const ForceData& d, bool record) {
       if (sea_side_[c] <= 0 || o_.vols[Piece(k, c)] <= 0.0 || kept_sea_[c] < 0) continue;
       double F[3], T[3];
       const double* p = o_.pos + 3 * k;
-      FroudeKrylov(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
-                   o_.mats + 9 * k, GeomPlanes(c, k), kept_n_[c], kept_sea_[c], F, T);
+      const double* pl = GeomPlanes(c, k);
+      if (!m_.sea.fk_moments ||
+          !FroudeKrylovMoments(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
+                               o_.mats + 9 * k, pl, kept_n_[c], kept_sea_[c], F, T))
+        FroudeKrylov(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
+                     o_.mats + 9 * k, pl, kept_n_[c], kept_sea_[c], F, T);
       Apply(d, g.body, F, T, p);
       if (!record) continue;
       const int64_t b = g.body;

@@ -108,6 +108,7 @@ struct Sums {
   const double* p;
   const double* planes;
   int npl, cap;
+  const unsigned char* only;  // null: every component
   double F[3] = {0.0, 0.0, 0.0}, T[3] = {0.0, 0.0, 0.0};
 
   void Add(const double x[3], const double f[3]) {
@@ -186,7 +187,9 @@ struct Sums {
     double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0};
     double plo = 0.0, phi = 0.0;  // sum a Re W at the chord's ends (the caps' dynamic pressure)
     const double dx0[3] = {x0[0] - p[0], x0[1] - p[1], x0[2] - p[2]};
-    for (const Wave& wv : sea.waves) {
+    for (size_t jw = 0; jw < sea.waves.size(); ++jw) {
+      if (only && !only[jw]) continue;
+      const Wave& wv = sea.waves[jw];
       const double th0 = Dot(wv.k, x0) - wv.omega * t + wv.phase, ths = Dot(wv.k, E);
       // one segment [a, b]: the field W(s) = C exp(sig k zeta(s) + i theta(s)) (sig 0: the depth factor
       // held, above the mean level or below the seabed), its gradient Re[kap W] with kap = sig k n + i k;
@@ -431,6 +434,27 @@ void Sea::Prepare() {
     c *= 4.0 * m * m * m * m * (2.0 * n + 1.0) /
          ((2.0 * n + 3.0) * std::pow((2.0 * n + 1.0) * (2.0 * n + 2.0), 3.0));
   }
+  // the directions (FroudeKrylovMoments' moments are per direction): unit vectors within 1e-13 of the
+  // group's first (a long-crested sea's components, whose k / |k| differ in their last bits); the
+  // moments then stand within kR 1e-13 of each component's own
+  by_dir.clear();
+  dir_start.assign(1, 0);
+  dirs.clear();
+  std::vector<double> u(3 * waves.size());
+  for (size_t j = 0; j < waves.size(); ++j)
+    for (int a = 0; a < 3; ++a) u[3 * j + a] = waves[j].kn > 0.0 ? waves[j].k[a] / waves[j].kn : 0.0;
+  std::vector<bool> done(waves.size(), false);
+  for (size_t j = 0; j < waves.size(); ++j) {
+    if (done[j]) continue;
+    for (size_t i = j; i < waves.size(); ++i)
+      if (!done[i] && std::fabs(u[3 * i] - u[3 * j]) <= 1e-13 && std::fabs(u[3 * i + 1] - u[3 * j + 1]) <= 1e-13 &&
+          std::fabs(u[3 * i + 2] - u[3 * j + 2]) <= 1e-13) {
+        done[i] = true;
+        by_dir.push_back(static_cast<int>(i));
+      }
+    dirs.insert(dirs.end(), u.begin() + 3 * j, u.begin() + 3 * j + 3);
+    dir_start.push_back(static_cast<int>(by_dir.size()));
+  }
   gx.assign(kMaxRule * (kMaxRule + 1) / 2, 0.0);
   gw.assign(gx.size(), 0.0);
   for (int n = 1; n <= kMaxRule; ++n) Legendre(n, gx.data() + n * (n - 1) / 2, gw.data() + n * (n - 1) / 2);
@@ -513,8 +537,8 @@ void HullPlanes::Build(const HullSet& hs) {
 
 void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,
                   const HullPlanes& hp, const double p[3], const double R[9], const double* planes,
-                  int npl, int cap, double F[3], double T[3]) {
-  Sums S{sea, t, rho * sea.g, sea.Ramp(t), p, planes, npl, cap};
+                  int npl, int cap, double F[3], double T[3], const unsigned char* only) {
+  Sums S{sea, t, rho * sea.g, sea.Ramp(t), p, planes, npl, cap, only};
   double l[3];  // up in the geom frame
   l[0] = R[0] * sea.n[0] + R[3] * sea.n[1] + R[6] * sea.n[2];
   l[1] = R[1] * sea.n[0] + R[4] * sea.n[1] + R[7] * sea.n[2];

@@ -52,6 +52,14 @@ struct Sea {
   double lmax[kMaxRule + 1] = {};
   // Gauss-Legendre nodes and weights, rule n at [n (n - 1) / 2, n (n + 1) / 2)
   std::vector<double> gx, gw;
+  // Froude-Krylov by volume moments (sea_moments.cc; the environment's waves.fk): on, and the
+  // truncation tolerance relative to each component's force scale (docs/kernel.md "Waves")
+  bool fk_moments = false;
+  double fk_tol = 1e-4;
+  // the components grouped by direction (Prepare): group g holds the waves by_dir[dir_start[g]
+  // .. dir_start[g + 1]), in declared order, travelling toward the unit dirs[3 g .. 3 g + 3)
+  std::vector<int> by_dir, dir_start;
+  std::vector<double> dirs;
 
   // Fill the per-component constants and the rules (after the waves are set).
   void Prepare();
@@ -84,11 +92,32 @@ struct HullPlanes {
 //   F = -integral_V grad p_d dV + integral_cap (-rho g zeta + p_d) n dA
 // and its moment T about p (N, N m, world).  Quadrature over columns of the geom (Gauss
 // points across, Gauss along each clipped chord, split at the mean level); its order by
-// Sea::Order.
+// Sea::Order.  only (null: every component): the components to integrate (nonzero), the
+// others left out, the cap's hydrostatic term -rho g zeta kept (FroudeKrylovMoments' fallback).
 void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double size[3],
                   int64_t mesh, const HullPlanes& hp,
                   const double p[3], const double R[9], const double* planes, int npl, int cap,
-                  double F[3], double T[3]);
+                  double F[3], double T[3], const unsigned char* only = nullptr);
+
+// The same correction by the piece's volume moments (sea_moments.cc, docs/kernel.md "Waves"):
+// e^{kappa.y} expanded about the piece's centroid to the order each component's truncation bound
+// needs to stay within sea.fk_tol of its force scale; a component whose bound the largest order
+// does not meet is integrated by FroudeKrylov.  Boxes and mesh hulls; returns false (F, T
+// untouched) for any other shape, a sea of fewer than kMomentsMinWaves components (the columns cost
+// less there: measured, docs/kernel.md), or a piece it does not handle (below a finite sea's seabed,
+// more faces than its scratch holds, more than 256 components): then FroudeKrylov is the caller's.
+inline constexpr size_t kMomentsMinWaves = 3;
+bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3],
+                         int64_t mesh, const HullPlanes& hp, const double p[3], const double R[9],
+                         const double* planes, int npl, int cap, double F[3], double T[3]);
+
+// The truncation bound (sea_moments.cc): the smallest order N (1 .. kMaxMomentOrder) with
+// sqrt(2) amp rho^N / N! (N + 1) / (N + 1 - rho) <= tol, rho = |kappa| R; kMaxMomentOrder + 1
+// if none.  MomentTail(rho, N): rho^N / N! (N + 1) / (N + 1 - rho) (infinity for rho >= N + 1),
+// a bound on |e^z - sum_{n<N} z^n / n!| for |z| <= rho.
+inline constexpr int kMaxMomentOrder = 30;
+double MomentTail(double rho, int N);
+int MomentOrder(double rho, double amp, double tol);
 
 }  // namespace aurgen::core
 

@@ -304,6 +304,18 @@ void ParseWaves(const json::Value* wv, Env* env) {
     if (!(r >= 0.0)) throw Fail("waves.ramp: expected a ramp time >= 0 s, got " + PyFloat(r));
     sea.ramp = r;
   }
+  if (const json::Value* fk = wv->Get("fk")) {
+    if (fk->kind != json::Value::kStr || (fk->str != "exact" && fk->str != "moments"))
+      throw Fail("waves.fk: expected \"exact\" or \"moments\", got " + Kind(fk));
+    sea.fk_moments = fk->str == "moments";
+  }
+  if (const json::Value* ft = wv->Get("fk_tolerance")) {
+    const double v = Num(ft, "waves.fk_tolerance");
+    if (!(v >= schema::kMinFkTolerance && v <= schema::kMaxFkTolerance))
+      throw Fail("waves.fk_tolerance: expected a tolerance from " + PyFloat(schema::kMinFkTolerance) + " to " +
+                 PyFloat(schema::kMaxFkTolerance) + ", got " + PyFloat(v));
+    sea.fk_tol = v;
+  }
   const json::Value* cl = wv->Get("components");
   const size_t nmax = schema::kMaxWaveComponents;
   if (!cl || cl->kind != json::Value::kArr || cl->arr.empty() || cl->arr.size() > nmax)

@@ -24,6 +24,9 @@ inline constexpr size_t kMaxWaveComponents = 256;
 // 1.7 cm, about 60 rad/s; tides are 10,000 km long), checked before anything is squared, and bounds
 // that keep every quantity of the sea's arithmetic finite (its pressure, orbital velocity and forces)
 inline constexpr double kMaxWaveOmega = 1e3, kMinWaveNumber = 1e-6, kMaxWaveNumber = 1e6, kMinWaveDepth = 1e-3;
+// waves.fk_tolerance (docs/kernel.md "Waves"): the moments' truncation bound, relative to each
+// component's force scale, from kMinFkTolerance to kMaxFkTolerance
+inline constexpr double kMinFkTolerance = 1e-12, kMaxFkTolerance = 0.1;
 
 struct KeySet {
   const char* what;                // "environment", "cell", "gravity.uniform", ...
@@ -37,7 +40,7 @@ inline const std::vector<KeySet>& Keys() {
       {"gravity.uniform", {"g", "type"}},
       {"gravity.central", {"centre", "mu", "type"}},
       {"gravity.linear", {"G", "g0", "type"}},
-      {"waves", {"components", "depth", "ramp", "surface"}},
+      {"waves", {"components", "depth", "fk", "fk_tolerance", "ramp", "surface"}},
   };
   return k;
 }

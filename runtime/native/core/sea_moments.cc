@@ -1,0 +1,539 @@
+// Froude-Krylov by volume moments (sea.h FroudeKrylovMoments; docs/kernel.md "Waves").
+//
+// A piece (a box or mesh hull clipped by its cell's planes, the tangent plane among them) is built
+// as a convex polyhedron (faces: polygons, each labelled with the plane it lies on), split at the
+// mean level (the field's rule changes there), and its moments about its centroid c taken by the
+// simplex formula: for a tetrahedron (apex c, base triangle y0 y1 y2) of signed volume V and a
+// linear w(y) with values w_j at the base,
+//   int w^n / n! dV = 6 V h_n(w_0, w_1, w_2) / (n + 3)!
+//   int y w^n / n! dV = 6 V / (n + 4)! sum_j y_j h_n(w_0, w_1, w_2, w_j)
+// (h_n the complete homogeneous symmetric polynomial; the triangle's area moments likewise with
+// (n + 2)!, (n + 3)!).  The field's term C e^{kappa.x} = C e^{kappa.c} e^{k w(y)}, with
+// w = n.y + i khat.y below the mean level (deep; at finite depth also -n.y + i khat.y, whose
+// moments are (-1)^n conj of the first's) and i khat.y above, is then the series
+// sum_n k^n int w^n / n!, truncated where the bound allows (MomentOrder).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sea.h"
+
+namespace aurgen::core {
+namespace {
+
+constexpr int kMaxF = 40, kMaxV = 24;   // a polyhedron's faces, a face's vertices
+constexpr int kMaxWaves = 256;          // the components a piece's scratch holds (schema.h's limit)
+constexpr int kLevel = -2;              // the label of a face on the mean level
+constexpr int kK = kMaxMomentOrder;     // moments n < kK
+
+inline double Dot(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+struct Poly {
+  int nf = 0;
+  int label[kMaxF];
+  int nv[kMaxF];
+  double v[kMaxF][kMaxV][3];
+};
+
+// The box lo..hi (geom frame) in the world relative to the geom's origin (R: frame -> world).
+void BoxPoly(const double lo[3], const double hi[3], const double R[9], Poly* P) {
+  static const int kFace[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1}, {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
+  double c[8][3];
+  for (int i = 0; i < 8; ++i) {
+    const double q[3] = {(i & 4) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 1) ? hi[2] : lo[2]};
+    for (int a = 0; a < 3; ++a) c[i][a] = R[3 * a] * q[0] + R[3 * a + 1] * q[1] + R[3 * a + 2] * q[2];
+  }
+  double m[3] = {0.0, 0.0, 0.0};
+  for (int i = 0; i < 8; ++i)
+    for (int a = 0; a < 3; ++a) m[a] += 0.125 * c[i][a];
+  P->nf = 6;
+  for (int f = 0; f < 6; ++f) {
+    P->label[f] = -1;
+    P->nv[f] = 4;
+    for (int j = 0; j < 4; ++j) std::copy(c[kFace[f][j]], c[kFace[f][j]] + 3, P->v[f][j]);
+    // counter-clockwise seen from outside: (v1 - v0) x (v2 - v0) along the face's outward side
+    const double* v0 = P->v[f][0];
+    const double e1[3] = {P->v[f][1][0] - v0[0], P->v[f][1][1] - v0[1], P->v[f][1][2] - v0[2]};
+    const double e2[3] = {P->v[f][2][0] - v0[0], P->v[f][2][1] - v0[1], P->v[f][2][2] - v0[2]};
+    const double nr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    const double o[3] = {v0[0] - m[0], v0[1] - m[1], v0[2] - m[2]};
+    if (Dot(nr, o) < 0.0) {
+      std::swap(P->v[f][1][0], P->v[f][3][0]);
+      std::swap(P->v[f][1][1], P->v[f][3][1]);
+      std::swap(P->v[f][1][2], P->v[f][3][2]);
+    }
+  }
+}
+
+// in clipped to n.y <= d (the new face labelled label): &in where the plane cuts nothing off, else out
+// (written); null where out's scratch is short.
+// A vertex within kOnPlane of the polyhedron's extent from the plane is on it (a plane met twice, a
+// mesh hull's coplanar faces, cuts nothing off and makes no sliver face).
+constexpr double kOnPlane = 1e-12;
+
+inline double Side(const double n[3], double d, const double x[3], double eps) {
+  const double s = Dot(n, x) - d;
+  return std::fabs(s) <= eps ? 0.0 : s;
+}
+
+const Poly* Clip(const Poly& in, const double n[3], double d, int label, Poly* out) {
+  double ext = std::fabs(d);
+  for (int f = 0; f < in.nf; ++f)
+    for (int i = 0; i < in.nv[f]; ++i)
+      for (int a = 0; a < 3; ++a) ext = std::max(ext, std::fabs(in.v[f][i][a]));
+  const double eps = kOnPlane * ext;
+  bool cuts = false, keeps = false;
+  for (int f = 0; f < in.nf; ++f)
+    for (int i = 0; i < in.nv[f]; ++i) {
+      const double s = Side(n, d, in.v[f][i], eps);
+      cuts |= s > 0.0;
+      keeps |= s < 0.0;
+    }
+  if (!cuts) return &in;
+  out->nf = 0;
+  if (!keeps) return out;
+  double cut[2 * kMaxF + kMaxV][3];
+  int nc = 0;
+  for (int f = 0; f < in.nf; ++f) {
+    if (out->nf >= kMaxF) return nullptr;
+    const int m = in.nv[f], o = out->nf;
+    double s[kMaxV];
+    for (int i = 0; i < m; ++i) s[i] = Side(n, d, in.v[f][i], eps);
+    int k = 0;
+    auto push = [&](const double* x, bool oncut) {
+      if (k >= kMaxV || (oncut && nc >= 2 * kMaxF + kMaxV)) return false;
+      std::copy(x, x + 3, out->v[o][k++]);
+      if (oncut) std::copy(x, x + 3, cut[nc++]);
+      return true;
+    };
+    for (int i = 0; i < m; ++i) {
+      const int j = (i + 1) % m;
+      if (s[i] <= 0.0 && !push(in.v[f][i], s[i] == 0.0)) return nullptr;
+      if ((s[i] < 0.0 && s[j] > 0.0) || (s[i] > 0.0 && s[j] < 0.0)) {
+        const int a = s[i] < 0.0 ? i : j, b = s[i] < 0.0 ? j : i;  // inside, outside: one edge, one point
+        const double t = s[a] / (s[a] - s[b]);
+        const double* pa = in.v[f][a];
+        const double* pb = in.v[f][b];
+        const double x[3] = {pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]), pa[2] + t * (pb[2] - pa[2])};
+        if (!push(x, true)) return nullptr;
+      }
+    }
+    if (k >= 3) {
+      out->label[o] = in.label[f];
+      out->nv[o] = k;
+      ++out->nf;
+    }
+  }
+  if (nc < 3) return out;
+  // the new face: the cut points in order about n (counter-clockwise seen from +n, outward)
+  double m[3] = {0.0, 0.0, 0.0};
+  for (int i = 0; i < nc; ++i)
+    for (int a = 0; a < 3; ++a) m[a] += cut[i][a] / nc;
+  const double ax[3] = {std::fabs(n[0]) < 0.9 ? 1.0 : 0.0, std::fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+  double e1[3] = {ax[0] - Dot(ax, n) * n[0], ax[1] - Dot(ax, n) * n[1], ax[2] - Dot(ax, n) * n[2]};
+  const double l = std::sqrt(Dot(e1, e1));
+  for (double& x : e1) x /= l;
+  const double e2[3] = {n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2], n[0] * e1[1] - n[1] * e1[0]};
+  double ang[2 * kMaxF + kMaxV];
+  int idx[2 * kMaxF + kMaxV];
+  for (int i = 0; i < nc; ++i) {
+    const double r[3] = {cut[i][0] - m[0], cut[i][1] - m[1], cut[i][2] - m[2]};
+    ang[i] = std::atan2(Dot(e2, r), Dot(e1, r));
+    idx[i] = i;
+  }
+  std::sort(idx, idx + nc, [&](int a, int b) { return ang[a] < ang[b] || (ang[a] == ang[b] && a < b); });
+  if (out->nf >= kMaxF) return nullptr;
+  const int o = out->nf;
+  int k = 0;
+  for (int q = 0; q < nc; ++q) {
+    const double* x = cut[idx[q]];
+    if (k > 0 && x[0] == out->v[o][k - 1][0] && x[1] == out->v[o][k - 1][1] && x[2] == out->v[o][k - 1][2]) continue;
+    if (k >= kMaxV) return nullptr;
+    std::copy(x, x + 3, out->v[o][k++]);
+  }
+  while (k > 1 && out->v[o][k - 1][0] == out->v[o][0][0] && out->v[o][k - 1][1] == out->v[o][0][1] &&
+         out->v[o][k - 1][2] == out->v[o][0][2])
+    --k;
+  if (k >= 3) {
+    out->label[o] = label;
+    out->nv[o] = k;
+    ++out->nf;
+  }
+  return out;
+}
+
+// Volume and centroid (relative to the same origin as the vertices).
+double VolumeCentroid(const Poly& P, double c[3]) {
+  double V = 0.0, C[3] = {0.0, 0.0, 0.0};
+  if (P.nf == 0) {
+    c[0] = c[1] = c[2] = 0.0;
+    return 0.0;
+  }
+  const double* O = P.v[0][0];
+  for (int f = 0; f < P.nf; ++f)
+    for (int i = 1; i + 1 < P.nv[f]; ++i) {
+      const double a[3] = {P.v[f][0][0] - O[0], P.v[f][0][1] - O[1], P.v[f][0][2] - O[2]};
+      const double b[3] = {P.v[f][i][0] - O[0], P.v[f][i][1] - O[1], P.v[f][i][2] - O[2]};
+      const double e[3] = {P.v[f][i + 1][0] - O[0], P.v[f][i + 1][1] - O[1], P.v[f][i + 1][2] - O[2]};
+      const double v6 = a[0] * (b[1] * e[2] - b[2] * e[1]) + a[1] * (b[2] * e[0] - b[0] * e[2]) +
+                        a[2] * (b[0] * e[1] - b[1] * e[0]);
+      V += v6;
+      for (int k = 0; k < 3; ++k) C[k] += v6 * (a[k] + b[k] + e[k]);
+    }
+  for (int k = 0; k < 3; ++k) c[k] = V != 0.0 ? O[k] + C[k] / (4.0 * V) : O[k];
+  return V / 6.0;
+}
+
+// A piece's moments in one direction about its centroid (vertices relative to it): w = cu n.y + i u.y;
+// s[0] = int w^n / n! dV, s[1 + a] = int y_a w^n / n! dV, and the cap's (faces labelled cap) by area,
+// s[4] and s[5 + a]; each (re, im) for n < N.
+struct Moments {
+  double s[8][2][kK];
+};
+
+struct Fact {
+  double inv[kK + 5];  // 1 / n!
+  Fact() {
+    inv[0] = 1.0;
+    for (int n = 1; n < kK + 5; ++n) inv[n] = inv[n - 1] / n;
+  }
+};
+const Fact kFact;
+
+void Take(const Poly& P, const double c[3], const double up[3], double cu, const double u[3], int N, int cap,
+          Moments* m) {
+  for (int q = 0; q < 8; ++q)
+    for (int i = 0; i < 2; ++i) std::fill(m->s[q][i], m->s[q][i] + N, 0.0);
+  for (int f = 0; f < P.nf; ++f) {
+    const bool isc = P.label[f] == cap;
+    for (int i = 1; i + 1 < P.nv[f]; ++i) {
+      double q[3][3];
+      for (int a = 0; a < 3; ++a) {
+        q[0][a] = P.v[f][0][a] - c[a];
+        q[1][a] = P.v[f][i][a] - c[a];
+        q[2][a] = P.v[f][i + 1][a] - c[a];
+      }
+      const double v6 = q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) +
+                        q[0][1] * (q[1][2] * q[2][0] - q[1][0] * q[2][2]) +
+                        q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0]);
+      double a2 = 0.0;  // twice the triangle's area
+      if (isc) {
+        const double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
+        const double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+        const double x[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                             e1[0] * e2[1] - e1[1] * e2[0]};
+        a2 = std::sqrt(Dot(x, x));
+      }
+      double wr[3], wi[3];
+      for (int j = 0; j < 3; ++j) {
+        wr[j] = cu * Dot(up, q[j]);
+        wi[j] = Dot(u, q[j]);
+      }
+      // h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
+      double p0r = 1.0, p0i = 0.0, h2r = 1.0, h2i = 0.0, h3r = 1.0, h3i = 0.0;
+      double gr[3] = {0.0, 0.0, 0.0}, gi[3] = {0.0, 0.0, 0.0};
+      for (int n = 0; n < N; ++n) {
+        if (n > 0) {
+          double t = p0r * wr[0] - p0i * wi[0];
+          p0i = p0r * wi[0] + p0i * wr[0];
+          p0r = t;
+          t = p0r + (h2r * wr[1] - h2i * wi[1]);
+          h2i = p0i + (h2r * wi[1] + h2i * wr[1]);
+          h2r = t;
+          t = h2r + (h3r * wr[2] - h3i * wi[2]);
+          h3i = h2i + (h3r * wi[2] + h3i * wr[2]);
+          h3r = t;
+        }
+        double sr[3] = {0.0, 0.0, 0.0}, si[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
+        for (int j = 0; j < 3; ++j) {
+          const double t = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
+          gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j]);
+          gr[j] = t;
+          for (int a = 0; a < 3; ++a) {
+            sr[a] += q[j][a] * gr[j];
+            si[a] += q[j][a] * gi[j];
+          }
+        }
+        const double f3 = v6 * kFact.inv[n + 3], f4 = v6 * kFact.inv[n + 4];
+        m->s[0][0][n] += f3 * h3r;
+        m->s[0][1][n] += f3 * h3i;
+        for (int a = 0; a < 3; ++a) {
+          m->s[1 + a][0][n] += f4 * sr[a];
+          m->s[1 + a][1][n] += f4 * si[a];
+        }
+        if (isc) {
+          const double f2 = a2 * kFact.inv[n + 2], f3a = a2 * kFact.inv[n + 3];
+          m->s[4][0][n] += f2 * h3r;
+          m->s[4][1][n] += f2 * h3i;
+          for (int a = 0; a < 3; ++a) {
+            m->s[5 + a][0][n] += f3a * sr[a];
+            m->s[5 + a][1][n] += f3a * si[a];
+          }
+        }
+      }
+    }
+  }
+}
+
+// The series of the eight moments at x and at -x: plus[q] = sum_{n<N} x^n s[q][n], minus[q] likewise at
+// -x (even + odd, even - odd), (re, im).
+inline void Series(const Moments& m, int N, double x, double plus[8][2], double minus[8][2]) {
+  double e[8][2] = {}, o[8][2] = {};
+  double xn = 1.0;
+  int n = 0;
+  for (; n + 1 < N; n += 2) {
+    const double xo = xn * x;
+    for (int q = 0; q < 8; ++q) {
+      e[q][0] += xn * m.s[q][0][n];
+      e[q][1] += xn * m.s[q][1][n];
+      o[q][0] += xo * m.s[q][0][n + 1];
+      o[q][1] += xo * m.s[q][1][n + 1];
+    }
+    xn = xo * x;
+  }
+  if (n < N)
+    for (int q = 0; q < 8; ++q) {
+      e[q][0] += xn * m.s[q][0][n];
+      e[q][1] += xn * m.s[q][1][n];
+    }
+  for (int q = 0; q < 8; ++q)
+    for (int i = 0; i < 2; ++i) {
+      plus[q][i] = e[q][i] + o[q][i];
+      minus[q][i] = e[q][i] - o[q][i];
+    }
+}
+
+}  // namespace
+
+double MomentTail(double rho, int N) {
+  if (!(rho < N + 1.0)) return std::numeric_limits<double>::infinity();
+  double t = 1.0;
+  for (int n = 1; n <= N; ++n) t *= rho / n;
+  return t * (N + 1.0) / (N + 1.0 - rho);
+}
+
+int MomentOrder(double rho, double amp, double tol) {
+  constexpr double kSqrt2 = 1.4142135623730951;
+  double t = kSqrt2 * amp;  // sqrt(2) amp rho^N, over N! below (no division in the loop)
+  for (int N = 1; N <= kMaxMomentOrder; ++N) {
+    t *= rho;
+    // sqrt(2) amp rho^N / N! (N + 1) / (N + 1 - rho) <= tol, multiplied out (N + 1 - rho > 0)
+    if (rho < N + 1.0 && t * kFact.inv[N] * (N + 1.0) <= tol * (N + 1.0 - rho)) return N;
+  }
+  return kMaxMomentOrder + 1;
+}
+
+bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,
+                         const HullPlanes& hp, const double p[3], const double R[9], const double* planes,
+                         int npl, int cap, double F[3], double T[3]) {
+  if ((type != kBox && type != kMesh) || sea.waves.size() < kMomentsMinWaves ||
+      sea.waves.size() > static_cast<size_t>(kMaxWaves))
+    return false;
+  Poly P0, P1, P2;  // the piece, in the world relative to p (cur: one of P0, P1); P2, scratch
+  Poly* cur = &P0;
+  Poly* nxt = &P1;
+  auto clip = [&](const double* n, double d, int label) {
+    const Poly* q = Clip(*cur, n, d, label, nxt);
+    if (!q) return false;
+    if (q == nxt) std::swap(cur, nxt);
+    return true;
+  };
+  if (type == kBox) {
+    const double lo[3] = {-size[0], -size[1], -size[2]};
+    BoxPoly(lo, size, R, cur);
+  } else {
+    BoxPoly(hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, R, cur);
+    for (int64_t j = hp.range[mesh]; j < hp.range[mesh + 1]; ++j) {  // the hull's faces, geom frame
+      const double* r = hp.rows.data() + 4 * j;
+      const double nw[3] = {R[0] * r[0] + R[1] * r[1] + R[2] * r[2], R[3] * r[0] + R[4] * r[1] + R[5] * r[2],
+                            R[6] * r[0] + R[7] * r[1] + R[8] * r[2]};
+      if (!clip(nw, r[3], -1)) return false;
+    }
+  }
+  for (int j = 0; j < npl; ++j) {
+    const double* r = planes + 4 * j;
+    if (!clip(r, r[3] - Dot(r, p), j)) return false;
+  }
+  const Poly& A = *cur;
+  double c[3];
+  const double V = VolumeCentroid(A, c);
+  for (int a = 0; a < 3; ++a) F[a] = T[a] = 0.0;
+  if (!(V > 0.0)) return true;
+  const double cw[3] = {p[0] + c[0], p[1] + c[1], p[2] + c[2]};  // the centroid, world
+  const double dl = sea.d - Dot(sea.n, p);                          // the mean level, relative to p
+  double R2 = 0.0, zmin = 0.0;
+  for (int f = 0; f < A.nf; ++f)
+    for (int i = 0; i < A.nv[f]; ++i) {
+      const double* x = A.v[f][i];
+      const double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+      R2 = std::max(R2, Dot(r, r));
+      zmin = std::min(zmin, Dot(sea.n, x) - dl);
+    }
+  const bool fin = std::isfinite(sea.depth);
+  if (fin && zmin < -sea.depth) return false;  // under the seabed the depth factor is held: the exact path
+  const double Rm = std::sqrt(R2);
+  // the cap's hydrostatic term (exact: zeta is linear): area, int y dA, int y (n.y) dA about c
+  double Ac = 0.0, S1[3] = {0.0, 0.0, 0.0}, Q[3] = {0.0, 0.0, 0.0};
+  for (int f = 0; f < A.nf; ++f) {
+    if (A.label[f] != cap) continue;
+    for (int i = 1; i + 1 < A.nv[f]; ++i) {
+      double q[3][3];
+      for (int a = 0; a < 3; ++a) {
+        q[0][a] = A.v[f][0][a] - c[a];
+        q[1][a] = A.v[f][i][a] - c[a];
+        q[2][a] = A.v[f][i + 1][a] - c[a];
+      }
+      const double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
+      const double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+      const double x[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+      const double At = 0.5 * std::sqrt(Dot(x, x));
+      Ac += At;
+      for (int j = 0; j < 3; ++j) {  // the edges' midpoints: exact for quadratics
+        const double* u = q[j];
+        const double* w = q[(j + 1) % 3];
+        const double mid[3] = {0.5 * (u[0] + w[0]), 0.5 * (u[1] + w[1]), 0.5 * (u[2] + w[2])};
+        const double zn = Dot(sea.n, mid);
+        for (int a = 0; a < 3; ++a) {
+          S1[a] += At / 3.0 * mid[a];
+          Q[a] += At / 3.0 * mid[a] * zn;
+        }
+      }
+    }
+  }
+  // the piece below the mean level (B) and above it (Up), each with its moments per direction
+  const Poly* pb = Clip(A, sea.n, dl, kLevel, nxt);
+  const double mn[3] = {-sea.n[0], -sea.n[1], -sea.n[2]};
+  const Poly* pu = Clip(A, mn, -dl, kLevel, &P2);
+  if (!pb || !pu) return false;
+  const Poly& B = *pb;
+  const Poly& Up = *pu;
+  const bool hasb = B.nf > 0, hasu = Up.nf > 0;
+  const double zc = Dot(sea.n, cw) - sea.d;
+  const double cp[3] = {c[0], c[1], c[2]};  // the centroid from p (the moments' lever)
+  const int nw = static_cast<int>(sea.waves.size());
+  int order[kMaxWaves];
+  double ebs[kMaxWaves];
+  unsigned char only[kMaxWaves];
+  int nfb = 0;
+  for (int j = 0; j < nw; ++j) only[j] = 0;
+  const double rg = rho * sea.g, r = sea.Ramp(t);
+  double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
+  Moments mb, mu;
+  const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
+  for (int g = 0; g < ndir; ++g) {
+    int Ng = 0;
+    for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
+      const int j = sea.by_dir[q];
+      const Wave& w = sea.waves[j];
+      const double eb = std::exp(w.kn * zc);
+      ebs[j] = eb;
+      const double db = w.c * (eb + (fin ? w.e2h / eb : 0.0));  // the depth factor at c
+      const int N = MomentOrder(w.kn * Rm, std::max(db, 1.0), sea.fk_tol);
+      order[j] = N;
+      if (N > kMaxMomentOrder) {
+        only[j] = 1;
+        ++nfb;
+      } else {
+        Ng = std::max(Ng, N);
+      }
+    }
+    if (Ng == 0) continue;
+    const double* u = sea.dirs.data() + 3 * g;
+    if (hasb) Take(B, c, sea.n, 1.0, u, Ng, cap, &mb);
+    if (hasu) Take(Up, c, sea.n, 0.0, u, Ng, cap, &mu);
+    for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
+      const int j = sea.by_dir[q];
+      if (only[j]) continue;
+      const Wave& w = sea.waves[j];
+      const int N = order[j];
+      const double th = Dot(w.k, cw) - w.omega * t + w.phase;
+      const double Z[2] = {std::cos(th), std::sin(th)};
+      // sum over the field's terms of C (the term's coefficient at c, with e^{i theta_c}) times the series:
+      // X = int W dV, Jv = int y W dV, Xa = int W dA, Ja = int y W dA; and Re[kappa X], Re[(c-p) X + Jv] x kappa
+      double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0}, Fa = 0.0, Ta[3] = {0.0, 0.0, 0.0};
+      // one term: coefficient C (complex), kappa = s kn n + i k, moments m, at x = kn (conj: the mirrored
+      // term, its series the conjugate at -kn)
+      // one term: coefficient C, kappa = s kn n + i k, the series S (conj: the mirrored term's, the
+      // conjugate of the series at -kn)
+      auto term = [&](const double S[8][2], double Cr, double Ci, double s, bool conj) {
+        const double sg = conj ? -1.0 : 1.0;
+        const double I[2] = {S[0][0], sg * S[0][1]}, Ia[2] = {S[4][0], sg * S[4][1]};
+        double Jv[3][2], Ja[3][2];
+        for (int a = 0; a < 3; ++a) {
+          Jv[a][0] = S[1 + a][0];
+          Jv[a][1] = sg * S[1 + a][1];
+          Ja[a][0] = S[5 + a][0];
+          Ja[a][1] = sg * S[5 + a][1];
+        }
+        const double X[2] = {Cr * I[0] - Ci * I[1], Cr * I[1] + Ci * I[0]};
+        const double Xa = Cr * Ia[0] - Ci * Ia[1];
+        double Jr[3], Ji[3], Jar[3];
+        for (int a = 0; a < 3; ++a) {
+          const double vr = cp[a] * I[0] + Jv[a][0], vi = cp[a] * I[1] + Jv[a][1];
+          Jr[a] = Cr * vr - Ci * vi;
+          Ji[a] = Cr * vi + Ci * vr;
+          Jar[a] = Cr * (cp[a] * Ia[0] + Ja[a][0]) - Ci * (cp[a] * Ia[1] + Ja[a][1]);
+        }
+        const double kr = s * w.kn;
+        double kapr[3];
+        for (int a = 0; a < 3; ++a) {
+          kapr[a] = kr * sea.n[a];
+          Fv[a] += kapr[a] * X[0] - w.k[a] * X[1];
+          Ta[a] += Jar[a];
+        }
+        // Re[J x kappa] = Jr x kapr - Ji x k
+        Tv[0] += (Jr[1] * kapr[2] - Jr[2] * kapr[1]) - (Ji[1] * w.k[2] - Ji[2] * w.k[1]);
+        Tv[1] += (Jr[2] * kapr[0] - Jr[0] * kapr[2]) - (Ji[2] * w.k[0] - Ji[0] * w.k[2]);
+        Tv[2] += (Jr[0] * kapr[1] - Jr[1] * kapr[0]) - (Ji[0] * w.k[1] - Ji[1] * w.k[0]);
+        Fa += Xa;
+      };
+      double sp[8][2], sm[8][2];
+      if (hasb) {
+        Series(mb, N, w.kn, sp, sm);
+        const double A1 = w.c * ebs[j];
+        term(sp, A1 * Z[0], A1 * Z[1], 1.0, false);
+        if (fin && w.e2h > 0.0) {
+          const double A2 = w.c * w.e2h / ebs[j];
+          term(sm, A2 * Z[0], A2 * Z[1], -1.0, true);
+        }
+      }
+      if (hasu) {
+        Series(mu, N, w.kn, sp, sm);
+        term(sp, Z[0], Z[1], 0.0, false);
+      }
+      // F = -a Re[kappa X] + n_c a Re Xa; T = -a Re[J x kappa] + a Re Ja x n_c
+      const double* nc = planes + 4 * cap;
+      Fs[0] += w.a * (-Fv[0] + Fa * nc[0]);
+      Fs[1] += w.a * (-Fv[1] + Fa * nc[1]);
+      Fs[2] += w.a * (-Fv[2] + Fa * nc[2]);
+      Ts[0] += w.a * (-Tv[0] + (Ta[1] * nc[2] - Ta[2] * nc[1]));
+      Ts[1] += w.a * (-Tv[1] + (Ta[2] * nc[0] - Ta[0] * nc[2]));
+      Ts[2] += w.a * (-Tv[2] + (Ta[0] * nc[1] - Ta[1] * nc[0]));
+    }
+  }
+  const double sc = rg * r;
+  for (int a = 0; a < 3; ++a) {
+    F[a] = sc * Fs[a];
+    T[a] = sc * Ts[a];
+  }
+  if (nfb > 0) {  // the components the bound sends to the exact path, with the cap's hydrostatic term
+    double Fe[3], Te[3];
+    FroudeKrylov(sea, t, rho, type, size, mesh, hp, p, R, planes, npl, cap, Fe, Te, only);
+    for (int a = 0; a < 3; ++a) {
+      F[a] += Fe[a];
+      T[a] += Te[a];
+    }
+    return true;
+  }
+  // the cap's hydrostatic term -rho g zeta n_c: int zeta dA = zc Ac + n.S1, int y zeta dA = zc S1 + Q
+  const double* nc = planes + 4 * cap;
+  const double Iz = zc * Ac + Dot(sea.n, S1);
+  const double Yz[3] = {cp[0] * Iz + zc * S1[0] + Q[0], cp[1] * Iz + zc * S1[1] + Q[1], cp[2] * Iz + zc * S1[2] + Q[2]};
+  for (int a = 0; a < 3; ++a) F[a] -= rg * Iz * nc[a];
+  T[0] -= rg * (Yz[1] * nc[2] - Yz[2] * nc[1]);
+  T[1] -= rg * (Yz[2] * nc[0] - Yz[0] * nc[2]);
+  T[2] -= rg * (Yz[0] * nc[1] - Yz[1] * nc[0]);
+  return true;
+}
+
+}  // namespace aurgen::core
