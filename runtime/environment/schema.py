@@ -22,8 +22,11 @@ from dataclasses import field
 
 import numpy as np
 
-from aurgen.core.errors import AurgenError
 from aurgen.core.records import record
+# the JSON value checks (their own module); EnvironmentInvalid is this module's public error too
+from aurgen.runtime.environment.jsonvalues import LISTS as _LISTS, EnvironmentInvalid  # noqa: F401
+from aurgen.runtime.environment.jsonvalues import is_number as _is_number, json_int as _json_int
+from aurgen.runtime.environment.jsonvalues import kind as _kind, lst as _list, num as _num, obj as _obj, vec as _vec
 from aurgen.runtime._native import ENV_KEYS, ENV_LIMITS, ENV_MAX_WAVES, ENV_WAVE_LIMITS
 
 ENV_TEXT = "aurgen:environment"
@@ -36,10 +39,6 @@ MAX_WAVES = ENV_MAX_WAVES  # the most components a sea may have (schema.h kMaxWa
 # a component's omega (rad/s) and |k| (rad/m), a finite depth (m): schema.h kMaxWaveOmega .. kMinWaveDepth
 MAX_OMEGA, MIN_K, MAX_K, MIN_DEPTH = ENV_WAVE_LIMITS
 MIN_FK_TOL, MAX_FK_TOL = 1e-12, 0.1  # waves.fk_tolerance: schema.h kMinFkTolerance, kMaxFkTolerance
-
-
-class EnvironmentInvalid(AurgenError):
-    """A bad environment (refused at load)."""
 
 
 @record
@@ -159,71 +158,6 @@ class Environment:
             if w.fk_tolerance != 1e-4:
                 out["waves"]["fk_tolerance"] = float(w.fk_tolerance)
         return json.dumps(out)
-
-
-def _is_number(x) -> bool:
-    """A JSON number (or, from Python, any real number; never a bool or a string)."""
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-
-
-_LISTS = (list, tuple, np.ndarray)  # JSON gives lists; a Python caller may pass tuples or arrays
-
-
-class _LongInt(str):
-    """A JSON integer longer than Python converts (4300 digits): kept as its text, never a number."""
-
-
-def _json_int(text: str):
-    return int(text) if len(text.lstrip("-")) <= 4300 else _LongInt(text)
-
-
-def _kind(x) -> str:
-    """How a JSON value reads, for messages: ``a string ('down')``, ``5``."""
-    if isinstance(x, _LongInt) or (isinstance(x, int) and abs(x).bit_length() > 14000):
-        return f"an integer of {len(x.lstrip('-')) if isinstance(x, _LongInt) else 'more than 4000'} digits"
-    if isinstance(x, str):
-        return f"a string ({x[:40]!r})"
-    if isinstance(x, bool) or x is None:
-        return json.dumps(x)
-    if isinstance(x, dict):
-        return "an object"
-    if isinstance(x, list):
-        return f"a list of {len(x)}"
-    return repr(x)
-
-
-def _num(x, what: str) -> float:
-    """A finite JSON number at key ``what`` (a string, a bool or null is refused, never converted)."""
-    try:
-        v = float(x) if _is_number(x) else math.nan
-    except OverflowError:  # an int beyond a double
-        v = math.inf
-    if not math.isfinite(v):
-        raise EnvironmentInvalid(f"{what}: expected a finite number, got {_kind(x)}")
-    return v
-
-
-def _vec(x, n, what):
-    """``n`` finite numbers at key ``what`` (a JSON list)."""
-    if not isinstance(x, _LISTS) or len(x) != n:
-        raise EnvironmentInvalid(f"{what}: expected a list of {n} finite numbers, got {_kind(x)}")
-    return tuple(_num(a, f"{what}[{i}]") for i, a in enumerate(x))
-
-
-def _obj(x, what: str, keys: set) -> dict:
-    """A JSON object at ``what`` with no key outside ``keys``."""
-    if not isinstance(x, dict):
-        raise EnvironmentInvalid(f"{what}: expected an object ({', '.join(sorted(keys))}), got {_kind(x)}")
-    for k in sorted(x):  # sorted, as the plugin checks them (schema.h)
-        if k not in keys:
-            raise EnvironmentInvalid(f"{what}.{k}: unknown key (expected {', '.join(sorted(keys))})")
-    return x
-
-
-def _list(x, what: str) -> list:
-    if isinstance(x, _LISTS):
-        return x
-    raise EnvironmentInvalid(f"{what}: expected a list, got {_kind(x)}")
 
 
 # the keys: the plugin's table (runtime/native/plugin/schema.h), one source for both
