@@ -152,3 +152,25 @@ def test_a_terminal_gets_a_status_line(boat):
     assert "waiting for ArduPilot" in text
     assert re.search(r"\r\x1b\[Kframes \d+  t = \d+\.\d\d s  \d+\.\dx real time", text), text[-500:]
     assert rc == 0 and "440 frames" in out
+
+
+def test_an_invalid_world_ends_the_run(tmp_path):
+    """A thruster of 1e30 N blows the state up: MuJoCo resets it, the health says invalid, and the
+    bridge stops answering and exits 1 with the reason (as aurgen sim does)."""
+    p = tmp_path / "rocket.xml"
+    p.write_text(BOAT.replace('ctrlrange="-40 50"', 'ctrlrange="-1e30 1e30"')
+                 .replace('data="1100 -40 1470 0 1530 0 1900 50"', 'data="1100 -1e30 1470 0 1530 0 1900 1e30"'))
+    pwm = list(NEUTRAL)
+    pwm[2] = 1900
+    with Sitl(p) as s:
+        s.sock.settimeout(5.0)
+        answered = 0
+        try:
+            for i in range(400):
+                s.ask(packet(i, pwm))
+                answered += 1
+        except socket.timeout:
+            pass
+        rc, out, err = s.stop()
+    assert answered < 400 and rc == 1, (answered, rc, out, err)
+    assert "health: invalid" in out and "Traceback" not in err, (out, err)
