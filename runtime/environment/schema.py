@@ -133,6 +133,14 @@ class Environment:
                 return i
         return -1
 
+    def gravity_at(self, x) -> np.ndarray:
+        """The gravitational acceleration at world point ``x`` (m/s^2): the cell's own constant
+        gravity where the point's cell has one, else the field's."""
+        i = self.cell_at(x)
+        if i >= 0 and self.cells[i].gravity is not None:
+            return np.array(self.cells[i].gravity, float)
+        return self.gravity.at(x)
+
     def to_json(self) -> str:
         g = self.gravity
         if g.kind == "uniform":

@@ -54,11 +54,17 @@ def _cross(a, b) -> tuple:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
+def _imu_velocity(R, lin, w, rig) -> tuple:
+    """The IMU point's velocity (world ENU, m/s) from the root's rotation, origin velocity (ENU) and
+    angular velocity (body FLU, a free joint's)."""
+    return _add(lin, _mul(R, _cross(w, rig.imu)))
+
+
 def imu_velocity(d, rig) -> tuple:
     """The IMU point's velocity, world ENU, m/s."""
     q = d.qpos[rig.qpos + 3: rig.qpos + 7].tolist()
     v = d.qvel[rig.qvel: rig.qvel + 6].tolist()
-    return _add(v[:3], _mul(_rot(q), _cross(v[3:], rig.imu)))
+    return _imu_velocity(_rot(q), v[:3], v[3:], rig)
 
 
 def _add(a, b) -> tuple:
@@ -66,9 +72,9 @@ def _add(a, b) -> tuple:
 
 
 class Gravity:
-    """The gravitational acceleration at a world point (m/s², ENU): the environment's (a cell's own
-    constant gravity where it has one), or the model's ``opt.gravity`` without an environment;
-    a constant where it is one everywhere."""
+    """The gravitational acceleration at a world point (m/s², ENU): the environment's
+    (``Environment.gravity_at``), or the model's ``opt.gravity`` without an environment; ``const``
+    where it is one everywhere (looked up once, not per frame)."""
 
     def __init__(self, sim):
         env = sim.environment
@@ -82,10 +88,7 @@ class Gravity:
     def at(self, x) -> tuple:
         if self.const is not None:
             return self.const
-        i = self.env.cell_at(x)
-        if i >= 0 and self.env.cells[i].gravity is not None:
-            return tuple(float(g) for g in self.env.cells[i].gravity)
-        return tuple(float(g) for g in self.env.gravity.at(x))
+        return tuple(float(g) for g in self.env.gravity_at(x))
 
 
 def ranges(m, d, rig) -> tuple:
@@ -119,7 +122,7 @@ def fdm(d, rig, gravity: Gravity, home, v_imu_before, dt: float, rng: tuple = ()
     v = d.qvel[rig.qvel: rig.qvel + 6].tolist()
     R = _rot(p[3:])
     lin, w = v[:3], v[3:]
-    v_imu = _add(lin, _mul(R, _cross(w, rig.imu)))
+    v_imu = _imu_velocity(R, lin, w, rig)
     g = gravity.const or gravity.at(_add(p[:3], _mul(R, rig.imu)))
     f = _tmul(R, ((v_imu[0] - v_imu_before[0]) / dt - g[0], (v_imu[1] - v_imu_before[1]) / dt - g[1],
                   (v_imu[2] - v_imu_before[2]) / dt - g[2]))

@@ -36,3 +36,22 @@ def mjcf(bodies, *, env=None, timestep=0.002, integrator="Euler", gravity=(0, 0,
     return (f'<mujoco><compiler angle="radian" inertiafromgeom="false"/>'
             f'<option timestep="{timestep}" integrator="{integrator}" gravity="{g}"/>'
             f"{custom}<worldbody>{bodies}</worldbody></mujoco>")
+
+
+def heave(xml, energy, dt, T):
+    """Step ``xml`` (one free body that only heaves) for ``T`` s of ``dt`` without drag or damping:
+    (times, heights, ``energy(z, w)`` at each, health)."""
+    import numpy as np
+
+    from aurgen.runtime.sim import Simulation
+
+    with Simulation(xml, drag=False, damping=False) as sim:
+        d = sim.data
+        ts, zs, es = [0.0], [d.qpos[2]], [energy(d.qpos[2], d.qvel[2])]
+        for _ in range(int(round(T / dt))):
+            sim.step(1)
+            ts.append(d.time)
+            zs.append(d.qpos[2])
+            es.append(energy(d.qpos[2], d.qvel[2]))
+        assert np.abs(d.qvel[[0, 1, 3, 4, 5]]).max() < 1e-9  # it only heaves
+        return np.array(ts), np.array(zs), np.array(es), sim.check()

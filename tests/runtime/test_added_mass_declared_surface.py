@@ -40,7 +40,7 @@ import pytest
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 
-from simfixtures import G, body, geom, mjcf, water_env
+from simfixtures import G, body, geom, heave, mjcf, water_env
 
 if not hplugin.library_path().exists():
     pytest.skip("the plugin library is not built", allow_module_level=True)
@@ -94,16 +94,7 @@ def _xml(integrator, dt):
 
 
 def _run(integrator, dt, T):
-    with Simulation(_xml(integrator, dt), drag=False, damping=False) as sim:
-        d = sim.data
-        ts, zs, es = [0.0], [d.qpos[2]], [energy(d.qpos[2], d.qvel[2])]
-        for _ in range(int(round(T / dt))):
-            sim.step(1)
-            ts.append(d.time)
-            zs.append(d.qpos[2])
-            es.append(energy(d.qpos[2], d.qvel[2]))
-        assert np.abs(d.qvel[[0, 1, 3, 4, 5]]).max() < 1e-9  # it only heaves
-        return np.array(ts), np.array(zs), np.array(es), sim.check()
+    return heave(_xml(integrator, dt), energy, dt, T)
 
 
 def _reference(ts, surface_term=True):

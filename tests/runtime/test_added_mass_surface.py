@@ -22,7 +22,7 @@ import pytest
 from aurgen.runtime import plugin as hplugin
 from aurgen.runtime.sim import Simulation
 
-from simfixtures import G, body, geom, mjcf, water_env
+from simfixtures import G, body, geom, heave, mjcf, water_env
 
 if not hplugin.library_path().exists():
     pytest.skip("the plugin library is not built", allow_module_level=True)
@@ -78,16 +78,7 @@ def _xml(z0, integrator, dt):
 
 
 def _run(z0, integrator, dt, T):
-    with Simulation(_xml(z0, integrator, dt), drag=False, damping=False) as sim:
-        d = sim.data
-        ts, zs, es = [0.0], [d.qpos[2]], [energy(d.qpos[2], d.qvel[2])]
-        for _ in range(int(round(T / dt))):
-            sim.step(1)
-            ts.append(d.time)
-            zs.append(d.qpos[2])
-            es.append(energy(d.qpos[2], d.qvel[2]))
-        assert np.abs(d.qvel[[0, 1, 3, 4, 5]]).max() < 1e-9  # it only heaves
-        return np.array(ts), np.array(zs), np.array(es), sim.check()
+    return heave(_xml(z0, integrator, dt), energy, dt, T)
 
 
 @pytest.mark.parametrize("integrator,dt", [("RK4", 5e-4), ("Euler", 1e-4), ("implicitfast", 1e-4)])
