@@ -25,6 +25,7 @@
 #include "hull.h"
 #include "ledger.h"
 #include "schema.h"
+#include "sincos.h"
 #include "state.h"
 
 namespace nb = nanobind;
@@ -725,6 +726,16 @@ NB_MODULE(_native, m) {
     m.attr("ENV_WAVE_LIMITS") = nb::make_tuple(hydro::schema::kMaxWaveOmega, hydro::schema::kMinWaveNumber,
                                                hydro::schema::kMaxWaveNumber, hydro::schema::kMinWaveDepth);
   }
+  m.def(
+      "sincos_into",
+      [](In<double, nb::ndim<1>> x, Out1 c, Out1 s) {
+        const size_t n = x.shape(0);
+        if (c.shape(0) != n || s.shape(0) != n) Fail("sincos_into: c and s need x's length");
+        if (n > static_cast<size_t>(1 << 30)) Fail("sincos_into: at most 2^30 angles");
+        core::SinCos(x.data(), static_cast<int>(n), c.data(), s.data());
+      },
+      "x"_a, "c"_a.noconvert(), "s"_a.noconvert(),
+      "cos x and sin x (x in rad) into c and s, as the sea's phases take them (core/sincos.h).");
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",
