@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sincos.h"
+
 namespace aurgen::core {
 namespace {
 
@@ -473,17 +475,25 @@ int Sea::Order(double L) const {
   return kMaxRule;
 }
 
+void Sea::Phases(const double x[3], double t, size_t j0, int m, double* c, double* s) const {
+  double th[kPhaseChunk];
+  for (int i = 0; i < m; ++i) {
+    const Wave& w = waves[j0 + i];
+    th[i] = Dot(w.k, x) - w.omega * t + w.phase;
+  }
+  SinCos(th, m, c, s);
+}
+
 void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) const {
   const double r = Ramp(t);
   double e = 0.0, G[3] = {0.0, 0.0, 0.0};
-  for (const Wave& w : waves) {
-    const double th = Dot(w.k, x) - w.omega * t + w.phase;
-    e += w.a * std::cos(th);
-    const double q = w.a * std::sin(th);
+  EachPhase(x, t, [&](const Wave& w, double cs, double sn) {
+    e += w.a * cs;
+    const double q = w.a * sn;
     G[0] -= q * w.k[0];
     G[1] -= q * w.k[1];
     G[2] -= q * w.k[2];
-  }
+  });
   *eta = r * e;
   for (int i = 0; i < 3; ++i) grad[i] = r * G[i];
 }
@@ -493,17 +503,16 @@ void Sea::Orbital(const double x[3], double t, double u[3]) const {
   // the depth factor held above the mean level and below the seabed (deep water: -inf)
   const double zeta = std::max(std::min(Dot(n, x) - d, 0.0), -depth);
   double U[3] = {0.0, 0.0, 0.0}, W = 0.0;
-  for (const Wave& w : waves) {
-    const double th = Dot(w.k, x) - w.omega * t + w.phase;
+  EachPhase(x, t, [&](const Wave& w, double cs, double sn) {
     const double e1 = std::exp(w.kn * zeta);
     const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;
     const double aw = w.a * w.omega * w.c * w.cu;
-    const double uh = aw * (e1 + e2) * std::cos(th) / w.kn;  // along k / |k|: / kn below
+    const double uh = aw * (e1 + e2) * cs / w.kn;  // along k / |k|: / kn below
     U[0] += uh * w.k[0];
     U[1] += uh * w.k[1];
     U[2] += uh * w.k[2];
-    W += aw * (e1 - e2) * std::sin(th);
-  }
+    W += aw * (e1 - e2) * sn;
+  });
   for (int i = 0; i < 3; ++i) u[i] = r * (U[i] + W * n[i]);
 }
 

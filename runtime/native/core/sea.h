@@ -16,6 +16,7 @@
 #ifndef AURGEN_CORE_SEA_H_
 #define AURGEN_CORE_SEA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -63,6 +64,21 @@ struct Sea {
 
   // Fill the per-component constants and the rules (after the waves are set).
   void Prepare();
+  // cos and sin of the phases theta_j = k_j.x - omega_j t + phi_j of the components j0 .. j0 + m
+  // at x, time t (core/sincos.h: the same bits at any width), into c and s (m each, m <=
+  // kPhaseChunk).  The sums over components take them a chunk at a time, in declared order.
+  static constexpr int kPhaseChunk = 64;
+  void Phases(const double x[3], double t, size_t j0, int m, double* c, double* s) const;
+  // f(wave, cos theta_j, sin theta_j) for every component j at x, time t, in declared order.
+  template <class F>
+  void EachPhase(const double x[3], double t, F&& f) const {
+    double cs[kPhaseChunk], sn[kPhaseChunk];
+    for (size_t j0 = 0; j0 < waves.size(); j0 += kPhaseChunk) {
+      const int m = static_cast<int>(std::min<size_t>(kPhaseChunk, waves.size() - j0));
+      Phases(x, t, j0, m, cs, sn);
+      for (int i = 0; i < m; ++i) f(waves[j0 + i], cs[i], sn[i]);
+    }
+  }
   double Ramp(double t) const;
   // eta (m) and its gradient (world, in the plane) at x, time t.
   void Elevation(const double x[3], double t, double* eta, double grad[3]) const;

@@ -418,6 +418,10 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   for (int j = 0; j < nw; ++j) only[j] = 0;
   const double rg = rho * sea.g, r = sea.Ramp(t);
   double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
+  // every component's phase at the centroid, cos and sin
+  double zre[kMaxWaves], zim[kMaxWaves];
+  for (int j0 = 0; j0 < nw; j0 += Sea::kPhaseChunk)
+    sea.Phases(cw, t, j0, std::min(Sea::kPhaseChunk, nw - j0), zre + j0, zim + j0);
   Moments mb, mu;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
@@ -446,8 +450,7 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
       if (only[j]) continue;
       const Wave& w = sea.waves[j];
       const int N = order[j];
-      const double th = Dot(w.k, cw) - w.omega * t + w.phase;
-      const double Z[2] = {std::cos(th), std::sin(th)};
+      const double Z[2] = {zre[j], zim[j]};
       // sum over the field's terms of C (the term's coefficient at c, with e^{i theta_c}) times the series:
       // X = int W dV, Jv = int y W dV, Xa = int W dA, Ja = int y W dA; and Re[kappa X], Re[(c-p) X + Jv] x kappa
       double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0}, Fa = 0.0, Ta[3] = {0.0, 0.0, 0.0};
