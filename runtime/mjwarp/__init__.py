@@ -4,8 +4,8 @@ Only a GPU user touches it: aurgen.gym's Warp environments and bench/gpu.py impo
 else does. It imports the environment schema (aurgen.runtime.environment) and the plugin's loader,
 never the simulation. ``host`` builds the model's records and the callback (``put_model``,
 ``plain_model``, ``Hydro``); the device side mirrors the plugin's force stage module for module
-(``kernels``: the force stage; ``box``, ``smooth``, ``mesh``: the clip tiers; ``gravity``; ``sea``
-and ``sea_shapes``; docs/runtime.md "MuJoCo Warp" has the mirroring table).
+(``kernels``: the force stage; ``box``, ``smooth``, ``mesh``: the clip tiers; ``gravity``; ``sea``,
+``sea_shapes`` and ``sea_box``; docs/runtime.md "MuJoCo Warp" has the mirroring table).
 
     import mujoco_warp as mjw
     from aurgen.runtime import mjwarp

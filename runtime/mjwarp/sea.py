@@ -380,7 +380,7 @@ def build(wp, vec6d) -> dict:
         return out
 
     # the column rules by geom type and FroudeKrylov itself: runtime/mjwarp/sea_shapes.py
-    shapes = mjwarp_sea_shapes.build(wp, Fk, _column, _order)
+    shapes = mjwarp_sea_shapes.build(wp, Fk, _column, _order, _plane)
     return {"ramp": _ramp, "tangent": _tangent, "orbital": _orbital, "order": _order, "plane": _plane,
             "column": _column, "fk": shapes["fk"]}
 

@@ -1,15 +1,15 @@
 """The column rules of a sea's Froude-Krylov correction, by geom type (with mjwarp_sea; device side).
 
 Mirrors runtime/native/core/sea.cc function for function: ``_complete`` Complete, ``_roots`` Roots,
-``_kinks`` Kinks, ``_disk`` Disk, ``_cylinder`` Cylinder, ``_box_columns`` BoxColumns, ``_col``
+``_kinks`` Kinks, ``_disk`` Disk, ``_cylinder`` Cylinder, ``_box_columns`` BoxColumns (mjwarp_sea_box), ``_col``
 FroudeKrylov's col lambda (a mesh's chord inside its hull's faces, an ellipsoid's scale, the geom
 frame to the world), ``_fk`` FroudeKrylov (the rule by type: a box and a mesh hull's bounding box by
 BoxColumns, a cylinder by Cylinder, a sphere and an ellipsoid as the unit sphere's Disk scaled by the
 semi-axes, a capsule by Cylinder and its two hemispheres' Disks). The same Gauss orders (Sea::Order
 from the world's lmax, at least kCurvedMin = 8 points across a curved section), the same kink
-splitting where the tangent plane meets a curved side, the same exact chords (mjwarp_sea's
+splitting where the tangent plane meets a curved side (a box: where its chords' bounds meet), the same exact chords (mjwarp_sea's
 ``column``, Sums::Column). float64 throughout; geom frame inside the rules, world frame out (F in N,
-T in N m about the geom's origin). Built by ``build(wp, Fk, column, order)`` from mjwarp_sea.build
+T in N m about the geom's origin). Built by ``build(wp, Fk, column, order, plane)`` from mjwarp_sea.build
 (no warp import here).
 """
 
@@ -17,15 +17,18 @@ import math
 
 import mujoco
 
+from . import sea_box as mjwarp_sea_box
+
 _G = mujoco.mjtGeom
 BOX, SPHERE, ELLIPSOID, CYLINDER, CAPSULE, MESH = (int(t) for t in (
     _G.mjGEOM_BOX, _G.mjGEOM_SPHERE, _G.mjGEOM_ELLIPSOID, _G.mjGEOM_CYLINDER, _G.mjGEOM_CAPSULE, _G.mjGEOM_MESH))
 CURVED_MIN = 8  # sea.cc kCurvedMin: the fewest points of a curved section's rule
 
 
-def build(wp, Fk, column, order) -> dict:
+def build(wp, Fk, column, order, plane) -> dict:
     """The Warp functions of the column rules and FroudeKrylov, by name. ``Fk``: mjwarp_sea's struct of
-    what the columns read; ``column``: its Sums::Column; ``order``: its Sea::Order."""
+    what the columns read; ``column``: its Sums::Column; ``order``: its Sea::Order; ``plane``: its
+    ForceStage::GeomPlanes row."""
     f64, vec3d, vec4d, mat33d = wp.float64, wp.vec3d, wp.vec4d, wp.mat33d
     spatial = wp.spatial_vectord
     # a curved section's cuts: [0 .. 9] the angles (its ends included, ascending), [11] how many (sea.cc
@@ -200,33 +203,7 @@ def build(wp, Fk, column, order) -> dict:
                                H * S.gw[oz + i] * half * S.gw[of + j] * R * wp.cos(ph), vec4d(), 0)
         return acc
 
-    @wp.func
-    def _box_columns(S: Fk, acc: spatial, lo: vec3d, hi: vec3d, l: vec3d) -> spatial:
-        # sea.cc BoxColumns: the box [lo, hi] (geom frame) in columns along its axis a nearest up l, on
-        # the Gauss points of the other two
-        a = int(0)
-        for i in range(1, 3):
-            if wp.abs(l[i]) > wp.abs(l[a]):
-                a = i
-        b = (a + 1) % 3
-        c = (a + 2) % 3
-        hb = f64(0.5) * (hi[b] - lo[b])
-        hc = f64(0.5) * (hi[c] - lo[c])
-        mb = f64(0.5) * (hi[b] + lo[b])
-        mc = f64(0.5) * (hi[c] + lo[c])
-        nb = order(S.lmax, S.ws, f64(2.0) * hb)
-        nc = order(S.lmax, S.ws, f64(2.0) * hc)
-        ob = nb * (nb - 1) // 2
-        oc = nc * (nc - 1) // 2
-        e = vec3d()
-        e[a] = f64(1.0)
-        for i in range(nb):
-            for j in range(nc):
-                q0 = vec3d()
-                q0[b] = mb + hb * S.gx[ob + i]
-                q0[c] = mc + hc * S.gx[oc + j]
-                acc = _col(S, acc, q0, e, lo[a], hi[a], hb * hc * S.gw[ob + i] * S.gw[oc + j], vec4d(), 0)
-        return acc
+    _box_columns = mjwarp_sea_box.build(wp, Fk, _col, order, plane)
 
     @wp.func
     def _fk(typ: int, size: vec3d, pos: vec3d, R: mat33d, cen: vec3d, hr: wp.vec2i,
@@ -269,13 +246,13 @@ def build(wp, Fk, column, order) -> dict:
         capl = vec4d(cl[0], cl[1], cl[2], tp[3] - wp.dot(tn, pos))
         acc = spatial()
         if typ == BOX:
-            return _box_columns(S, acc, -size, size, l)
+            return _box_columns(S, acc, -size, size, l, 1)
         if typ == MESH:
             S.h0 = hr[0] + 2
             S.h1 = hr[1]
             blo = hplanes[hr[0]]
             bhi = hplanes[hr[0] + 1]
-            return _box_columns(S, acc, vec3d(blo[0], blo[1], blo[2]), vec3d(bhi[0], bhi[1], bhi[2]), l)
+            return _box_columns(S, acc, vec3d(blo[0], blo[1], blo[2]), vec3d(bhi[0], bhi[1], bhi[2]), l, 0)
         if typ == CYLINDER:
             return _cylinder(S, acc, size[0], size[1], l, capl)
         if typ == SPHERE or typ == ELLIPSOID:  # the unit sphere scaled by the semi-axes (jac = a b c)

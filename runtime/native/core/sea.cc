@@ -379,26 +379,164 @@ void Cylinder(const Sea& sea, double R, double H, const double l[3], const doubl
   }
 }
 
+// The kinks of a box's chords across its cross-section (b, c): the chord along the axis a is
+// [max of its lower bounds, min of its upper bounds], each bound linear in (b, c): the box's faces
+// lo_a and hi_a, and every row n.q <= d (geom frame) that crosses the box, where n_a != 0 (a row the
+// box lies on one side of bounds no chord).  Where two bounds meet, or a crossing row parallel to
+// the axis (n_a = 0) cuts the section, the chords' integrals have a kink (a tangent plane across the
+// top or bottom face, the mean level across the tangent plane), which the Gauss product rule across
+// does not resolve.  Out: the lines L0 + Lb b + Lc c = 0 through the rectangle's interior (in the
+// order: the rows' own, then the bounds' pairs), false where there are more than the limits (then
+// the rectangle is left whole).  runtime/mjwarp/sea_shapes.py _box_kinks mirrors this.
+constexpr int kMaxKinkRows = 6, kMaxKinks = 16, kMaxBreaks = 64;
+bool KinkLines(const double lo[3], const double hi[3], int a, int b, int c, const double* rows, int nr,
+               double (*lines)[3], int* nl) {
+  double f[2 + kMaxKinkRows][3];  // the bounds s = f0 + fb b + fc c (lower and upper alike)
+  int nf = 0, nx = 0;
+  *nl = 0;
+  const double cb[2] = {lo[b], hi[b]}, cc[2] = {lo[c], hi[c]};
+  auto add = [&](double L0, double Lb, double Lc) {
+    double mn = 0.0, mx = 0.0, sc = std::fabs(L0);
+    for (int i = 0; i < 4; ++i) {
+      const double g = L0 + Lb * cb[i & 1] + Lc * cc[i >> 1];
+      mn = std::min(mn, g);
+      mx = std::max(mx, g);
+      sc = std::max(sc, std::fabs(g));
+    }
+    if (!(mx > 1e-12 * sc && mn < -1e-12 * sc)) return true;  // not through the interior
+    if (*nl >= kMaxKinks) return false;
+    lines[*nl][0] = L0;
+    lines[*nl][1] = Lb;
+    lines[*nl][2] = Lc;
+    ++*nl;
+    return true;
+  };
+  f[nf][0] = lo[a], f[nf][1] = f[nf][2] = 0.0, ++nf;
+  f[nf][0] = hi[a], f[nf][1] = f[nf][2] = 0.0, ++nf;
+  for (int j = 0; j < nr; ++j) {
+    const double* r = rows + 4 * j;
+    double mn = 0.0, mx = 0.0, sc = std::fabs(r[3]);  // the row at the box's corners
+    for (int k = 0; k < 8; ++k) {
+      const double q[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]};
+      const double g = Dot(r, q) - r[3];
+      mn = std::min(mn, g);
+      mx = std::max(mx, g);
+      sc = std::max(sc, std::fabs(g));
+    }
+    if (!(mx > 1e-12 * sc && mn < -1e-12 * sc)) continue;  // the box on one side
+    if (++nx > kMaxKinkRows) return false;
+    if (r[a] != 0.0) {
+      f[nf][0] = r[3] / r[a], f[nf][1] = -r[b] / r[a], f[nf][2] = -r[c] / r[a], ++nf;
+    } else if (!add(-r[3], r[b], r[c])) {
+      return false;
+    }
+  }
+  for (int i = 0; i < nf; ++i)
+    for (int j = i + 1; j < nf; ++j)
+      if (!add(f[i][0] - f[j][0], f[i][1] - f[j][1], f[i][2] - f[j][2])) return false;
+  return true;
+}
+
 template <class C>
-void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const double l[3], C&& col) {
+void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const double l[3], const double* rows,
+                int nr, C&& col) {
   int a = 0;
   for (int i = 1; i < 3; ++i)
     if (std::fabs(l[i]) > std::fabs(l[a])) a = i;
   const int b = (a + 1) % 3, c = (a + 2) % 3;
   const double hb = 0.5 * (hi[b] - lo[b]), hc = 0.5 * (hi[c] - lo[c]);
   const double mb = 0.5 * (hi[b] + lo[b]), mc = 0.5 * (hi[c] + lo[c]);
-  const int nb = sea.Order(2.0 * hb), ncn = sea.Order(2.0 * hc), ns = sea.Order(hi[a] - lo[a]);
-  const double *bx = sea.Nodes(nb), *bw = sea.Weights(nb), *cx = sea.Nodes(ncn), *cw = sea.Weights(ncn);
+  const int ns = sea.Order(hi[a] - lo[a]);
   double e[3] = {0.0, 0.0, 0.0};
   e[a] = 1.0;
-  for (int i = 0; i < nb; ++i)
-    for (int j = 0; j < ncn; ++j) {
-      double q0[3];
-      q0[a] = 0.0;
-      q0[b] = mb + hb * bx[i];
-      q0[c] = mc + hc * cx[j];
-      col(q0, e, lo[a], hi[a], hb * hc * bw[i] * cw[j], ns, nullptr);
+  double lines[kMaxKinks][3];
+  int nl = 0;
+  if (!rows || !KinkLines(lo, hi, a, b, c, rows, nr, lines, &nl)) nl = 0;
+  if (nl == 0) {  // one Gauss product rule over the rectangle
+    const int nb = sea.Order(2.0 * hb), ncn = sea.Order(2.0 * hc);
+    const double *bx = sea.Nodes(nb), *bw = sea.Weights(nb), *cx = sea.Nodes(ncn), *cw = sea.Weights(ncn);
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < ncn; ++j) {
+        double q0[3];
+        q0[a] = 0.0;
+        q0[b] = mb + hb * bx[i];
+        q0[c] = mc + hc * cx[j];
+        col(q0, e, lo[a], hi[a], hb * hc * bw[i] * cw[j], ns, nullptr);
+      }
+    return;
+  }
+  // Split at the kinks: slabs in b between the lines' crossings (with each other and the c edges),
+  // in each slab the regions between the lines in c order (no two cross inside a slab), each region
+  // by a Gauss product rule (its c limits linear in b): the chords' integrals smooth on each.
+  double br[kMaxBreaks];
+  int nbr = 0;
+  br[nbr++] = lo[b];
+  br[nbr++] = hi[b];
+  bool room = true;
+  auto brk = [&](double x) {
+    if (!(x > lo[b] && x < hi[b])) return;
+    if (nbr < kMaxBreaks) br[nbr++] = x;
+    else room = false;
+  };
+  for (int i = 0; i < nl; ++i) {
+    const double* L = lines[i];
+    if (L[1] != 0.0) {  // where it meets the c edges (a line along c: its b)
+      brk(-(L[0] + L[2] * lo[c]) / L[1]);
+      brk(-(L[0] + L[2] * hi[c]) / L[1]);
     }
+    for (int j = i + 1; j < nl; ++j) {
+      const double* M = lines[j];
+      const double det = L[1] * M[2] - L[2] * M[1];
+      if (det != 0.0) brk((L[2] * M[0] - L[0] * M[2]) / det);
+    }
+  }
+  if (!room) {  // more crossings than kMaxBreaks (not met by kMaxKinks lines of one box): left whole
+    BoxColumns(sea, lo, hi, l, nullptr, 0, col);
+    return;
+  }
+  std::sort(br, br + nbr);
+  const double tiny = 1e-13 * (hi[b] - lo[b]);
+  for (int k = 0; k + 1 < nbr; ++k) {
+    const double b0 = br[k], b1 = br[k + 1];
+    if (!(b1 - b0 > tiny)) continue;
+    const double bm = 0.5 * (b0 + b1), bh = 0.5 * (b1 - b0);
+    // the region boundaries in this slab, c = u0 + u1 b, bottom to top
+    double ub[kMaxKinks + 2][2], um[kMaxKinks + 2];
+    int nu = 0;
+    ub[nu][0] = lo[c], ub[nu][1] = 0.0, um[nu++] = lo[c];
+    for (int i = 0; i < nl; ++i) {
+      const double* L = lines[i];
+      if (L[2] == 0.0) continue;
+      const double u0 = -L[0] / L[2], u1 = -L[1] / L[2], cm = u0 + u1 * bm;
+      if (cm > lo[c] && cm < hi[c]) ub[nu][0] = u0, ub[nu][1] = u1, um[nu++] = cm;
+    }
+    ub[nu][0] = hi[c], ub[nu][1] = 0.0, um[nu++] = hi[c];
+    int ord[kMaxKinks + 2];
+    for (int i = 0; i < nu; ++i) ord[i] = i;
+    std::sort(ord, ord + nu, [&](int x, int y) { return um[x] < um[y] || (um[x] == um[y] && x < y); });
+    const int nb = sea.Order(b1 - b0);
+    const double *bx = sea.Nodes(nb), *bw = sea.Weights(nb);
+    for (int r = 0; r + 1 < nu; ++r) {
+      const double* B0 = ub[ord[r]];
+      const double* B1 = ub[ord[r + 1]];
+      const double w0 = (B1[0] + B1[1] * b0) - (B0[0] + B0[1] * b0), w1 = (B1[0] + B1[1] * b1) - (B0[0] + B0[1] * b1);
+      const int ncn = sea.Order(std::max(w0, w1));
+      const double *cx = sea.Nodes(ncn), *cw = sea.Weights(ncn);
+      for (int i = 0; i < nb; ++i) {
+        const double bb = bm + bh * bx[i];
+        const double cl = B0[0] + B0[1] * bb, cu = B1[0] + B1[1] * bb;
+        if (!(cu > cl)) continue;
+        const double chh = 0.5 * (cu - cl), cmm = 0.5 * (cu + cl);
+        for (int j = 0; j < ncn; ++j) {
+          double q0[3];
+          q0[a] = 0.0;
+          q0[b] = bb;
+          q0[c] = cmm + chh * cx[j];
+          col(q0, e, lo[a], hi[a], bh * bw[i] * chh * cw[j], ns, nullptr);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -594,13 +732,27 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
   switch (type) {
     case kBox: {
       const double lo[3] = {-size[0], -size[1], -size[2]};
-      BoxColumns(sea, lo, size, l, col);
+      // the planes the chords' integrands change rule at, in the geom frame ((R' n).q <= d - n.p): the
+      // cell's rows, the mean level and a finite sea's seabed (BoxColumns splits at their kinks)
+      double lrows[4 * 66];
+      const bool fin = std::isfinite(sea.depth);
+      const int nr = npl + (fin ? 2 : 1);
+      auto local = [&](const double* w, double d, double* out) {
+        for (int k = 0; k < 3; ++k) out[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];
+        out[3] = d - Dot(w, p);
+      };
+      if (nr <= 66) {
+        for (int j = 0; j < npl; ++j) local(planes + 4 * j, planes[4 * j + 3], lrows + 4 * j);
+        local(sea.n, sea.d, lrows + 4 * npl);
+        if (fin) local(sea.n, sea.d - sea.depth, lrows + 4 * npl + 4);
+      }
+      BoxColumns(sea, lo, size, l, nr <= 66 ? lrows : nullptr, nr, col);
       break;
     }
     case kMesh: {
       hrows = hp.rows.data() + 4 * hp.range[mesh];
       nh = static_cast<int>(hp.range[mesh + 1] - hp.range[mesh]);
-      BoxColumns(sea, hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, l, col);
+      BoxColumns(sea, hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, l, nullptr, 0, col);
       break;
     }
     case kCylinder:
