@@ -89,9 +89,10 @@ def build(wp, Fk, col, order, plane):
         return out
 
     @wp.func
-    def _box_kinks(S: Fk, lo: vec3d, hi: vec3d, a: int, b: int, c: int) -> Kinks:
+    def _box_kinks(S: Fk, lo: vec3d, hi: vec3d, a: int, b: int, c: int, weak: int) -> Kinks:
         # sea.cc KinkLines over FroudeKrylov's rows for a box: the cell's planes (the surface row the tangent
-        # plane), the mean level, a finite sea's seabed, each in the geom frame ((R' n).q <= d - n.p)
+        # plane), and (weak != 0) the mean level and a finite sea's seabed, each in the geom frame
+        # ((R' n).q <= d - n.p)
         K = Kinks()
         K.n = 0
         K.ok = 1
@@ -102,9 +103,11 @@ def build(wp, Fk, col, order, plane):
         f0[1] = hi[a]
         nf = int(2)
         nx = int(0)
-        nrow = S.npl + 1
-        if S.deep == 0:
+        nrow = S.npl
+        if weak != 0:
             nrow = nrow + 1
+            if S.deep == 0:
+                nrow = nrow + 1
         for j in range(nrow):
             pw = S.n
             dw = S.dsea
@@ -157,10 +160,14 @@ def build(wp, Fk, col, order, plane):
         e[a] = f64(1.0)
         K = Kinks()
         K.n = 0
-        if kinks != 0:
-            K = _box_kinks(S, lo, hi, a, b, c)
+        if kinks != 0:  # the strong kinks; with any, the weak ones too (sea.cc BoxColumns)
+            K = _box_kinks(S, lo, hi, a, b, c, 0)
             if K.ok == 0:
                 K.n = 0
+            if K.n > 0:
+                K = _box_kinks(S, lo, hi, a, b, c, 1)
+                if K.ok == 0:
+                    K.n = 0
         # the slabs' breaks in b (BoxColumns: the lines' crossings with the c edges and each other)
         br = vec64d()
         nbr = int(0)

@@ -384,10 +384,10 @@ void Cylinder(const Sea& sea, double R, double H, const double l[3], const doubl
 // lo_a and hi_a, and every row n.q <= d (geom frame) that crosses the box, where n_a != 0 (a row the
 // box lies on one side of bounds no chord).  Where two bounds meet, or a crossing row parallel to
 // the axis (n_a = 0) cuts the section, the chords' integrals have a kink (a tangent plane across the
-// top or bottom face, the mean level across the tangent plane), which the Gauss product rule across
-// does not resolve.  Out: the lines L0 + Lb b + Lc c = 0 through the rectangle's interior (in the
+// top or bottom face; weaker, in the second derivative only, the mean level across the tangent plane:
+// the depth factor's rule changes there), which the Gauss product rule across does not resolve.  Out: the lines L0 + Lb b + Lc c = 0 through the rectangle's interior (in the
 // order: the rows' own, then the bounds' pairs), false where there are more than the limits (then
-// the rectangle is left whole).  runtime/mjwarp/sea_shapes.py _box_kinks mirrors this.
+// the rectangle is left whole).  runtime/mjwarp/sea_box.py _box_kinks mirrors this.
 constexpr int kMaxKinkRows = 6, kMaxKinks = 16, kMaxBreaks = 64;
 bool KinkLines(const double lo[3], const double hi[3], int a, int b, int c, const double* rows, int nr,
                double (*lines)[3], int* nl) {
@@ -439,7 +439,7 @@ bool KinkLines(const double lo[3], const double hi[3], int a, int b, int c, cons
 
 template <class C>
 void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const double l[3], const double* rows,
-                int nr, C&& col) {
+                int nr, int nstrong, C&& col) {
   int a = 0;
   for (int i = 1; i < 3; ++i)
     if (std::fabs(l[i]) > std::fabs(l[a])) a = i;
@@ -451,7 +451,10 @@ void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const do
   e[a] = 1.0;
   double lines[kMaxKinks][3];
   int nl = 0;
-  if (!rows || !KinkLines(lo, hi, a, b, c, rows, nr, lines, &nl)) nl = 0;
+  // the strong kinks first (the chord's ends changing plane: rows[0 .. nstrong)); the weak ones (the rows
+  // after: the field's rule changing, a kink in the second derivative only) where there are strong ones
+  if (!rows || !KinkLines(lo, hi, a, b, c, rows, nstrong, lines, &nl)) nl = 0;
+  if (nl > 0 && nr > nstrong && !KinkLines(lo, hi, a, b, c, rows, nr, lines, &nl)) nl = 0;
   if (nl == 0) {  // one Gauss product rule over the rectangle
     const int nb = sea.Order(2.0 * hb), ncn = sea.Order(2.0 * hc);
     const double *bx = sea.Nodes(nb), *bw = sea.Weights(nb), *cx = sea.Nodes(ncn), *cw = sea.Weights(ncn);
@@ -491,7 +494,7 @@ void BoxColumns(const Sea& sea, const double lo[3], const double hi[3], const do
     }
   }
   if (!room) {  // more crossings than kMaxBreaks (not met by kMaxKinks lines of one box): left whole
-    BoxColumns(sea, lo, hi, l, nullptr, 0, col);
+    BoxColumns(sea, lo, hi, l, nullptr, 0, 0, col);
     return;
   }
   std::sort(br, br + nbr);
@@ -733,7 +736,8 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
     case kBox: {
       const double lo[3] = {-size[0], -size[1], -size[2]};
       // the planes the chords' integrands change rule at, in the geom frame ((R' n).q <= d - n.p): the
-      // cell's rows, the mean level and a finite sea's seabed (BoxColumns splits at their kinks)
+      // cell's rows (the chords' ends), then the mean level and a finite sea's seabed (the field's rule;
+      // BoxColumns splits at their kinks)
       double lrows[4 * 66];
       const bool fin = std::isfinite(sea.depth);
       const int nr = npl + (fin ? 2 : 1);
@@ -746,13 +750,13 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
         local(sea.n, sea.d, lrows + 4 * npl);
         if (fin) local(sea.n, sea.d - sea.depth, lrows + 4 * npl + 4);
       }
-      BoxColumns(sea, lo, size, l, nr <= 66 ? lrows : nullptr, nr, col);
+      BoxColumns(sea, lo, size, l, nr <= 66 ? lrows : nullptr, nr, npl, col);
       break;
     }
     case kMesh: {
       hrows = hp.rows.data() + 4 * hp.range[mesh];
       nh = static_cast<int>(hp.range[mesh + 1] - hp.range[mesh]);
-      BoxColumns(sea, hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, l, nullptr, 0, col);
+      BoxColumns(sea, hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, l, nullptr, 0, 0, col);
       break;
     }
     case kCylinder:
