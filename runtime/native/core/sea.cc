@@ -385,9 +385,10 @@ void Cylinder(const Sea& sea, double R, double H, const double l[3], const doubl
 // box lies on one side of bounds no chord).  Where two bounds meet, or a crossing row parallel to
 // the axis (n_a = 0) cuts the section, the chords' integrals have a kink (a tangent plane across the
 // top or bottom face; weaker, in the second derivative only, the mean level across the tangent plane:
-// the depth factor's rule changes there), which the Gauss product rule across does not resolve.  Out: the lines L0 + Lb b + Lc c = 0 through the rectangle's interior (in the
-// order: the rows' own, then the bounds' pairs), false where there are more than the limits (then
-// the rectangle is left whole).  runtime/mjwarp/sea_box.py _box_kinks mirrors this.
+// the depth factor's rule changes there), which the Gauss product rule across does not resolve.
+// Out: the lines L0 + Lb b + Lc c = 0 through the rectangle's interior (in the order: the rows' own,
+// then the bounds' pairs), false where there are more than the limits (then the rectangle is left
+// whole).  runtime/mjwarp/sea_box.py _box_kinks mirrors this.
 constexpr int kMaxKinkRows = 6, kMaxKinks = 16, kMaxBreaks = 64;
 bool KinkLines(const double lo[3], const double hi[3], int a, int b, int c, const double* rows, int nr,
                double (*lines)[3], int* nl) {

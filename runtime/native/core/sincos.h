@@ -50,6 +50,18 @@ inline void Quadrant(lanes::D2 tq, lanes::D2 sr, lanes::D2 cr, lanes::D2* s, lan
 }
 #endif
 
+// fdlibm k_sin.c and k_cos.c: sin r = r + r^3 S(r^2), cos r = 1 - r^2 / 2 + r^4 C(r^2) on [-pi/4, pi/4]
+constexpr double kS1 = -1.66666666666666324348e-01, kS2 = 8.33333333332248946124e-03,
+                 kS3 = -1.98412698298579493134e-04, kS4 = 2.75573137070700676789e-06,
+                 kS5 = -2.50507602534068634195e-08, kS6 = 1.58969099521155010221e-10;
+constexpr double kC1 = 4.16666666666666019037e-02, kC2 = -1.38888888888741095749e-03,
+                 kC3 = 2.48015872894767294178e-05, kC4 = -2.75573143513906633035e-07,
+                 kC5 = 2.08757232129817482790e-09, kC6 = -1.13596475577881948265e-11;
+// pi / 2 = kP1 + kP2 + kP3 (kP1, kP2 of 22 significant bits), 2 / pi, and 1.5 2^52 (adding and
+// subtracting it rounds to an integer)
+constexpr double kP1 = 0x1.921fb00000000p+0, kP2 = 0x1.5110b00000000p-22, kP3 = 0x1.18469898cc517p-44;
+constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1, kRound = 0x1.8p52;
+
 // cos and sin of x[0 .. lanes) into c, s (an angle out of range: 0's, the caller's to redo).
 template <class L>
 inline void Kernel(const double* x, double* c, double* s) {
@@ -58,18 +70,12 @@ inline void Kernel(const double* x, double* c, double* s) {
   auto K = [&](double v) { return Set(v, z0); };
   const L xi = Load(x, z0);
   const L a = Sel(Abs(xi) <= K(kSinCosMax), xi, K(0.0));
-  const L tq = a * K(0x1.45f306dc9c883p-1) + K(0x1.8p52);  // x 2 / pi, rounded to an integer
-  const L q = tq - K(0x1.8p52);
-  const L r = ((a - q * K(0x1.921fb00000000p+0)) - q * K(0x1.5110b00000000p-22)) - q * K(0x1.18469898cc517p-44);
+  const L tq = a * K(kTwoOverPi) + K(kRound);  // x 2 / pi, rounded to an integer
+  const L q = tq - K(kRound);
+  const L r = ((a - q * K(kP1)) - q * K(kP2)) - q * K(kP3);
   const L z = r * r, v = z * r, w = z * z;
-  // fdlibm k_sin.c and k_cos.c
-  const L sr = r + v * (K(-1.66666666666666324348e-01) +
-                        z * (K(8.33333333332248946124e-03) +
-                             z * (K(-1.98412698298579493134e-04) +
-                                  z * (K(2.75573137070700676789e-06) +
-                                       z * (K(-2.50507602534068634195e-08) + z * K(1.58969099521155010221e-10))))));
-  const L cp = z * (K(4.16666666666666019037e-02) + z * (K(-1.38888888888741095749e-03) + z * K(2.48015872894767294178e-05))) +
-               w * w * (K(-2.75573143513906633035e-07) + z * (K(2.08757232129817482790e-09) + z * K(-1.13596475577881948265e-11)));
+  const L sr = r + v * (K(kS1) + z * (K(kS2) + z * (K(kS3) + z * (K(kS4) + z * (K(kS5) + z * K(kS6))))));
+  const L cp = z * (K(kC1) + z * (K(kC2) + z * K(kC3))) + w * w * (K(kC4) + z * (K(kC5) + z * K(kC6)));
   const L hz = K(0.5) * z, one_hz = K(1.0) - hz;
   const L cr = one_hz + (((K(1.0) - one_hz) - hz) + z * cp);
   L so, co;
