@@ -420,8 +420,11 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
   // every component's phase at the centroid, cos and sin
   double zre[kMaxWaves], zim[kMaxWaves];
-  for (int j0 = 0; j0 < nw; j0 += Sea::kPhaseChunk)
-    sea.Phases(cw, t, j0, std::min(Sea::kPhaseChunk, nw - j0), zre + j0, zim + j0);
+  int jz = 0;
+  sea.EachPhase(cw, t, [&](const Wave&, double c, double s) {
+    zre[jz] = c;
+    zim[jz++] = s;
+  });
   Moments mb, mu;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
