@@ -151,6 +151,10 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
     kept_sea_.assign(std::max(nc_, 1), -1);
     gplanes_.assign(4 * std::max(m_.kmax, 1), 0.0);
     pflow_.assign(3 * S, 0.0);
+    // the pieces' phases at their centroids, kept by SeaFlow for FroudeKrylovMoments
+    const size_t nw = sea.waves.size();
+    sphase_n_ = sea.fk_moments && nw >= kMomentsMinWaves ? 3 * static_cast<int64_t>(nw) : 0;
+    sphase_.assign(static_cast<size_t>(sphase_n_) * ng_ * nc_, 0.0);
     hull_planes_.Build(m_.hulls);
   }
 }

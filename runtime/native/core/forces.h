@@ -274,6 +274,10 @@ class alignas(kLine) ForceStage {
   std::vector<int> sea_side_, sea_row_, kept_n_, kept_sea_;
   std::vector<double> tplane_, kept_, pflow_, seamask_;  // seamask_ (nc): 1 a cell of the sea
   std::vector<double> gplanes_;  // (kmax x 4) one geom's planes in a sea cell
+  // (ng x nc x sphase_n_) each piece's phases and vertical factors at its centroid (Sea::Orbital's
+  // ph), kept by SeaFlow for FroudeKrylovMoments where waves.fk is moments (else empty)
+  std::vector<double> sphase_;
+  int64_t sphase_n_ = 0;
   HullPlanes hull_planes_;
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the dampers' D or Dq

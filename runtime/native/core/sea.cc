@@ -640,13 +640,21 @@ void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) co
   for (int i = 0; i < 3; ++i) grad[i] = r * G[i];
 }
 
-void Sea::Orbital(const double x[3], double t, double u[3]) const {
+void Sea::Orbital(const double x[3], double t, double u[3], double* ph) const {
   const double r = Ramp(t);
   // the depth factor held above the mean level and below the seabed (deep water: -inf)
   const double zeta = std::max(std::min(Dot(n, x) - d, 0.0), -depth);
   double U[3] = {0.0, 0.0, 0.0}, W = 0.0;
+  const size_t nw = waves.size();
+  size_t j = 0;
   EachPhase(x, t, [&](const Wave& w, double cs, double sn) {
     const double e1 = std::exp(w.kn * zeta);
+    if (ph) {
+      ph[j] = cs;
+      ph[nw + j] = sn;
+      ph[2 * nw + j] = e1;
+    }
+    ++j;
     const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;
     const double aw = w.a * w.omega * w.c * w.cu;
     const double uh = aw * (e1 + e2) * cs / w.kn;  // along k / |k|: / kn below

@@ -82,8 +82,11 @@ struct Sea {
   double Ramp(double t) const;
   // eta (m) and its gradient (world, in the plane) at x, time t.
   void Elevation(const double x[3], double t, double* eta, double grad[3]) const;
-  // The orbital velocity (m/s, world) at x, time t.
-  void Orbital(const double x[3], double t, double u[3]) const;
+  // The orbital velocity (m/s, world) at x, time t.  ph (null: not kept): every component's
+  // cos theta_j, sin theta_j and vertical factor e^{k_j zeta} there (3 x waves.size(), in blocks:
+  // the cosines, the sines, the factors; zeta = n.x - d held to [-depth, 0]), which
+  // FroudeKrylovMoments takes at the same point instead of computing them again.
+  void Orbital(const double x[3], double t, double u[3], double* ph = nullptr) const;
   // The Gauss points for a dimension of extent L (m) across a column: the fewest n >= 2 whose
   // remainder, weighted by each component's amplitude, is below 1e-9 (docs/kernel.md).
   int Order(double L) const;
@@ -116,7 +119,9 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
                   double F[3], double T[3], const unsigned char* only = nullptr);
 
 // The same correction by the piece's volume moments (sea_moments.cc, docs/kernel.md "Waves"):
-// e^{kappa.y} expanded about the piece's centroid to the order each component's truncation bound
+// e^{kappa.y} expanded about x0 (world: the piece's centroid, as the force stage's clip gives it; the
+// bound takes the piece's extent from x0, so any point of the piece serves), with ph the components'
+// phases and vertical factors at x0 (Sea::Orbital's ph), to the order each component's truncation bound
 // needs to stay within sea.fk_tol of its force scale; a component whose bound the largest order
 // does not meet is integrated by FroudeKrylov.  Boxes and mesh hulls; returns false (F, T
 // untouched) for any other shape, a sea of fewer than kMomentsMinWaves components (the columns cost
@@ -125,7 +130,8 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
 inline constexpr size_t kMomentsMinWaves = 3;
 bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3],
                          int64_t mesh, const HullPlanes& hp, const double p[3], const double R[9],
-                         const double* planes, int npl, int cap, double F[3], double T[3]);
+                         const double* planes, int npl, int cap, const double x0[3], const double* ph,
+                         double F[3], double T[3]);
 
 // The truncation bound (sea_moments.cc): the smallest order N (1 .. kMaxMomentOrder) with
 // sqrt(2) amp rho^N / N! (N + 1) / (N + 1 - rho) <= tol, rho = |kappa| R; kMaxMomentOrder + 1

@@ -162,33 +162,27 @@ const Poly* Clip(const Poly& in, const double n[3], double d, int label, Poly* o
   return out;
 }
 
-// Volume and centroid (relative to the same origin as the vertices).
-double VolumeCentroid(const Poly& P, double c[3]) {
-  double V = 0.0, C[3] = {0.0, 0.0, 0.0};
-  if (P.nf == 0) {
-    c[0] = c[1] = c[2] = 0.0;
-    return 0.0;
-  }
+// The volume (the divergence theorem over the faces' fans).
+double Volume(const Poly& P) {
+  double V = 0.0;
+  if (P.nf == 0) return 0.0;
   const double* O = P.v[0][0];
   for (int f = 0; f < P.nf; ++f)
     for (int i = 1; i + 1 < P.nv[f]; ++i) {
       const double a[3] = {P.v[f][0][0] - O[0], P.v[f][0][1] - O[1], P.v[f][0][2] - O[2]};
       const double b[3] = {P.v[f][i][0] - O[0], P.v[f][i][1] - O[1], P.v[f][i][2] - O[2]};
       const double e[3] = {P.v[f][i + 1][0] - O[0], P.v[f][i + 1][1] - O[1], P.v[f][i + 1][2] - O[2]};
-      const double v6 = a[0] * (b[1] * e[2] - b[2] * e[1]) + a[1] * (b[2] * e[0] - b[0] * e[2]) +
-                        a[2] * (b[0] * e[1] - b[1] * e[0]);
-      V += v6;
-      for (int k = 0; k < 3; ++k) C[k] += v6 * (a[k] + b[k] + e[k]);
+      V += a[0] * (b[1] * e[2] - b[2] * e[1]) + a[1] * (b[2] * e[0] - b[0] * e[2]) + a[2] * (b[0] * e[1] - b[1] * e[0]);
     }
-  for (int k = 0; k < 3; ++k) c[k] = V != 0.0 ? O[k] + C[k] / (4.0 * V) : O[k];
   return V / 6.0;
 }
 
 // A piece's moments in one direction about its centroid (vertices relative to it): w = cu n.y + i u.y;
 // s[0] = int w^n / n! dV, s[1 + a] = int y_a w^n / n! dV, and the cap's (faces labelled cap) by area,
-// s[4] and s[5 + a]; each (re, im) for n < N.
+// s[4] and s[5 + a]; each (re, im) for n < N, laid out by order (s[n][q][i]: an order's 16 values
+// contiguous, so the series' sums over them are packed operations).
 struct Moments {
-  double s[8][2][kK];
+  double s[kK][8][2];
 };
 
 struct Fact {
@@ -202,8 +196,7 @@ const Fact kFact;
 
 void Take(const Poly& P, const double c[3], const double up[3], double cu, const double u[3], int N, int cap,
           Moments* m) {
-  for (int q = 0; q < 8; ++q)
-    for (int i = 0; i < 2; ++i) std::fill(m->s[q][i], m->s[q][i] + N, 0.0);
+  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
   for (int f = 0; f < P.nf; ++f) {
     const bool isc = P.label[f] == cap;
     for (int i = 1; i + 1 < P.nv[f]; ++i) {
@@ -255,19 +248,19 @@ void Take(const Poly& P, const double c[3], const double up[3], double cu, const
           }
         }
         const double f3 = v6 * kFact.inv[n + 3], f4 = v6 * kFact.inv[n + 4];
-        m->s[0][0][n] += f3 * h3r;
-        m->s[0][1][n] += f3 * h3i;
+        m->s[n][0][0] += f3 * h3r;
+        m->s[n][0][1] += f3 * h3i;
         for (int a = 0; a < 3; ++a) {
-          m->s[1 + a][0][n] += f4 * sr[a];
-          m->s[1 + a][1][n] += f4 * si[a];
+          m->s[n][1 + a][0] += f4 * sr[a];
+          m->s[n][1 + a][1] += f4 * si[a];
         }
         if (isc) {
           const double f2 = a2 * kFact.inv[n + 2], f3a = a2 * kFact.inv[n + 3];
-          m->s[4][0][n] += f2 * h3r;
-          m->s[4][1][n] += f2 * h3i;
+          m->s[n][4][0] += f2 * h3r;
+          m->s[n][4][1] += f2 * h3i;
           for (int a = 0; a < 3; ++a) {
-            m->s[5 + a][0][n] += f3a * sr[a];
-            m->s[5 + a][1][n] += f3a * si[a];
+            m->s[n][5 + a][0] += f3a * sr[a];
+            m->s[n][5 + a][1] += f3a * si[a];
           }
         }
       }
@@ -278,28 +271,27 @@ void Take(const Poly& P, const double c[3], const double up[3], double cu, const
 // The series of the eight moments at x and at -x: plus[q] = sum_{n<N} x^n s[q][n], minus[q] likewise at
 // -x (even + odd, even - odd), (re, im).
 inline void Series(const Moments& m, int N, double x, double plus[8][2], double minus[8][2]) {
-  double e[8][2] = {}, o[8][2] = {};
+  double e[16] = {}, o[16] = {};
   double xn = 1.0;
   int n = 0;
   for (; n + 1 < N; n += 2) {
     const double xo = xn * x;
-    for (int q = 0; q < 8; ++q) {
-      e[q][0] += xn * m.s[q][0][n];
-      e[q][1] += xn * m.s[q][1][n];
-      o[q][0] += xo * m.s[q][0][n + 1];
-      o[q][1] += xo * m.s[q][1][n + 1];
+    const double* se = &m.s[n][0][0];
+    const double* so = &m.s[n + 1][0][0];
+    for (int i = 0; i < 16; ++i) {
+      e[i] += xn * se[i];
+      o[i] += xo * so[i];
     }
     xn = xo * x;
   }
-  if (n < N)
-    for (int q = 0; q < 8; ++q) {
-      e[q][0] += xn * m.s[q][0][n];
-      e[q][1] += xn * m.s[q][1][n];
-    }
+  if (n < N) {
+    const double* se = &m.s[n][0][0];
+    for (int i = 0; i < 16; ++i) e[i] += xn * se[i];
+  }
   for (int q = 0; q < 8; ++q)
     for (int i = 0; i < 2; ++i) {
-      plus[q][i] = e[q][i] + o[q][i];
-      minus[q][i] = e[q][i] - o[q][i];
+      plus[q][i] = e[2 * q + i] + o[2 * q + i];
+      minus[q][i] = e[2 * q + i] - o[2 * q + i];
     }
 }
 
@@ -325,8 +317,8 @@ int MomentOrder(double rho, double amp, double tol) {
 
 bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,
                          const HullPlanes& hp, const double p[3], const double R[9], const double* planes,
-                         int npl, int cap, double F[3], double T[3]) {
-  if ((type != kBox && type != kMesh) || sea.waves.size() < kMomentsMinWaves ||
+                         int npl, int cap, const double x0[3], const double* ph, double F[3], double T[3]) {
+  if ((type != kBox && type != kMesh) || !ph || sea.waves.size() < kMomentsMinWaves ||
       sea.waves.size() > static_cast<size_t>(kMaxWaves))
     return false;
   Poly P0, P1, P2;  // the piece, in the world relative to p (cur: one of P0, P1); P2, scratch
@@ -355,11 +347,10 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     if (!clip(r, r[3] - Dot(r, p), j)) return false;
   }
   const Poly& A = *cur;
-  double c[3];
-  const double V = VolumeCentroid(A, c);
   for (int a = 0; a < 3; ++a) F[a] = T[a] = 0.0;
-  if (!(V > 0.0)) return true;
-  const double cw[3] = {p[0] + c[0], p[1] + c[1], p[2] + c[2]};  // the centroid, world
+  if (!(Volume(A) > 0.0)) return true;
+  const double* cw = x0;                                            // the expansion's point, world
+  const double c[3] = {x0[0] - p[0], x0[1] - p[1], x0[2] - p[2]};  // and relative to p
   const double dl = sea.d - Dot(sea.n, p);                          // the mean level, relative to p
   double R2 = 0.0, zmin = 0.0;
   for (int f = 0; f < A.nf; ++f)
@@ -409,7 +400,6 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   const Poly& Up = *pu;
   const bool hasb = B.nf > 0, hasu = Up.nf > 0;
   const double zc = Dot(sea.n, cw) - sea.d;
-  const double cp[3] = {c[0], c[1], c[2]};  // the centroid from p (the moments' lever)
   const int nw = static_cast<int>(sea.waves.size());
   int order[kMaxWaves];
   double ebs[kMaxWaves];
@@ -418,13 +408,12 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   for (int j = 0; j < nw; ++j) only[j] = 0;
   const double rg = rho * sea.g, r = sea.Ramp(t);
   double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
-  // every component's phase at the centroid, cos and sin
-  double zre[kMaxWaves], zim[kMaxWaves];
-  int jz = 0;
-  sea.EachPhase(cw, t, [&](const Wave&, double c, double s) {
-    zre[jz] = c;
-    zim[jz++] = s;
-  });
+  // every component's phase at x0, cos and sin, and e^{k zeta} there (Orbital's: zeta held to
+  // [-depth, 0], so above the mean level taken here)
+  const double* zre = ph;
+  const double* zim = ph + nw;
+  const double* zex = ph + 2 * nw;
+  const bool held = !(zc <= 0.0 && zc >= -sea.depth);
   Moments mb, mu;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
@@ -432,7 +421,7 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
       const int j = sea.by_dir[q];
       const Wave& w = sea.waves[j];
-      const double eb = std::exp(w.kn * zc);
+      const double eb = held ? std::exp(w.kn * zc) : zex[j];
       ebs[j] = eb;
       const double db = w.c * (eb + (fin ? w.e2h / eb : 0.0));  // the depth factor at c
       const int N = MomentOrder(w.kn * Rm, std::max(db, 1.0), sea.fk_tol);
@@ -454,44 +443,25 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
       const Wave& w = sea.waves[j];
       const int N = order[j];
       const double Z[2] = {zre[j], zim[j]};
-      // sum over the field's terms of C (the term's coefficient at c, with e^{i theta_c}) times the series:
-      // X = int W dV, Jv = int y W dV, Xa = int W dA, Ja = int y W dA; and Re[kappa X], Re[(c-p) X + Jv] x kappa
-      double Fv[3] = {0.0, 0.0, 0.0}, Tv[3] = {0.0, 0.0, 0.0}, Fa = 0.0, Ta[3] = {0.0, 0.0, 0.0};
-      // one term: coefficient C (complex), kappa = s kn n + i k, moments m, at x = kn (conj: the mirrored
-      // term, its series the conjugate at -kn)
-      // one term: coefficient C, kappa = s kn n + i k, the series S (conj: the mirrored term's, the
-      // conjugate of the series at -kn)
+      // the field's terms: coefficient C (complex: e^{i theta} at x0 times the term's real factor), kappa =
+      // s kn n + i k, the series S (conj: the mirrored term's, the conjugate of the series at -kn).  Summed
+      // over the terms: X = C int W dV, Jv = C int y W dV (y from x0), Xa = Re C int W dA, Ja = Re C int
+      // y W dA; Re[kappa X] = kn n Xs - k Im X and Re[Jv x kappa] = kn Jvs x n - Im Jv x k, with Xs,
+      // Jvs the real parts weighted by s.  The lever x0 - p is applied once, after every component.
+      double Xs = 0.0, Xi = 0.0, Xa = 0.0, Js[3] = {0.0, 0.0, 0.0}, Ji[3] = {0.0, 0.0, 0.0},
+             Ja[3] = {0.0, 0.0, 0.0};
       auto term = [&](const double S[8][2], double Cr, double Ci, double s, bool conj) {
         const double sg = conj ? -1.0 : 1.0;
-        const double I[2] = {S[0][0], sg * S[0][1]}, Ia[2] = {S[4][0], sg * S[4][1]};
-        double Jv[3][2], Ja[3][2];
+        const double Ir = S[0][0], Ii = sg * S[0][1];
+        Xs += s * (Cr * Ir - Ci * Ii);
+        Xi += Cr * Ii + Ci * Ir;
+        Xa += Cr * S[4][0] - Ci * (sg * S[4][1]);
         for (int a = 0; a < 3; ++a) {
-          Jv[a][0] = S[1 + a][0];
-          Jv[a][1] = sg * S[1 + a][1];
-          Ja[a][0] = S[5 + a][0];
-          Ja[a][1] = sg * S[5 + a][1];
+          const double vr = S[1 + a][0], vi = sg * S[1 + a][1];
+          Js[a] += s * (Cr * vr - Ci * vi);
+          Ji[a] += Cr * vi + Ci * vr;
+          Ja[a] += Cr * S[5 + a][0] - Ci * (sg * S[5 + a][1]);
         }
-        const double X[2] = {Cr * I[0] - Ci * I[1], Cr * I[1] + Ci * I[0]};
-        const double Xa = Cr * Ia[0] - Ci * Ia[1];
-        double Jr[3], Ji[3], Jar[3];
-        for (int a = 0; a < 3; ++a) {
-          const double vr = cp[a] * I[0] + Jv[a][0], vi = cp[a] * I[1] + Jv[a][1];
-          Jr[a] = Cr * vr - Ci * vi;
-          Ji[a] = Cr * vi + Ci * vr;
-          Jar[a] = Cr * (cp[a] * Ia[0] + Ja[a][0]) - Ci * (cp[a] * Ia[1] + Ja[a][1]);
-        }
-        const double kr = s * w.kn;
-        double kapr[3];
-        for (int a = 0; a < 3; ++a) {
-          kapr[a] = kr * sea.n[a];
-          Fv[a] += kapr[a] * X[0] - w.k[a] * X[1];
-          Ta[a] += Jar[a];
-        }
-        // Re[J x kappa] = Jr x kapr - Ji x k
-        Tv[0] += (Jr[1] * kapr[2] - Jr[2] * kapr[1]) - (Ji[1] * w.k[2] - Ji[2] * w.k[1]);
-        Tv[1] += (Jr[2] * kapr[0] - Jr[0] * kapr[2]) - (Ji[2] * w.k[0] - Ji[0] * w.k[2]);
-        Tv[2] += (Jr[0] * kapr[1] - Jr[1] * kapr[0]) - (Ji[0] * w.k[1] - Ji[1] * w.k[0]);
-        Fa += Xa;
       };
       double sp[8][2], sm[8][2];
       if (hasb) {
@@ -507,16 +477,26 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
         Series(mu, N, w.kn, sp, sm);
         term(sp, Z[0], Z[1], 0.0, false);
       }
-      // F = -a Re[kappa X] + n_c a Re Xa; T = -a Re[J x kappa] + a Re Ja x n_c
+      // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
       const double* nc = planes + 4 * cap;
-      Fs[0] += w.a * (-Fv[0] + Fa * nc[0]);
-      Fs[1] += w.a * (-Fv[1] + Fa * nc[1]);
-      Fs[2] += w.a * (-Fv[2] + Fa * nc[2]);
-      Ts[0] += w.a * (-Tv[0] + (Ta[1] * nc[2] - Ta[2] * nc[1]));
-      Ts[1] += w.a * (-Tv[1] + (Ta[2] * nc[0] - Ta[0] * nc[2]));
-      Ts[2] += w.a * (-Tv[2] + (Ta[0] * nc[1] - Ta[1] * nc[0]));
+      const double kn = w.kn;
+      const double Fv[3] = {kn * sea.n[0] * Xs - w.k[0] * Xi, kn * sea.n[1] * Xs - w.k[1] * Xi,
+                            kn * sea.n[2] * Xs - w.k[2] * Xi};
+      const double Tv[3] = {kn * (Js[1] * sea.n[2] - Js[2] * sea.n[1]) - (Ji[1] * w.k[2] - Ji[2] * w.k[1]),
+                            kn * (Js[2] * sea.n[0] - Js[0] * sea.n[2]) - (Ji[2] * w.k[0] - Ji[0] * w.k[2]),
+                            kn * (Js[0] * sea.n[1] - Js[1] * sea.n[0]) - (Ji[0] * w.k[1] - Ji[1] * w.k[0])};
+      Fs[0] += w.a * (-Fv[0] + Xa * nc[0]);
+      Fs[1] += w.a * (-Fv[1] + Xa * nc[1]);
+      Fs[2] += w.a * (-Fv[2] + Xa * nc[2]);
+      Ts[0] += w.a * (-Tv[0] + (Ja[1] * nc[2] - Ja[2] * nc[1]));
+      Ts[1] += w.a * (-Tv[1] + (Ja[2] * nc[0] - Ja[0] * nc[2]));
+      Ts[2] += w.a * (-Tv[2] + (Ja[0] * nc[1] - Ja[1] * nc[0]));
     }
   }
+  // about p: the lever x0 - p times the force
+  Ts[0] += c[1] * Fs[2] - c[2] * Fs[1];
+  Ts[1] += c[2] * Fs[0] - c[0] * Fs[2];
+  Ts[2] += c[0] * Fs[1] - c[1] * Fs[0];
   const double sc = rg * r;
   for (int a = 0; a < 3; ++a) {
     F[a] = sc * Fs[a];
@@ -534,7 +514,7 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   // the cap's hydrostatic term -rho g zeta n_c: int zeta dA = zc Ac + n.S1, int y zeta dA = zc S1 + Q
   const double* nc = planes + 4 * cap;
   const double Iz = zc * Ac + Dot(sea.n, S1);
-  const double Yz[3] = {cp[0] * Iz + zc * S1[0] + Q[0], cp[1] * Iz + zc * S1[1] + Q[1], cp[2] * Iz + zc * S1[2] + Q[2]};
+  const double Yz[3] = {c[0] * Iz + zc * S1[0] + Q[0], c[1] * Iz + zc * S1[1] + Q[1], c[2] * Iz + zc * S1[2] + Q[2]};
   for (int a = 0; a < 3; ++a) F[a] -= rg * Iz * nc[a];
   T[0] -= rg * (Yz[1] * nc[2] - Yz[2] * nc[1]);
   T[1] -= rg * (Yz[2] * nc[0] - Yz[0] * nc[2]);
