@@ -76,6 +76,16 @@ inline double Side(const double n[3], double d, const double x[3], double eps) {
   return std::fabs(s) <= eps ? 0.0 : s;
 }
 
+// An angle's stand-in for sorting, in the order of atan2(y, x) over [-pi, pi] (signed zeros as atan2
+// takes them): the position on the unit diamond |x| + |y| = 1, from -2 (the direction -x, y = -0) to 2.
+inline double PseudoAngle(double x, double y) {
+  const double s = std::fabs(x) + std::fabs(y);
+  const double q = s > 0.0 ? y / s : 0.0;  // -1 .. 1
+  const bool neg = std::signbit(y);
+  return !std::signbit(x) || (s > 0.0 && x >= 0.0) ? (neg ? -std::fabs(q) : std::fabs(q))
+                                                   : (neg ? -2.0 - q : 2.0 - q);
+}
+
 const Poly* Clip(const Poly& in, const double n[3], double d, int label, Poly* out) {
   double ext = std::fabs(d);
   for (int f = 0; f < in.nf; ++f)
@@ -138,7 +148,7 @@ const Poly* Clip(const Poly& in, const double n[3], double d, int label, Poly* o
   int idx[2 * kMaxF + kMaxV];
   for (int i = 0; i < nc; ++i) {
     const double r[3] = {cut[i][0] - m[0], cut[i][1] - m[1], cut[i][2] - m[2]};
-    ang[i] = std::atan2(Dot(e2, r), Dot(e1, r));
+    ang[i] = PseudoAngle(Dot(e1, r), Dot(e2, r));
     idx[i] = i;
   }
   std::sort(idx, idx + nc, [&](int a, int b) { return ang[a] < ang[b] || (ang[a] == ang[b] && a < b); });
