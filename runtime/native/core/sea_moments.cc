@@ -187,7 +187,7 @@ double Volume(const Poly& P) {
   return V / 6.0;
 }
 
-// A piece's moments in one direction about its centroid (vertices relative to it): w = cu n.y + i u.y;
+// A piece's moments in one direction about x0 (vertices relative to it): w = n.y + i u.y below the mean level;
 // s[0] = int w^n / n! dV, s[1 + a] = int y_a w^n / n! dV, and the cap's (faces labelled cap) by area,
 // s[4] and s[5 + a]; each (re, im) for n < N, laid out by order (s[n][q][i]: an order's 16 values
 // contiguous, so the series' sums over them are packed operations).
@@ -204,8 +204,7 @@ struct Fact {
 };
 const Fact kFact;
 
-void Take(const Poly& P, const double c[3], const double up[3], double cu, const double u[3], int N, int cap,
-          Moments* m) {
+void Take(const Poly& P, const double c[3], const double up[3], const double u[3], int N, int cap, Moments* m) {
   std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
   for (int f = 0; f < P.nf; ++f) {
     const bool isc = P.label[f] == cap;
@@ -229,7 +228,7 @@ void Take(const Poly& P, const double c[3], const double up[3], double cu, const
       }
       double wr[3], wi[3];
       for (int j = 0; j < 3; ++j) {
-        wr[j] = cu * Dot(up, q[j]);
+        wr[j] = Dot(up, q[j]);
         wi[j] = Dot(u, q[j]);
       }
       // h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
@@ -272,6 +271,59 @@ void Take(const Poly& P, const double c[3], const double up[3], double cu, const
             m->s[n][5 + a][0] += f3a * sr[a];
             m->s[n][5 + a][1] += f3a * si[a];
           }
+        }
+      }
+    }
+  }
+}
+
+// Take's moments above the mean level, where w = i u.y is imaginary: h_n(i b) = i^n h_n(b) (b = u.y), so
+// the real recursions of b, each order's value rotated by i^n (real or imaginary, one slot written).
+void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap, Moments* m) {
+  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
+  for (int f = 0; f < P.nf; ++f) {
+    const bool isc = P.label[f] == cap;
+    for (int i = 1; i + 1 < P.nv[f]; ++i) {
+      double q[3][3];
+      for (int a = 0; a < 3; ++a) {
+        q[0][a] = P.v[f][0][a] - c[a];
+        q[1][a] = P.v[f][i][a] - c[a];
+        q[2][a] = P.v[f][i + 1][a] - c[a];
+      }
+      const double v6 = q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) +
+                        q[0][1] * (q[1][2] * q[2][0] - q[1][0] * q[2][2]) +
+                        q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0]);
+      double a2 = 0.0;  // twice the triangle's area
+      if (isc) {
+        const double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
+        const double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+        const double x[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                             e1[0] * e2[1] - e1[1] * e2[0]};
+        a2 = std::sqrt(Dot(x, x));
+      }
+      const double b[3] = {Dot(u, q[0]), Dot(u, q[1]), Dot(u, q[2])};
+      double p0 = 1.0, h2 = 1.0, h3 = 1.0, g[3] = {0.0, 0.0, 0.0};
+      for (int n = 0; n < N; ++n) {
+        if (n > 0) {
+          p0 *= b[0];
+          h2 = p0 + h2 * b[1];
+          h3 = h2 + h3 * b[2];
+        }
+        double sr[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
+        for (int j = 0; j < 3; ++j) {
+          g[j] = h3 + g[j] * b[j];
+          for (int a = 0; a < 3; ++a) sr[a] += q[j][a] * g[j];
+        }
+        const int im = n & 1;                        // i^n: real (n even) or imaginary (odd) ...
+        const double sg = (n & 2) ? -1.0 : 1.0;      // ... and its sign
+        const double f3 = sg * (v6 * kFact.inv[n + 3]), f4 = sg * (v6 * kFact.inv[n + 4]);
+        double(*s)[2] = m->s[n];
+        s[0][im] += f3 * h3;
+        for (int a = 0; a < 3; ++a) s[1 + a][im] += f4 * sr[a];
+        if (isc) {
+          const double f2 = sg * (a2 * kFact.inv[n + 2]), f3a = sg * (a2 * kFact.inv[n + 3]);
+          s[4][im] += f2 * h3;
+          for (int a = 0; a < 3; ++a) s[5 + a][im] += f3a * sr[a];
         }
       }
     }
@@ -445,8 +497,8 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     }
     if (Ng == 0) continue;
     const double* u = sea.dirs.data() + 3 * g;
-    if (hasb) Take(B, c, sea.n, 1.0, u, Ng, cap, &mb);
-    if (hasu) Take(Up, c, sea.n, 0.0, u, Ng, cap, &mu);
+    if (hasb) Take(B, c, sea.n, u, Ng, cap, &mb);
+    if (hasu) TakeUp(Up, c, u, Ng, cap, &mu);
     for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
       const int j = sea.by_dir[q];
       if (only[j]) continue;
