@@ -98,8 +98,10 @@ class Waves:
     depth: float | None = None
     ramp: float = 0.0
     # Froude-Krylov: "exact" (the columns' quadrature) or "moments" (volume moments with a certified
-    # truncation bound, fk_tolerance of each component's force scale; docs/kernel.md "Waves")
-    fk: str = "exact"
+    # truncation bound, fk_tolerance of each component's force scale; docs/kernel.md "Waves"); None:
+    # not declared, the backend's default (the plugin: moments; MuJoCo Warp, whose kernels take the
+    # columns only: exact)
+    fk: str | None = None
     fk_tolerance: float = 1e-4
 
 
@@ -161,7 +163,7 @@ class Environment:
         if w is not None:  # only when present: an environment without a sea writes what it always did
             out["waves"] = {"surface": int(w.surface), **({} if w.depth is None else {"depth": float(w.depth)}),
                             "ramp": float(w.ramp), "components": [[float(v) for v in r] for r in w.components]}
-            if w.fk != "exact":  # only when not the default: a sea's text is what it always was
+            if w.fk is not None:  # only when declared: a sea's text is what it always was
                 out["waves"]["fk"] = w.fk
             if w.fk_tolerance != 1e-4:
                 out["waves"]["fk_tolerance"] = float(w.fk_tolerance)
@@ -321,8 +323,8 @@ def _waves(wd, P: np.ndarray, cells: list, gravity: Gravity) -> Waves:
     ramp = _num(wd.get("ramp", 0.0), "waves.ramp")
     if ramp < 0:
         raise EnvironmentInvalid(f"waves.ramp: expected a ramp time >= 0 s, got {_r(ramp)}")
-    fk = wd.get("fk", "exact")
-    if not (isinstance(fk, str) and fk in ("exact", "moments")):
+    fk = wd.get("fk")
+    if fk is not None and not (isinstance(fk, str) and fk in ("exact", "moments")):
         raise EnvironmentInvalid(f'waves.fk: expected "exact" or "moments", got {_kind(fk)}')
     fk_tol = _num(wd.get("fk_tolerance", 1e-4), "waves.fk_tolerance")
     if not MIN_FK_TOL <= fk_tol <= MAX_FK_TOL:

@@ -209,9 +209,12 @@ def thresholds(components) -> np.ndarray:
 def _sea(env) -> dict:
     """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: runtime/mjwarp/sea_shapes.py)."""
     w = env.waves
-    if getattr(w, "fk", "exact") != "exact":  # issue 38: the kernels mirror sea.cc's columns only
+    # issue 38: the kernels mirror sea.cc's columns only; a sea that declares no fk is integrated by them
+    # (the plugin's default, the moments, is within fk_tolerance of that), a declared fk: moments refused
+    if getattr(w, "fk", None) == "moments":
         raise MjWarpRefused(f"waves.fk: {w.fk}: the MuJoCo Warp backend integrates the Froude-Krylov force by "
-                            "the columns only (fk: exact); declare waves.fk: exact, or run this world on the plugin")
+                            "the columns only (fk: exact); declare waves.fk: exact (or leave it out), or run this "
+                            "world on the plugin")
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
         used = [j for j, sg in enumerate(cell.signs) if sg != 0]

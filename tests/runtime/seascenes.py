@@ -41,7 +41,9 @@ def component(a, omega, k, direction=0.0, phase=0.0):
     return [a, omega, k * math.cos(direction), k * math.sin(direction), 0.0, phase]
 
 
-def sea_env(components, *, depth=None, ramp=None, rho=RHO, air=RHO_AIR, g=G, mu=1e-3):
+def sea_env(components, *, depth=None, ramp=None, rho=RHO, air=RHO_AIR, g=G, mu=1e-3, fk=None):
+    """The environment JSON (a dict) of open water carrying ``components``; ``fk``: waves.fk as declared
+    (None: left out, the runtime's default)."""
     cells = [{"name": "water", "signs": [-1], "density": rho, "viscosity": mu}]
     if air is not None:
         cells.insert(0, {"name": "air", "signs": [1], "density": air, "viscosity": 1.81e-5})
@@ -50,6 +52,8 @@ def sea_env(components, *, depth=None, ramp=None, rho=RHO, air=RHO_AIR, g=G, mu=
         waves["depth"] = float(depth)
     if ramp is not None:
         waves["ramp"] = float(ramp)
+    if fk is not None:
+        waves["fk"] = fk
     return {"planes": [[0, 0, 1, 0]], "cells": cells, "gravity": {"type": "uniform", "g": [0, 0, -g]},
             "waves": waves}
 

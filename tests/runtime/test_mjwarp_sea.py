@@ -21,6 +21,7 @@ Frames and units: world frame, SI. The first run compiles the Warp kernels (minu
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import mujoco
@@ -77,14 +78,14 @@ def _sea(name):
             k = waves.wavenumber(omega, G, 1.2)
             a = 0.02 if j == 3 else 0.5 * math.pi / 7 / k
             comps.append([a, omega, k * math.cos(0.3 * j), k * math.sin(0.3 * j), 0.0, 0.7 * j])
-        return sea_env(comps, depth=1.2)
+        return sea_env(comps, depth=1.2, fk="exact")
     if name == "regular":
         sea = waves.synthesize({"spectrum": "regular", "height": 0.12, "period": 1.2, "direction": 30.0},
                                (0.0, 0.0, 1.0), G)
-        return sea_env(sea.components, ramp=5.0)
+        return sea_env(sea.components, ramp=5.0, fk="exact")
     sea = waves.synthesize({"spectrum": "jonswap", "hs": 0.15, "tp": 1.6, "components": 8, "seed": 7,
                             "direction": 20.0}, (0.0, 0.0, 1.0), G, 1.2)
-    return sea_env(sea.components, depth=1.2)
+    return sea_env(sea.components, depth=1.2, fk="exact")
 
 
 def _eta(env, x, t):
@@ -270,3 +271,38 @@ def test_mesh_hull_planes_are_the_plugins():
     assert len(ours) >= 8 and len(rows) >= 8
     gap = lambda x, y: np.abs(x[:, None, :] - y[None, :, :]).max(axis=2).min(axis=1).max()  # noqa: E731
     assert gap(ours, rows) <= 1e-14 and gap(rows, ours) <= 1e-14, (gap(ours, rows), gap(rows, ours))
+
+
+def test_a_sea_without_fk_is_integrated_by_the_columns_and_a_declared_moments_refused():
+    """Issue 38: the plugin's default Froude-Krylov is the volume moments (a sea that declares no
+    waves.fk); the Warp kernels take the columns only. So here a sea without fk is integrated by the
+    columns (the plugin's declared fk: exact from identical inputs, to TOL_EXACT), the plugin's own
+    default is its declared fk: moments bit for bit and not the columns, and a declared fk: moments is
+    refused in words that say what to do."""
+    xml = SHAPES["mesh"][0]
+    exact = _sea("jonswap_finite")
+    bare = copy.deepcopy(exact)
+    del bare["waves"]["fk"]
+    moments = copy.deepcopy(exact)
+    moments["waves"]["fk"] = "moments"
+    sims = {name: Simulation(xml, environment=env) for name, env in
+            (("exact", exact), ("bare", bare), ("moments", moments))}
+    q, v, t = _states(sims["bare"], bare, 1.2, seed=33, n=12)
+    mjm, config = mjwarp.plain_model(sims["bare"].to_xml())
+    m = mjwarp.put_model(mjm, config=config)
+    d = warp_forward(m, mjm, q, v, t)
+    got = m.aurgen.qfrc.numpy()
+    at = {name: np.array([plugin_at(sim.model, mjm, d, i) for i in range(len(q))]) for name, sim in sims.items()}
+    scale = np.maximum(np.abs(at["exact"]).max(axis=1), 1e-300)
+    err = np.abs(got - at["exact"]).max(axis=1) / scale
+    moved = np.abs(at["bare"] - at["exact"]).max(axis=1) / scale
+    print(f"mesh: Warp without fk against the plugin's columns worst {err.max():.3g}; the plugin's default "
+          f"against its columns worst {moved.max():.3g} (median {np.median(moved):.3g})")
+    assert err.max() <= TOL_EXACT, (err.max(), int(err.argmax()))
+    assert np.array_equal(at["bare"], at["moments"])
+    assert moved.max() > 0.0
+    mjm, config = mjwarp.plain_model(sims["moments"].to_xml())
+    with pytest.raises(mjwarp.MjWarpRefused, match=r"waves.fk: moments: the MuJoCo Warp backend integrates the "
+                                                   r"Froude-Krylov force by the columns only \(fk: exact\); "
+                                                   r"declare waves.fk: exact \(or leave it out\)"):
+        mjwarp.put_model(mjm, config=config)

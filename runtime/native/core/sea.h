@@ -53,9 +53,9 @@ struct Sea {
   double lmax[kMaxRule + 1] = {};
   // Gauss-Legendre nodes and weights, rule n at [n (n - 1) / 2, n (n + 1) / 2)
   std::vector<double> gx, gw;
-  // Froude-Krylov by volume moments (sea_moments.cc; the environment's waves.fk): on, and the
-  // truncation tolerance relative to each component's force scale (docs/kernel.md "Waves")
-  bool fk_moments = false;
+  // Froude-Krylov by volume moments (sea_moments.cc; the environment's waves.fk, absent: moments): on,
+  // and the truncation tolerance relative to each component's force scale (docs/kernel.md "Waves")
+  bool fk_moments = true;
   double fk_tol = 1e-4;
   // the components grouped by direction (Prepare): group g holds the waves by_dir[dir_start[g]
   // .. dir_start[g + 1]), in declared order, travelling toward the unit dirs[3 g .. 3 g + 3)
@@ -127,7 +127,7 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
 // untouched) for any other shape, a sea of fewer than kMomentsMinWaves components (the columns cost
 // less there: measured, docs/kernel.md), or a piece it does not handle (below a finite sea's seabed,
 // more faces than its scratch holds, more than 256 components): then FroudeKrylov is the caller's.
-inline constexpr size_t kMomentsMinWaves = 3;
+inline constexpr size_t kMomentsMinWaves = 2;
 bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3],
                          int64_t mesh, const HullPlanes& hp, const double p[3], const double R[9],
                          const double* planes, int npl, int cap, const double x0[3], const double* ph,
