@@ -357,6 +357,28 @@ inline void Series(const Moments& m, int N, double x, double plus[8][2], double 
     }
 }
 
+// Series of TakeUp's moments, whose even orders are real and odd ones imaginary (the other slot 0):
+// the same sums over the written slots only.
+inline void SeriesUp(const Moments& m, int N, double x, double plus[8][2]) {
+  double e[8] = {}, o[8] = {};
+  double xn = 1.0;
+  int n = 0;
+  for (; n + 1 < N; n += 2) {
+    const double xo = xn * x;
+    for (int q = 0; q < 8; ++q) {
+      e[q] += xn * m.s[n][q][0];
+      o[q] += xo * m.s[n + 1][q][1];
+    }
+    xn = xo * x;
+  }
+  if (n < N)
+    for (int q = 0; q < 8; ++q) e[q] += xn * m.s[n][q][0];
+  for (int q = 0; q < 8; ++q) {
+    plus[q][0] = e[q];
+    plus[q][1] = o[q];
+  }
+}
+
 }  // namespace
 
 double MomentTail(double rho, int N) {
@@ -535,9 +557,15 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
           term(sm, A2 * Z[0], A2 * Z[1], -1.0, true);
         }
       }
-      if (hasu) {
-        Series(mu, N, w.kn, sp, sm);
-        term(sp, Z[0], Z[1], 0.0, false);
+      if (hasu) {  // s = 0: no real part weighted
+        SeriesUp(mu, N, w.kn, sp);
+        const double Cr = Z[0], Ci = Z[1];
+        Xi += Cr * sp[0][1] + Ci * sp[0][0];
+        Xa += Cr * sp[4][0] - Ci * sp[4][1];
+        for (int a = 0; a < 3; ++a) {
+          Ji[a] += Cr * sp[1 + a][1] + Ci * sp[1 + a][0];
+          Ja[a] += Cr * sp[5 + a][0] - Ci * sp[5 + a][1];
+        }
       }
       // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
       const double* nc = planes + 4 * cap;
