@@ -692,6 +692,7 @@ void HullPlanes::Build(const HullSet& hs) {
     lo.insert(lo.end(), l, l + 3);
     hi.insert(hi.end(), h, h + 3);
   }
+  HullPolys(this);
 }
 
 void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,

@@ -99,8 +99,14 @@ struct HullPlanes {
   std::vector<double> rows;            // (F x 4)
   std::vector<int64_t> range{0};       // (M + 1) each hull's first row
   std::vector<double> lo, hi;          // (M x 3) bounding box, geom frame
+  // each hull as a polyhedron, for FroudeKrylovMoments (sea_moments.cc HullPolys): its bounding box
+  // clipped by its face planes, geom frame, once; hull m's faces pface[m] .. pface[m + 1] (none: more
+  // than the moments' scratch holds), face f's vertices pvert[3 pv[f]] .. pvert[3 pv[f + 1]]
+  std::vector<int64_t> pface{0}, pv{0};
+  std::vector<double> pvert;
   void Build(const HullSet& hulls);
 };
+void HullPolys(HullPlanes* hp);
 
 // The Froude-Krylov correction on the piece of a geom (kernel type, sizes as mjModel's
 // geom_size, mesh: its hull's index in hp; pose p, rotation R row-major frame

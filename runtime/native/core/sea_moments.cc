@@ -381,6 +381,31 @@ inline void SeriesUp(const Moments& m, int N, double x, double plus[8][2]) {
 
 }  // namespace
 
+void HullPolys(HullPlanes* hp) {
+  hp->pface.assign(1, 0);
+  hp->pv.assign(1, 0);
+  hp->pvert.clear();
+  const double I[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+  Poly P0, P1;
+  for (size_t m = 0; m + 1 < hp->range.size(); ++m) {
+    Poly* cur = &P0;
+    Poly* nxt = &P1;
+    BoxPoly(hp->lo.data() + 3 * m, hp->hi.data() + 3 * m, I, cur);
+    bool ok = true;
+    for (int64_t j = hp->range[m]; j < hp->range[m + 1] && ok; ++j) {
+      const double* r = hp->rows.data() + 4 * j;
+      const Poly* q = Clip(*cur, r, r[3], -1, nxt);
+      ok = q != nullptr;
+      if (q == nxt) std::swap(cur, nxt);
+    }
+    for (int f = 0; ok && f < cur->nf; ++f) {
+      for (int i = 0; i < cur->nv[f]; ++i) hp->pvert.insert(hp->pvert.end(), cur->v[f][i], cur->v[f][i] + 3);
+      hp->pv.push_back(static_cast<int64_t>(hp->pvert.size() / 3));
+    }
+    hp->pface.push_back(static_cast<int64_t>(hp->pv.size()) - 1);
+  }
+}
+
 double MomentTail(double rho, int N) {
   if (!(rho < N + 1.0)) return std::numeric_limits<double>::infinity();
   double t = 1.0;
@@ -417,13 +442,18 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   if (type == kBox) {
     const double lo[3] = {-size[0], -size[1], -size[2]};
     BoxPoly(lo, size, R, cur);
-  } else {
-    BoxPoly(hp.lo.data() + 3 * mesh, hp.hi.data() + 3 * mesh, R, cur);
-    for (int64_t j = hp.range[mesh]; j < hp.range[mesh + 1]; ++j) {  // the hull's faces, geom frame
-      const double* r = hp.rows.data() + 4 * j;
-      const double nw[3] = {R[0] * r[0] + R[1] * r[1] + R[2] * r[2], R[3] * r[0] + R[4] * r[1] + R[5] * r[2],
-                            R[6] * r[0] + R[7] * r[1] + R[8] * r[2]};
-      if (!clip(nw, r[3], -1)) return false;
+  } else {  // the hull's polyhedron (HullPolys, geom frame) in the world relative to p
+    const int64_t f0 = hp.pface[mesh], f1 = hp.pface[mesh + 1];
+    if (f1 == f0) return false;
+    cur->nf = static_cast<int>(f1 - f0);
+    for (int64_t f = f0; f < f1; ++f) {
+      const int k = static_cast<int>(f - f0);
+      cur->label[k] = -1;
+      cur->nv[k] = static_cast<int>(hp.pv[f + 1] - hp.pv[f]);
+      for (int i = 0; i < cur->nv[k]; ++i) {
+        const double* x = hp.pvert.data() + 3 * (hp.pv[f] + i);
+        for (int a = 0; a < 3; ++a) cur->v[k][i][a] = R[3 * a] * x[0] + R[3 * a + 1] * x[1] + R[3 * a + 2] * x[2];
+      }
     }
   }
   for (int j = 0; j < npl; ++j) {
