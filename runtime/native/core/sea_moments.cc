@@ -204,21 +204,24 @@ struct Fact {
 };
 const Fact kFact;
 
-void Take(const Poly& P, const double c[3], const double up[3], const double u[3], int N, int cap, Moments* m) {
-  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
-  for (int f = 0; f < P.nf; ++f) {
-    const bool isc = P.label[f] == cap;
-    for (int i = 1; i + 1 < P.nv[f]; ++i) {
+// f(q, v6, a2, cap) for every triangle of the faces' fans (face k: vertices 0, i, i + 1): its vertices
+// relative to c (q), six times the signed volume of the tetrahedron on it with its apex at c (v6), and,
+// on a face labelled cap, twice its area (a2; else 0).
+template <class F>
+inline void EachFanTriangle(const Poly& P, const double c[3], int cap, F&& f) {
+  for (int k = 0; k < P.nf; ++k) {
+    const bool isc = P.label[k] == cap;
+    for (int i = 1; i + 1 < P.nv[k]; ++i) {
       double q[3][3];
       for (int a = 0; a < 3; ++a) {
-        q[0][a] = P.v[f][0][a] - c[a];
-        q[1][a] = P.v[f][i][a] - c[a];
-        q[2][a] = P.v[f][i + 1][a] - c[a];
+        q[0][a] = P.v[k][0][a] - c[a];
+        q[1][a] = P.v[k][i][a] - c[a];
+        q[2][a] = P.v[k][i + 1][a] - c[a];
       }
       const double v6 = q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) +
                         q[0][1] * (q[1][2] * q[2][0] - q[1][0] * q[2][2]) +
                         q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0]);
-      double a2 = 0.0;  // twice the triangle's area
+      double a2 = 0.0;
       if (isc) {
         const double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
         const double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
@@ -226,108 +229,95 @@ void Take(const Poly& P, const double c[3], const double up[3], const double u[3
                              e1[0] * e2[1] - e1[1] * e2[0]};
         a2 = std::sqrt(Dot(x, x));
       }
-      double wr[3], wi[3];
-      for (int j = 0; j < 3; ++j) {
-        wr[j] = Dot(up, q[j]);
-        wi[j] = Dot(u, q[j]);
+      f(q, v6, a2, isc);
+    }
+  }
+}
+
+void Take(const Poly& P, const double c[3], const double up[3], const double u[3], int N, int cap, Moments* m) {
+  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
+  EachFanTriangle(P, c, cap, [&](const double(&q)[3][3], double v6, double a2, bool isc) {
+    double wr[3], wi[3];
+    for (int j = 0; j < 3; ++j) {
+      wr[j] = Dot(up, q[j]);
+      wi[j] = Dot(u, q[j]);
+    }
+    // h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
+    double p0r = 1.0, p0i = 0.0, h2r = 1.0, h2i = 0.0, h3r = 1.0, h3i = 0.0;
+    double gr[3] = {0.0, 0.0, 0.0}, gi[3] = {0.0, 0.0, 0.0};
+    for (int n = 0; n < N; ++n) {
+      if (n > 0) {
+        double t = p0r * wr[0] - p0i * wi[0];
+        p0i = p0r * wi[0] + p0i * wr[0];
+        p0r = t;
+        t = p0r + (h2r * wr[1] - h2i * wi[1]);
+        h2i = p0i + (h2r * wi[1] + h2i * wr[1]);
+        h2r = t;
+        t = h2r + (h3r * wr[2] - h3i * wi[2]);
+        h3i = h2i + (h3r * wi[2] + h3i * wr[2]);
+        h3r = t;
       }
-      // h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
-      double p0r = 1.0, p0i = 0.0, h2r = 1.0, h2i = 0.0, h3r = 1.0, h3i = 0.0;
-      double gr[3] = {0.0, 0.0, 0.0}, gi[3] = {0.0, 0.0, 0.0};
-      for (int n = 0; n < N; ++n) {
-        if (n > 0) {
-          double t = p0r * wr[0] - p0i * wi[0];
-          p0i = p0r * wi[0] + p0i * wr[0];
-          p0r = t;
-          t = p0r + (h2r * wr[1] - h2i * wi[1]);
-          h2i = p0i + (h2r * wi[1] + h2i * wr[1]);
-          h2r = t;
-          t = h2r + (h3r * wr[2] - h3i * wi[2]);
-          h3i = h2i + (h3r * wi[2] + h3i * wr[2]);
-          h3r = t;
-        }
-        double sr[3] = {0.0, 0.0, 0.0}, si[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
-        for (int j = 0; j < 3; ++j) {
-          const double t = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
-          gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j]);
-          gr[j] = t;
-          for (int a = 0; a < 3; ++a) {
-            sr[a] += q[j][a] * gr[j];
-            si[a] += q[j][a] * gi[j];
-          }
-        }
-        const double f3 = v6 * kFact.inv[n + 3], f4 = v6 * kFact.inv[n + 4];
-        m->s[n][0][0] += f3 * h3r;
-        m->s[n][0][1] += f3 * h3i;
+      double sr[3] = {0.0, 0.0, 0.0}, si[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
+      for (int j = 0; j < 3; ++j) {
+        const double t = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
+        gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j]);
+        gr[j] = t;
         for (int a = 0; a < 3; ++a) {
-          m->s[n][1 + a][0] += f4 * sr[a];
-          m->s[n][1 + a][1] += f4 * si[a];
+          sr[a] += q[j][a] * gr[j];
+          si[a] += q[j][a] * gi[j];
         }
-        if (isc) {
-          const double f2 = a2 * kFact.inv[n + 2], f3a = a2 * kFact.inv[n + 3];
-          m->s[n][4][0] += f2 * h3r;
-          m->s[n][4][1] += f2 * h3i;
-          for (int a = 0; a < 3; ++a) {
-            m->s[n][5 + a][0] += f3a * sr[a];
-            m->s[n][5 + a][1] += f3a * si[a];
-          }
+      }
+      const double f3 = v6 * kFact.inv[n + 3], f4 = v6 * kFact.inv[n + 4];
+      m->s[n][0][0] += f3 * h3r;
+      m->s[n][0][1] += f3 * h3i;
+      for (int a = 0; a < 3; ++a) {
+        m->s[n][1 + a][0] += f4 * sr[a];
+        m->s[n][1 + a][1] += f4 * si[a];
+      }
+      if (isc) {
+        const double f2 = a2 * kFact.inv[n + 2], f3a = a2 * kFact.inv[n + 3];
+        m->s[n][4][0] += f2 * h3r;
+        m->s[n][4][1] += f2 * h3i;
+        for (int a = 0; a < 3; ++a) {
+          m->s[n][5 + a][0] += f3a * sr[a];
+          m->s[n][5 + a][1] += f3a * si[a];
         }
       }
     }
-  }
+  });
 }
 
 // Take's moments above the mean level, where w = i u.y is imaginary: h_n(i b) = i^n h_n(b) (b = u.y), so
 // the real recursions of b, each order's value rotated by i^n (real or imaginary, one slot written).
 void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap, Moments* m) {
   std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
-  for (int f = 0; f < P.nf; ++f) {
-    const bool isc = P.label[f] == cap;
-    for (int i = 1; i + 1 < P.nv[f]; ++i) {
-      double q[3][3];
-      for (int a = 0; a < 3; ++a) {
-        q[0][a] = P.v[f][0][a] - c[a];
-        q[1][a] = P.v[f][i][a] - c[a];
-        q[2][a] = P.v[f][i + 1][a] - c[a];
+  EachFanTriangle(P, c, cap, [&](const double(&q)[3][3], double v6, double a2, bool isc) {
+    const double b[3] = {Dot(u, q[0]), Dot(u, q[1]), Dot(u, q[2])};
+    double p0 = 1.0, h2 = 1.0, h3 = 1.0, g[3] = {0.0, 0.0, 0.0};
+    for (int n = 0; n < N; ++n) {
+      if (n > 0) {
+        p0 *= b[0];
+        h2 = p0 + h2 * b[1];
+        h3 = h2 + h3 * b[2];
       }
-      const double v6 = q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) +
-                        q[0][1] * (q[1][2] * q[2][0] - q[1][0] * q[2][2]) +
-                        q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0]);
-      double a2 = 0.0;  // twice the triangle's area
+      double sr[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
+      for (int j = 0; j < 3; ++j) {
+        g[j] = h3 + g[j] * b[j];
+        for (int a = 0; a < 3; ++a) sr[a] += q[j][a] * g[j];
+      }
+      const int im = n & 1;                        // i^n: real (n even) or imaginary (odd) ...
+      const double sg = (n & 2) ? -1.0 : 1.0;      // ... and its sign
+      const double f3 = sg * (v6 * kFact.inv[n + 3]), f4 = sg * (v6 * kFact.inv[n + 4]);
+      double(*s)[2] = m->s[n];
+      s[0][im] += f3 * h3;
+      for (int a = 0; a < 3; ++a) s[1 + a][im] += f4 * sr[a];
       if (isc) {
-        const double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
-        const double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
-        const double x[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                             e1[0] * e2[1] - e1[1] * e2[0]};
-        a2 = std::sqrt(Dot(x, x));
-      }
-      const double b[3] = {Dot(u, q[0]), Dot(u, q[1]), Dot(u, q[2])};
-      double p0 = 1.0, h2 = 1.0, h3 = 1.0, g[3] = {0.0, 0.0, 0.0};
-      for (int n = 0; n < N; ++n) {
-        if (n > 0) {
-          p0 *= b[0];
-          h2 = p0 + h2 * b[1];
-          h3 = h2 + h3 * b[2];
-        }
-        double sr[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
-        for (int j = 0; j < 3; ++j) {
-          g[j] = h3 + g[j] * b[j];
-          for (int a = 0; a < 3; ++a) sr[a] += q[j][a] * g[j];
-        }
-        const int im = n & 1;                        // i^n: real (n even) or imaginary (odd) ...
-        const double sg = (n & 2) ? -1.0 : 1.0;      // ... and its sign
-        const double f3 = sg * (v6 * kFact.inv[n + 3]), f4 = sg * (v6 * kFact.inv[n + 4]);
-        double(*s)[2] = m->s[n];
-        s[0][im] += f3 * h3;
-        for (int a = 0; a < 3; ++a) s[1 + a][im] += f4 * sr[a];
-        if (isc) {
-          const double f2 = sg * (a2 * kFact.inv[n + 2]), f3a = sg * (a2 * kFact.inv[n + 3]);
-          s[4][im] += f2 * h3;
-          for (int a = 0; a < 3; ++a) s[5 + a][im] += f3a * sr[a];
-        }
+        const double f2 = sg * (a2 * kFact.inv[n + 2]), f3a = sg * (a2 * kFact.inv[n + 3]);
+        s[4][im] += f2 * h3;
+        for (int a = 0; a < 3; ++a) s[5 + a][im] += f3a * sr[a];
       }
     }
-  }
+  });
 }
 
 // The series of the eight moments at x and at -x: plus[q] = sum_{n<N} x^n s[q][n], minus[q] likewise at
