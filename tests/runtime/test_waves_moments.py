@@ -411,15 +411,18 @@ _MESH = np.array([[0.3 * math.cos(a), 0.2 * math.sin(a), z] for a in np.arange(6
                   for z in (-0.15, 0.12 + 0.05 * math.cos(a))])
 
 
+@pytest.mark.parametrize("ncomp", [1, 3])
 @pytest.mark.parametrize("kR", [0.1, 1.0, 3.0])
-def test_mesh_hull_within_tolerance_of_the_oracle(kR):
+def test_mesh_hull_within_tolerance_of_the_oracle(kR, ncomp):
     """A convex mesh's hull (its bounding box clipped by its face planes): against the oracle on
-    the hull of its compiled vertices (MuJoCo's mesh frame), random tilted poses."""
-    rng = np.random.default_rng(int(kR * 10) + 29)
+    the hull of its compiled vertices (MuJoCo's mesh frame), random tilted poses; in seas of three
+    components and of one (a mesh takes the moments at any number: its columns are 2e-3 off at the
+    silhouette, where a box's one-component sea stays on its columns)."""
+    rng = np.random.default_rng(int(kR * 10) + 29 + 100 * ncomp)
     verts = " ".join(repr(float(v)) for v in _MESH.ravel())
     R = float(np.linalg.norm(_MESH, axis=1).max())
     for trial in range(3):
-        comps = _sea(rng, kR, R, 3)
+        comps = _sea(rng, kR, R, ncomp)
         env = ss.sea_env(comps, air=None)
         env["waves"]["fk"] = "moments"
         pos, q = _pose(rng, (0.15, 0.15, 0.15), False)

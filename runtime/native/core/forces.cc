@@ -153,7 +153,7 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
     pflow_.assign(3 * S, 0.0);
     // the pieces' phases at their centroids, kept by SeaFlow for FroudeKrylovMoments
     const size_t nw = sea.waves.size();
-    sphase_n_ = sea.fk_moments && nw >= kMomentsMinWaves ? 3 * static_cast<int64_t>(nw) : 0;
+    sphase_n_ = sea.fk_moments ? 3 * static_cast<int64_t>(nw) : 0;
     sphase_.assign(static_cast<size_t>(sphase_n_) * ng_ * nc_, 0.0);
     hull_planes_.Build(m_.hulls);
   }

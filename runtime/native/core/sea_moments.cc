@@ -417,7 +417,7 @@ int MomentOrder(double rho, double amp, double tol) {
 bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3], int64_t mesh,
                          const HullPlanes& hp, const double p[3], const double R[9], const double* planes,
                          int npl, int cap, const double x0[3], const double* ph, double F[3], double T[3]) {
-  if ((type != kBox && type != kMesh) || !ph || sea.waves.size() < kMomentsMinWaves ||
+  if ((type != kBox && type != kMesh) || !ph || (type == kBox && sea.waves.size() < kMomentsMinWaves) ||
       sea.waves.size() > static_cast<size_t>(kMaxWaves))
     return false;
   Poly P0, P1, P2;  // the piece, in the world relative to p (cur: one of P0, P1); P2, scratch
