@@ -210,7 +210,8 @@ def _sea(env) -> dict:
     """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: runtime/mjwarp/sea_shapes.py)."""
     w = env.waves
     # issue 38: the kernels mirror sea.cc's columns only; a sea that declares no fk is integrated by them
-    # (the plugin's default, the moments, is within fk_tolerance of that), a declared fk: moments refused
+    # (the plugin's default is the moments: the two agree to their errors, docs/kernel.md "Waves"), and a
+    # declared fk: moments is refused
     if getattr(w, "fk", None) == "moments":
         raise MjWarpRefused(f"waves.fk: {w.fk}: the MuJoCo Warp backend integrates the Froude-Krylov force by "
                             "the columns only (fk: exact); declare waves.fk: exact (or leave it out), or run this "
