@@ -132,8 +132,9 @@ void FroudeKrylov(const Sea& sea, double t, double rho, int type, const double s
 // does not meet is integrated by FroudeKrylov.  Boxes and mesh hulls; returns false (F, T
 // untouched) for any other shape, a box in a sea of fewer than kMomentsMinWaves components (the columns
 // cost less there: measured, docs/kernel.md; a mesh hull takes the moments at any number, its columns
-// up to 1e-2 of the force scale off at its silhouette), no ph, or a piece it does not handle (below a finite sea's seabed,
-// more faces than its scratch holds, more than 256 components): then FroudeKrylov is the caller's.
+// up to 1e-2 of the force scale off at its silhouette), no ph, or a piece it does not handle (below a
+// finite sea's seabed, more faces than its scratch holds, more than 256 components): then FroudeKrylov
+// is the caller's.
 inline constexpr size_t kMomentsMinWaves = 2;
 bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const double size[3],
                          int64_t mesh, const HullPlanes& hp, const double p[3], const double R[9],
