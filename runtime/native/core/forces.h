@@ -278,6 +278,7 @@ class alignas(kLine) ForceStage {
   // ph), kept by SeaFlow for FroudeKrylovMoments where waves.fk is moments (else empty)
   std::vector<double> sphase_;
   int64_t sphase_n_ = 0;
+  double* PiecePhases(int64_t si) { return sphase_.empty() ? nullptr : sphase_.data() + si * sphase_n_; }
   HullPlanes hull_planes_;
   std::vector<int64_t> box_idx_;  // the box geoms (BoxRows)
   std::vector<int> dnz_;         // nonzero entries 6 i + j of the dampers' D or Dq

@@ -49,7 +49,7 @@ void ForceStage::SeaFlow(double t) {
       const int64_t si = Piece(k, c);
       double u[3] = {0.0, 0.0, 0.0};
       if (sea_side_[c] > 0 && o_.vols[si] > 0.0)
-        m_.sea.Orbital(o_.cents + 3 * si, t, u, sphase_.empty() ? nullptr : sphase_.data() + si * sphase_n_);
+        m_.sea.Orbital(o_.cents + 3 * si, t, u, PiecePhases(si));
       for (int a = 0; a < 3; ++a) pflow_[a * S + si] = m_.cells[c].flow[a] + u[a];
     }
 }
@@ -70,7 +70,7 @@ void ForceStage::SeaForces(const ForceData& d, bool record) {
       if (!m_.sea.fk_moments ||
           !FroudeKrylovMoments(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
                                o_.mats + 9 * k, pl, kept_n_[c], kept_sea_[c], o_.cents + 3 * Piece(k, c),
-                               sphase_.empty() ? nullptr : sphase_.data() + Piece(k, c) * sphase_n_, F, T))
+                               PiecePhases(Piece(k, c)), F, T))
         FroudeKrylov(m_.sea, d.time, m_.cells[c].rho, g.type, g.size, g.mesh, hull_planes_, p,
                      o_.mats + 9 * k, pl, kept_n_[c], kept_sea_[c], F, T);
       Apply(d, g.body, F, T, p);

@@ -512,12 +512,12 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   for (int j = 0; j < nw; ++j) only[j] = 0;
   const double rg = rho * sea.g, r = sea.Ramp(t);
   double Fs[3] = {0.0, 0.0, 0.0}, Ts[3] = {0.0, 0.0, 0.0};
-  // every component's phase at x0, cos and sin, and e^{k zeta} there (Orbital's: zeta held to
-  // [-depth, 0], so above the mean level taken here)
+  // every component's phase at x0, cos and sin, and e^{k zeta} there: Orbital's, which holds zeta to
+  // [-depth, 0], so outside it (x0 above the mean level) the factor is taken here
   const double* zre = ph;
   const double* zim = ph + nw;
   const double* zex = ph + 2 * nw;
-  const bool held = !(zc <= 0.0 && zc >= -sea.depth);
+  const bool own_exp = !(zc <= 0.0 && zc >= -sea.depth);
   Moments mb, mu;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
@@ -525,7 +525,7 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
       const int j = sea.by_dir[q];
       const Wave& w = sea.waves[j];
-      const double eb = held ? std::exp(w.kn * zc) : zex[j];
+      const double eb = own_exp ? std::exp(w.kn * zc) : zex[j];
       ebs[j] = eb;
       const double db = w.c * (eb + (fin ? w.e2h / eb : 0.0));  // the depth factor at c
       const int N = MomentOrder(w.kn * Rm, std::max(db, 1.0), sea.fk_tol);
@@ -554,15 +554,16 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
       // Jvs the real parts weighted by s.  The lever x0 - p is applied once, after every component.
       double Xs = 0.0, Xi = 0.0, Xa = 0.0, Js[3] = {0.0, 0.0, 0.0}, Ji[3] = {0.0, 0.0, 0.0},
              Ja[3] = {0.0, 0.0, 0.0};
+      // (s = 0, above the mean level: no real part weighted, none summed)
       auto term = [&](const double S[8][2], double Cr, double Ci, double s, bool conj) {
         const double sg = conj ? -1.0 : 1.0;
         const double Ir = S[0][0], Ii = sg * S[0][1];
-        Xs += s * (Cr * Ir - Ci * Ii);
+        if (s != 0.0) Xs += s * (Cr * Ir - Ci * Ii);
         Xi += Cr * Ii + Ci * Ir;
         Xa += Cr * S[4][0] - Ci * (sg * S[4][1]);
         for (int a = 0; a < 3; ++a) {
           const double vr = S[1 + a][0], vi = sg * S[1 + a][1];
-          Js[a] += s * (Cr * vr - Ci * vi);
+          if (s != 0.0) Js[a] += s * (Cr * vr - Ci * vi);
           Ji[a] += Cr * vi + Ci * vr;
           Ja[a] += Cr * S[5 + a][0] - Ci * (sg * S[5 + a][1]);
         }
@@ -577,15 +578,9 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
           term(sm, A2 * Z[0], A2 * Z[1], -1.0, true);
         }
       }
-      if (hasu) {  // s = 0: no real part weighted
+      if (hasu) {
         SeriesUp(mu, N, w.kn, sp);
-        const double Cr = Z[0], Ci = Z[1];
-        Xi += Cr * sp[0][1] + Ci * sp[0][0];
-        Xa += Cr * sp[4][0] - Ci * sp[4][1];
-        for (int a = 0; a < 3; ++a) {
-          Ji[a] += Cr * sp[1 + a][1] + Ci * sp[1 + a][0];
-          Ja[a] += Cr * sp[5 + a][0] - Ci * sp[5 + a][1];
-        }
+        term(sp, Z[0], Z[1], 0.0, false);
       }
       // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
       const double* nc = planes + 4 * cap;
