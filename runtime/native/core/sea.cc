@@ -67,9 +67,13 @@ void Complete(const double u[3], double f[3], double h[3]) {
 // phi2(z) = int_0^1 v e^{z v} dv = (z e^z - e^z + 1) / z^2 (their series below |z| = 0.05); returns Re W
 // at the other end, W_e e^z, and sets *we = Re W_e.
 double Integrals(double e, double th, double L, double zr, double zi, double I0[2], double q2[2], double* we) {
-  const double ea = std::exp(e);
-  const double Wa[2] = {ea * std::cos(th), ea * std::sin(th)};
-  const double ez = std::exp(zr), ezc = ez * std::cos(zi), ezs = ez * std::sin(zi);
+  const double ang[2] = {th, zi};
+  double cs[2], sn[2];
+  SinCos(ang, 2, cs, sn);  // both angles in one pair of lanes
+  // exp(0) = 1 exactly: the segments above the mean level (e = zr = 0) and under the seabed (zr = 0) skip it
+  const double ea = e == 0.0 ? 1.0 : std::exp(e);
+  const double Wa[2] = {ea * cs[0], ea * sn[0]};
+  const double ez = zr == 0.0 ? 1.0 : std::exp(zr), ezc = ez * cs[1], ezs = ez * sn[1];
   double p1[2], p2[2];
   if (zr * zr + zi * zi < 0.0025) {  // |z| < 0.05: the series z^n / (n+1)!, z^n / (n! (n+2)), Horner
     p1[0] = kP1[8];

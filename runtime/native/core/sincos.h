@@ -1,4 +1,5 @@
-// Cosine and sine of many angles at once (a sea's component phases: sea.cc, sea_moments.cc).
+// Cosine and sine of many angles at once (a sea's component phases and its columns' chord ends: sea.cc,
+// sea_moments.cc).
 //
 // Branch-free IEEE double arithmetic (adds, multiplies, bit selects) in lanes (lanes.h: two
 // angles per SSE2 register, the scalar code's bits in every lane); no FMA (the build's
