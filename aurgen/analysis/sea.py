@@ -9,7 +9,9 @@ so a sea there is deep unless it declares ``depth``. The keys are the world's bu
 (there is one plane): :func:`sea_of` checks them with the world loader's own checks
 (aurgen.config.world: which spectrum takes which key, the required ones, each number's range, the
 whole numbers) and :func:`aurgen.runtime.environment.waves.synthesize` (the breaking limit, the steepness
-warning), so a refusal has the world's words. Pure: no I/O.
+warning), so a refusal has the world's words. ``fk`` and ``fk_tolerance`` (the Froude-Krylov method,
+docs/kernel.md "Waves") ride on the Sea into the environment's ``waves`` block as declared: ``fk: exact``
+is what the MuJoCo Warp backend integrates, so a CPU run declaring it matches a Warp one. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from aurgen.core.errors import ConfigError
 
 #: the world keys a sea on open water takes (``surface`` is the one plane), in the docs' order
 KEYS = ("spectrum", "height", "period", "hs", "tp", "gamma", "components", "seed", "spreading", "direction",
-        "depth", "ramp")
+        "depth", "ramp", "fk", "fk_tolerance")
 #: each key's unit (the sweep's column suffix: ``td_waves_period_s``); "" for none
 UNITS = {"spectrum": "", "height": "m", "period": "s", "hs": "m", "tp": "s", "gamma": "", "components": "",
-         "seed": "", "spreading": "", "direction": "deg", "depth": "m", "ramp": "s"}
+         "seed": "", "spreading": "", "direction": "deg", "depth": "m", "ramp": "s", "fk": "", "fk_tolerance": ""}
 G = 9.81  # m/s^2, the time domain's open water (environment_of)
 
 

@@ -105,10 +105,9 @@ class WorldConfig:
     cells: tuple
     ground: tuple  # plane names
     placements: tuple
-    waves: object = None  # aurgen.runtime.environment.waves.Sea (synthesised at load), or None: still water
-    # the sea's Froude-Krylov (waves.fk, waves.fk_tolerance; docs/kernel.md "Waves"), passed through to
-    # the environment JSON as declared; None: the runtime's default
-    fk: tuple = (None, None)
+    # aurgen.runtime.environment.waves.Sea (synthesised at load, its fk and fk_tolerance as declared), or
+    # None: still water
+    waves: object = None
 
     def plane_index(self, name: str) -> int:
         return [p.name for p in self.planes].index(name)
@@ -145,11 +144,10 @@ def load_world(path) -> WorldConfig:
     _check_cells(r, data, planes, cells, ground)
     placements = tuple(_placement(r, i, v, path) for i, v in enumerate(r.sequence(data, "vehicles", "")))
     sea = _waves(r, data, gravity, planes, cells, ground) if "waves" in data else None
-    fk = _fk(r, data["waves"]) if sea is not None else (None, None)
     return WorldConfig(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), name=path.stem,
                        description=str(data.get("description", "")),
                        timestep=timestep, integrator=integrator, gravity=gravity, planes=planes, cells=cells,
-                       ground=ground, placements=placements, waves=sea, fk=fk)
+                       ground=ground, placements=placements, waves=sea)
 
 
 def _gravity(r: Reader, data) -> dict:
@@ -304,7 +302,8 @@ def _fk(r: Reader, w) -> tuple:
 
 
 def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: tuple):
-    """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.environment.waves.synthesize).
+    """The declared sea (docs/config.md "Waves"), synthesised (aurgen.runtime.environment.waves.synthesize),
+    carrying its Froude-Krylov method (waves.fk, waves.fk_tolerance) as declared.
 
     The surface is a plane bounding the water (the densest cell) from above; its normal is up,
     and gravity must be uniform along -up. Depth, when not declared: the distance along up from
@@ -367,7 +366,8 @@ def _waves(r: Reader, data, gravity: dict, planes: tuple, cells: tuple, ground: 
         _trough_above_bottom(r, w, sea, decl, depth, bottom)
     if note:
         sea = dataclasses.replace(sea, warning="; ".join(x for x in (sea.warning, note) if x))
-    return sea
+    fk, tol = _fk(r, w)
+    return dataclasses.replace(sea, fk=fk, fk_tolerance=tol)
 
 
 def _free_surface(r: Reader, w, cells: tuple, surface: str, i: int):
@@ -488,11 +488,6 @@ def environment(world: WorldConfig) -> dict:
     out = {"planes": [[*p.normal, p.offset] for p in world.planes], "cells": cells, "gravity": world.gravity}
     if world.waves is not None:  # only when declared: a world without a sea writes what it always did
         out["waves"] = world.waves.block()
-        fk, tol = world.fk
-        if fk is not None:
-            out["waves"]["fk"] = fk
-        if tol is not None:
-            out["waves"]["fk_tolerance"] = float(tol)
     return out
 
 

@@ -88,11 +88,14 @@ a bool or NaN is not); ``target_range`` ≥ 0, ``max_distance``, ``reach_radius`
 A sea: ``sea=`` None (still water, the default: the model as it always was) or a mapping of the
 world's ``waves:`` keys but ``surface`` (docs/config.md "Waves": ``spectrum``, ``height``,
 ``period``, ``hs``, ``tp``, ``gamma``, ``components``, ``seed``, ``spreading``, ``direction``,
-``depth``, ``ramp``), checked and synthesised as a world's sea is (aurgen.analysis.sea.sea_of: the
-world loader's checks and words; a bad one refused with a ``ValueError`` naming ``sea.<key>``, or
-``sea`` for a value that is not a mapping), on the open water's surface z = 0 (deep unless it
-declares ``depth``; no seabed). Its components ride in the environment of the env's model, so the
-plugin steps the sea inside ``mj_step``. An irregular sea's phases (and frequencies, directions) are
+``depth``, ``ramp``, ``fk``, ``fk_tolerance``), checked and synthesised as a world's sea is
+(aurgen.analysis.sea.sea_of: the world loader's checks and words; a bad one refused with a
+``ValueError`` naming ``sea.<key>``, or ``sea`` for a value that is not a mapping), on the open
+water's surface z = 0 (deep unless it declares ``depth``; no seabed). Its components ride in the
+environment of the env's model, so the plugin steps the sea inside ``mj_step``. ``fk`` picks the
+Froude-Krylov method (default: the volume moments; ``exact``: the columns, which the MuJoCo Warp
+environments integrate, so a CPU environment declaring ``fk: exact`` matches a Warp one to float32's
+precision; ``moments`` is refused there). An irregular sea's phases (and frequencies, directions) are
 redrawn every episode: ``reset(seed=s)`` draws the episode's sea seed from
 ``numpy.random.default_rng([0x5EA, sea seed, s])`` (``sea seed``: the declared ``seed``, default
 0), a reset without a seed draws the next from the same generator (from entropy if the env was

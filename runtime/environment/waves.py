@@ -72,7 +72,9 @@ class Sea:
     """The components of a sea and what the environment JSON's ``waves`` block carries.
 
     ``components``: (N, 6) float64 rows ``[a, omega, kx, ky, kz, phase]``; ``depth`` m or None
-    (deep water); ``ramp`` s; ``surface`` the plane index; ``warning``: a sentence the caller may
+    (deep water); ``ramp`` s; ``surface`` the plane index; ``fk`` ("exact" or "moments") and
+    ``fk_tolerance`` (of each component's force scale) the Froude-Krylov method as declared, None
+    where not (the runtime's default; docs/kernel.md "Waves"); ``warning``: a sentence the caller may
     print (steepness where linear theory is poor), or None.
     """
 
@@ -80,15 +82,22 @@ class Sea:
     ramp: float = 0.0
     depth: float | None = None
     surface: int = 0
+    fk: str | None = None
+    fk_tolerance: float | None = None
     warning: str | None = field(default=None, compare=False)
 
     def block(self) -> dict:
-        """The environment JSON's ``waves`` object (docs/formats.md): depth omitted for deep water."""
+        """The environment JSON's ``waves`` object (docs/formats.md): depth omitted for deep water,
+        fk and fk_tolerance where declared (a sea that declares neither writes what it always did)."""
         out = {"surface": int(self.surface)}
         if self.depth is not None:
             out["depth"] = float(self.depth)
         out["ramp"] = float(self.ramp)
         out["components"] = [[float(v) for v in row] for row in self.components]
+        if self.fk is not None:
+            out["fk"] = self.fk
+        if self.fk_tolerance is not None:
+            out["fk_tolerance"] = float(self.fk_tolerance)
         return out
 
 

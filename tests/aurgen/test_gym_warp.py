@@ -375,10 +375,11 @@ def test_make_vec_gives_the_waypoint_environment_with_its_keywords():
 
 def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
     """wave_seed (one per world) over an irregular sea: at one state and time in every world, world i's
-    qfrc_passive is the plugin's in the CPU environment's world declared with seed wave_seed[i] and
-    waves.fk: exact (float32's agreement; the Warp kernels take the columns), and the CPU environment's
-    own (the plugin's default, the volume moments) to 1e-3 of its largest component; the two worlds of
-    one seed agree bitwise, the other differs; a regular sea or the wrong count is refused."""
+    qfrc_passive is the plugin's in the CPU environment declared with seed wave_seed[i] and
+    sea fk: exact (float32's agreement; the Warp kernels take the columns), and in the CPU environment
+    declaring no fk (the plugin's default, the volume moments) to 1e-3 of its largest component; the
+    two worlds of one seed agree bitwise, the other differs; a regular sea, the wrong count or a sea
+    declaring fk: moments is refused."""
     import mujoco
 
     sea = {"spectrum": "jonswap", "hs": 0.5, "tp": 3.0, "components": 8, "seed": 1}
@@ -398,17 +399,11 @@ def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
     mjw.forward(m, d)
     got = d.qfrc_passive.numpy().astype(float)
     assert np.array_equal(got[0], got[2]) and np.abs(got[0] - got[1]).max() > 1e-3 * np.abs(got[0]).max()
-    from aurgen.analysis.sea import sea_of
-    from aurgen.analysis.timedomain import environment_of
-    from aurgen.runtime.sim import Simulation
-
     for i, s in enumerate(seeds):
-        cpu = BlueBoatStationKeeping(sea={**sea, "seed": s})
-        # the same world declaring waves.fk: exact, the columns the Warp kernels take (the plugin's default,
-        # the CPU environment's, is the volume moments: within their error bound of the columns)
-        env = environment_of(cpu._rho, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), sea_of({**sea, "seed": s}))
-        env["waves"]["fk"] = "exact"
-        exact = Simulation(cpu._xml, environment=env)
+        # sea fk: exact, the columns the Warp kernels take; without fk the plugin's default, the volume
+        # moments (within their error bound of the columns: 5e-5 of the largest force here)
+        exact, cpu = BlueBoatStationKeeping(sea={**sea, "seed": s, "fk": "exact"}), BlueBoatStationKeeping(
+            sea={**sea, "seed": s})
         for model, tol in ((exact.model, 2e-5), (cpu.model, 1e-3)):
             dc = mujoco.MjData(model)
             dc.qpos[:], dc.qvel[:], dc.time = q, v, 5.0
@@ -416,6 +411,10 @@ def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
             assert np.abs(got[i] - dc.qfrc_passive).max() <= tol * np.abs(dc.qfrc_passive).max(), (i, tol)
         exact.close()
         cpu.close()
+    from aurgen.runtime.mjwarp import MjWarpRefused
+
+    with pytest.raises(MjWarpRefused, match=r"waves\.fk: moments: the MuJoCo Warp backend integrates"):
+        WarpStationKeeping(num_envs=2, sea={**sea, "fk": "moments"})
     with pytest.raises(ValueError, match="wave_seed: only with an irregular sea"):
         WarpStationKeeping(num_envs=2, sea={"spectrum": "regular", "height": 0.1, "period": 3.0}, wave_seed=[1, 2])
     with pytest.raises(ValueError, match="wave_seed: expected 2 integers from 0 to 9223372036854775807"):

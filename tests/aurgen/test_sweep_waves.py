@@ -109,6 +109,27 @@ grid:
 
 
 
+def test_the_froude_krylov_method_swept(tmp_path):
+    """waves.fk is a sea key like the others: each variant's environment carries the method it names
+    (the plugin reads it there), and its row says which; the two methods agree to the moments' bound."""
+    write(tmp_path, """vehicle: blueboat.yaml
+time_domain:
+  duration: 1
+  waves: {spectrum: jonswap, hs: 0.5, tp: 3, components: 4, seed: 1, direction: 90}
+grid:
+  waves.fk: [exact, moments]
+""")
+    td._MODELS.clear()
+    rc, _, err = _main(["sweep", tmp_path / "sweep.yaml", "-o", tmp_path / "o", "--quiet", "--no-figures",
+                        "--time-domain"])
+    assert rc == 0, err
+    assert sorted(json.loads(k[1])["waves"]["fk"] for k in td._MODELS) == ["exact", "moments"]
+    rows = table(tmp_path / "o")
+    assert [r["td_sea"].split()[-1] for r in rows] == ["fk=exact", "fk=moments"]
+    a, b = (num(r["td_max_roll_deg"]) for r in rows)
+    assert abs(a - b) <= 1e-3 * max(abs(a), 1e-3)
+
+
 def test_a_forged_sea_text_is_recomputed_on_resume(beam, tmp_path):
     """``td_sea`` is text the variant's own values determine: a journal row whose td_sea was edited is not
     trusted on a resume (recomputed, with a note), so the table says which sea each row ran in."""
@@ -151,6 +172,8 @@ def test_a_forged_sea_text_is_recomputed_on_resume(beam, tmp_path):
     ("grid: {waves.bogus: [1]}", "grid.waves.bogus", "a sea key is waves."),
     ("time_domain: {waves: {spectrum: choppy, height: 0.2, period: 3}}",
      "time_domain.waves.spectrum", "must be one of regular, pierson_moskowitz, jonswap"),
+    ("time_domain: {waves: {spectrum: jonswap, hs: 0.5, tp: 3}}\ngrid: {waves.fk: [exact, fast]}",
+     "waves.fk", "must be one of exact, moments, got 'fast'"),
 ])
 def test_bad_sea_refused_at_the_cli_naming_the_file_and_key(tmp_path, body, key, words):
     p = write(tmp_path, f"vehicle: blueboat.yaml\n{body}\n")

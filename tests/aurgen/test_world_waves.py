@@ -162,6 +162,8 @@ CASES = [
     (SEA, "hs: 1.0", "hs: 6.0", r"waves\.hs: hs/lambda_p = 0\.15\d* \(hs 6 m, tp 5 s\) is beyond the breaking "
                                 r"limit 1/7"),
     (SEA, "ramp: 10\n", "ramp: 10\n  surface: surface\n", r"surface: duplicate key"),
+    (SEA, "ramp: 10", "ramp: 10\n  fk: fast", r":16: waves\.fk: must be one of exact, moments, got 'fast'"),
+    (SEA, "ramp: 10", "ramp: 10\n  fk_tolerance: 1", r"waves\.fk_tolerance: 1 is out of range: at most 0\.1"),
     # issue 37: a trough below the seabed, a dispersion depth below it, a sea on a liquid interface
     (SHALLOW, "height: 0.4\n  period: 3.0", "height: 22\n  period: 25",
      r":11: waves\.height: a trough H/2 = 11 m below the mean level reaches the bottom 10 m down \(plane "
@@ -292,3 +294,49 @@ def test_open_waters_sea_refuses_a_trough_below_its_declared_depth():
                                           r"5 m down \(the declared depth\)"):
         sea_of({"spectrum": "regular", "height": 12.0, "period": 20.0, "depth": 5.0}, prefix="sea")
     assert sea_of({"spectrum": "regular", "height": 1.0, "period": 20.0, "depth": 5.0}).depth == 5.0
+
+
+# a displacement box (user 1: the plugin's mark), tilted, cut by the surface
+BOX = """<mujoco><size nuser_geom="1"/><worldbody><body name="b" pos="0.1 -0.2 0.02" quat="0.98 0.1 0.15 0">
+<freejoint/><geom name="hull" type="box" size="0.5 0.3 0.2" mass="40" user="1"/></body></worldbody></mujoco>"""
+
+
+def _passive(env: dict):
+    from aurgen.runtime.sim import Simulation
+
+    sim = Simulation(BOX, environment=env)
+    d = mujoco.MjData(sim.model)
+    d.time = 3.7
+    mujoco.mj_forward(sim.model, d)
+    out = d.qfrc_passive.copy()
+    sim.close()
+    return out
+
+
+def test_fk_rides_on_the_sea_to_the_plugin_as_declared(tmp_path):
+    """waves.fk and waves.fk_tolerance, a world's and open water's (the gym's sea=, the time domain's
+    waves): in the environment JSON only when declared, and the plugin integrates what they say. The
+    force with fk: exact declared through the sea is bitwise the one of the same components with fk
+    written into the JSON by hand, and differs from the default's (the moments, a 3-component sea)."""
+    from aurgen.analysis.sea import sea_of
+    from aurgen.analysis.timedomain import environment_of
+
+    w = _load(tmp_path, SEA + "  fk: exact\n  fk_tolerance: 1.0e-6\n")
+    block = world_config.environment(w)["waves"]
+    assert (block["fk"], block["fk_tolerance"]) == ("exact", 1e-6)
+    parsed = envmod.parse(world_config.environment_json(w)).waves
+    assert (parsed.fk, parsed.fk_tolerance) == ("exact", 1e-6)
+    decl = {"spectrum": "jonswap", "hs": 0.5, "tp": 3.0, "components": 3, "seed": 2}
+    plain = environment_of(1025.0, (0, 0, 0), (0, 0, 0), sea_of(decl))
+    assert "fk" not in plain["waves"] and "fk_tolerance" not in plain["waves"]
+    exact = environment_of(1025.0, (0, 0, 0), (0, 0, 0), sea_of({**decl, "fk": "exact"}))
+    by_hand = json.loads(json.dumps(plain))
+    by_hand["waves"]["fk"] = "exact"
+    assert exact == by_hand
+    f_default, f_exact, f_hand = _passive(plain), _passive(exact), _passive(by_hand)
+    assert np.array_equal(f_exact, f_hand) and not np.array_equal(f_exact, f_default)
+    assert np.abs(f_exact - f_default).max() <= 1e-3 * np.abs(f_exact).max()  # the moments' bound, loosely
+    with pytest.raises(ConfigError, match=r"sea\.fk: must be one of exact, moments, got 'fast'"):
+        sea_of({**decl, "fk": "fast"}, prefix="sea")
+    with pytest.raises(ConfigError, match=r"sea\.fk_tolerance: 0 is out of range: at least 1e-12"):
+        sea_of({**decl, "fk_tolerance": 0}, prefix="sea")
