@@ -378,8 +378,9 @@ def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
     qfrc_passive is the plugin's in the CPU environment declared with seed wave_seed[i] and
     sea fk: exact (float32's agreement; the Warp kernels take the columns), and in the CPU environment
     declaring no fk (the plugin's default, the volume moments) to 1e-3 of its largest component; the
-    two worlds of one seed agree bitwise, the other differs; a regular sea, the wrong count or a sea
-    declaring fk: moments is refused."""
+    two worlds of one seed agree bitwise, the other differs; the Warp environment declaring fk: exact
+    steps the same forces bitwise; a regular sea, the wrong count or a sea declaring fk: moments is
+    refused."""
     import mujoco
 
     sea = {"spectrum": "jonswap", "hs": 0.5, "tp": 3.0, "components": 8, "seed": 1}
@@ -399,6 +400,14 @@ def test_wave_seed_gives_each_world_its_own_sea_the_cpu_environments():
     mjw.forward(m, d)
     got = d.qfrc_passive.numpy().astype(float)
     assert np.array_equal(got[0], got[2]) and np.abs(got[0] - got[1]).max() > 1e-3 * np.abs(got[0]).max()
+    # declaring fk: exact there is what the kernels do anyway: the same forces, bitwise
+    ex = WarpStationKeeping(num_envs=3, sea={**sea, "fk": "exact"}, wave_seed=seeds)
+    de = mjw.make_data(ex.mjm, nworld=3)
+    de.qpos.assign(np.tile(q, (3, 1)))
+    de.qvel.assign(np.tile(v, (3, 1)))
+    de.time.assign(np.full(3, 5.0, np.float32))
+    mjw.forward(ex.model, de)
+    assert np.array_equal(de.qfrc_passive.numpy().astype(float), got)
     for i, s in enumerate(seeds):
         # sea fk: exact, the columns the Warp kernels take; without fk the plugin's default, the volume
         # moments (within their error bound of the columns: 5e-5 of the largest force here)
