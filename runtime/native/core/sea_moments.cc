@@ -267,22 +267,18 @@ void Take(const Poly& P, const double c[3], const double up[3], const double u[3
           si[a] += q[j][a] * gi[j];
         }
       }
-      const double f3 = v6 * kFact.inv[n + 3], f4 = v6 * kFact.inv[n + 4];
-      m->s[n][0][0] += f3 * h3r;
-      m->s[n][0][1] += f3 * h3i;
-      for (int a = 0; a < 3; ++a) {
-        m->s[n][1 + a][0] += f4 * sr[a];
-        m->s[n][1 + a][1] += f4 * si[a];
-      }
-      if (isc) {
-        const double f2 = a2 * kFact.inv[n + 2], f3a = a2 * kFact.inv[n + 3];
-        m->s[n][4][0] += f2 * h3r;
-        m->s[n][4][1] += f2 * h3i;
+      // rows o (the integral) and o + 1 .. o + 3 (its first moments), weights fa and fb: the volume's
+      // (o = 0) and, on the cap, the area's (o = 4)
+      auto rows = [&](int o, double fa, double fb) {
+        m->s[n][o][0] += fa * h3r;
+        m->s[n][o][1] += fa * h3i;
         for (int a = 0; a < 3; ++a) {
-          m->s[n][5 + a][0] += f3a * sr[a];
-          m->s[n][5 + a][1] += f3a * si[a];
+          m->s[n][o + 1 + a][0] += fb * sr[a];
+          m->s[n][o + 1 + a][1] += fb * si[a];
         }
-      }
+      };
+      rows(0, v6 * kFact.inv[n + 3], v6 * kFact.inv[n + 4]);
+      if (isc) rows(4, a2 * kFact.inv[n + 2], a2 * kFact.inv[n + 3]);
     }
   });
 }
@@ -307,15 +303,13 @@ void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap,
       }
       const int im = n & 1;                        // i^n: real (n even) or imaginary (odd) ...
       const double sg = (n & 2) ? -1.0 : 1.0;      // ... and its sign
-      const double f3 = sg * (v6 * kFact.inv[n + 3]), f4 = sg * (v6 * kFact.inv[n + 4]);
       double(*s)[2] = m->s[n];
-      s[0][im] += f3 * h3;
-      for (int a = 0; a < 3; ++a) s[1 + a][im] += f4 * sr[a];
-      if (isc) {
-        const double f2 = sg * (a2 * kFact.inv[n + 2]), f3a = sg * (a2 * kFact.inv[n + 3]);
-        s[4][im] += f2 * h3;
-        for (int a = 0; a < 3; ++a) s[5 + a][im] += f3a * sr[a];
-      }
+      auto rows = [&](int o, double fa, double fb) {  // as Take's, in the one slot
+        s[o][im] += fa * h3;
+        for (int a = 0; a < 3; ++a) s[o + 1 + a][im] += fb * sr[a];
+      };
+      rows(0, sg * (v6 * kFact.inv[n + 3]), sg * (v6 * kFact.inv[n + 4]));
+      if (isc) rows(4, sg * (a2 * kFact.inv[n + 2]), sg * (a2 * kFact.inv[n + 3]));
     }
   });
 }
