@@ -31,7 +31,9 @@ THRUST_COEFFICIENT = 0.02
 # Drag coefficient of the windage boxes for gz-maritime's ocean current (docs/sources.md §5,
 # the reference's PR #72): chosen so that 0.5 ρ Cd (2 · width · draft) ≈ 7.0 N s²/m², the
 # identified surge xUabsU, at the reference boat's draft (12.3047 kg: 0.0318 m). The Cd is the
-# shape's; at a heavier loading the deeper draft gives proportionally more drag.
+# shape's; at a heavier loading the deeper draft gives proportionally more drag. A surface
+# vessel's MJCF displacement geoms carry the same C_D (geom user[1], the runtime's form drag
+# coefficient), so both simulators drag the hull alike (docs/runtime.md "Drag (the model)").
 OCEAN_CURRENT_CD = 1.19
 
 # Gripper (revolute/prismatic) joints: gz-sim's JointPositionController, driving the joint's
@@ -393,7 +395,9 @@ def context(vehicle: Vehicle) -> dict:
         "hydro_matrices": mats,
         "hydro_skipped": skipped,
         "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
-                         "fluid_density": float(disp.fluid_density), "pieces": hull_pieces(disp)},
+                         "fluid_density": float(disp.fluid_density), "pieces": hull_pieces(disp),
+                         # geom user: the mark (1, displacement) and, for a hull, its form drag C_D
+                         "user": (1.0, OCEAN_CURRENT_CD) if vehicle.windage else (1.0,)},
         "windage": [geom_ctx(g) for g in vehicle.windage],
         "ocean_current_cd": OCEAN_CURRENT_CD,
         "controllers": controllers_ctx(vehicle),

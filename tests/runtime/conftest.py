@@ -78,7 +78,13 @@ def _forces_run(where):
         got = [a.copy() for a in outs()]
         d.qfrc_passive[:] = q0
         d.M[:] = M0
-        fz.passive(*self.args[:47])  # the oracle keeps no qdrag (the ledger's split)
+        if getattr(self, "_oracle_gexp", None) is None:  # the faces' exposure at the first evaluation, as the stage
+            from numba_oracle.drag_faces import face_exposure
+            gi = self.args[1]
+            self._oracle_gexp = face_exposure(gi, self.args[4], self.args[3], self.args[6],
+                                              d.geom_xpos[gi[:, 0]], d.geom_xmat[gi[:, 0]])
+        # the oracle keeps no qdrag (the ledger's split)
+        fz.passive(*self.args[:47], self.args[48], self._oracle_gexp)
         worst, bitwise = 0.0, True
         # the pieces against the geoms' own scale (see kernel_oracle.compare, whole): a sliver's
         # volume and centroid from the oracle's edge soup carry ~1e-16 of the box, not of the
@@ -91,7 +97,9 @@ def _forces_run(where):
         cf, gf = self.args[11], self.args[12]
         rho = float(np.abs(cf[:, 0]).max(initial=0.0))
         fmax = rho * vfull * max(float(np.linalg.norm(gf[:3])), 1.0) * (1.0 + ext)
-        floor = (fmax, 0.0, 0.0, fmax, vfull, 0.0, ext * ext, 1.0)  # wfrac: a fraction
+        # the ledger's powers are sums of qfrc_j qvel_j: the generalized forces' floor times sum |qvel|
+        pfloor = fmax * float(np.abs(d.qvel).sum())
+        floor = (fmax, 0.0, pfloor, fmax, vfull, 0.0, ext * ext, 1.0)  # wfrac: a fraction
         pieces = list(zip(got, outs()))
         va, vb = pieces[4]
         pieces[5] = (va[..., None] * pieces[5][0], vb[..., None] * pieces[5][1])  # V c

@@ -48,7 +48,7 @@ def _args():
 
 def test_force_stage_refuses_bad_arrays():
     sim, args = _args()
-    with pytest.raises(ValueError, match="48 arrays"):
+    with pytest.raises(ValueError, match="49 arrays"):
         ForceStage(tuple(args[:-1]))
     bad = list(args)
     bad[1] = bad[1].astype(np.int32)  # gi must be int64: the stage keeps a pointer, no conversion

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "clip_poly.h"
+#include "drag_faces.h"
 #include "forces.h"
 #include "kernel.h"
 #include "hull.h"
@@ -318,7 +319,7 @@ core::Cell CellOf(const double* row, int64_t nplanes) {
 class PyForceStage {
  public:
   explicit PyForceStage(nb::tuple args) : args_(args) {
-    if (nb::len(args) != 48) Fail("ForceStage: expected the 48 arrays of plan.Plan.args");
+    if (nb::len(args) != 49) Fail("ForceStage: expected the 49 arrays of plan.Plan.args");
     auto at = [&](int i) { return args[i]; };
     core::ForceData& D = data_;
     core::ForceOut& O = out_;
@@ -373,6 +374,7 @@ class PyForceStage {
     O.led = Arr<double>(at(45), "led", {&cL});
     O.qmine = Arr<double>(at(46), "qmine", {&nv});
     O.qdrag = Arr<double>(at(47), "qdrag", {&nv});
+    const double* gcd = Arr<const double>(at(48), "gcd", {&ng});
     // indices
     auto in = [](int64_t v, int64_t lo, int64_t hi) { return v >= lo && v < hi; };
     if (!in(fl_[packed::kFGrav], 0, 4)) Fail("ForceStage: fl[2], the gravity kind, must be 0, 1, 2 or 3");
@@ -384,6 +386,8 @@ class PyForceStage {
         Fail("ForceStage: gw[" + std::to_string(k) + "] is not a weld group index");
       if (g[2] == core::kMesh && !in(mesh_ids[k], 0, hulls_.set.nmesh))
         Fail("ForceStage: mesh id of geom " + std::to_string(k) + " out of range");
+      if (!(gcd[k] > 0.0 && gcd[k] <= core::kMaxDragCoefficient))
+        Fail("ForceStage: gcd[" + std::to_string(k) + "]: " + core::kDragCoefficientError);
     }
     for (int64_t c = 0; c < nc; ++c)
       if (!in(cnp[c], 0, kmax + 1)) Fail("ForceStage: cnp out of range");
@@ -425,6 +429,7 @@ class PyForceStage {
       std::copy(gsz + 3 * k, gsz + 3 * k + 3, g.size);
       std::copy(gcl + 3 * k, gcl + 3 * k + 3, g.centre);
       g.volume = gvol[k];
+      g.cd = gcd[k];
     }
     M.hulls = hulls_.set;
     for (int64_t c = 0; c < nc; ++c) M.cells.push_back(packed::CellOf(cf + packed::kNCF * c, cnp[c]));
@@ -736,6 +741,34 @@ NB_MODULE(_native, m) {
       },
       "x"_a, "c"_a.noconvert(), "s"_a.noconvert(),
       "cos x and sin x (x in rad) into c and s, as the sea's phases take them (core/sincos.h).");
+  m.def(
+      "face_exposure",
+      [](In<int64_t, nb::ndim<2>> gi, In<double, nb::ndim<2>> gsz, In<double, nb::ndim<2>> gcl,
+         In<int64_t, nb::ndim<1>> gw, In<double, nb::ndim<2>> pos, In<double, nb::ndim<2>> mats, OutF out) {
+        const size_t n = gi.shape(0);
+        if (gi.shape(1) != 4 || gsz.shape(0) != n || gsz.shape(1) != 3 || gcl.shape(0) != n ||
+            gcl.shape(1) != 3 || gw.shape(0) != n || pos.shape(0) != n || pos.shape(1) != 3 ||
+            mats.shape(0) != n || mats.shape(1) != 9 || out.shape(0) != n || out.shape(1) != 6)
+          Fail("face_exposure: expected gi (N, 4), gsz, gcl, pos (N, 3), gw (N,), mats (N, 9), out (N, 6)");
+        std::vector<core::Geom> geoms(n);
+        for (size_t k = 0; k < n; ++k) {
+          const int64_t* g = gi.data() + 4 * k;
+          if (!core::IsKernelType(g[2])) Fail("face_exposure: unknown geom type " + std::to_string(g[2]));
+          geoms[k].type = static_cast<int>(g[2]);
+          geoms[k].mark = static_cast<core::Mark>(g[3]);
+          geoms[k].weld = gw.data()[k];
+          std::copy(gsz.data() + 3 * k, gsz.data() + 3 * k + 3, geoms[k].size);
+          std::copy(gcl.data() + 3 * k, gcl.data() + 3 * k + 3, geoms[k].centre);
+        }
+        std::vector<double> e;
+        core::FaceExposure(geoms, pos.data(), mats.data(), &e);
+        std::copy(e.begin(), e.begin() + 6 * n, out.data());
+      },
+      "gi"_a, "gsz"_a, "gcl"_a, "gw"_a, "pos"_a, "mats"_a, "out"_a.noconvert(),
+      "out (N, 6): the exposed share of each face (-x, +x, -y, +y, -z, +z) of each box geom's and\n"
+      "mesh geom's drag box (core/drag_faces.h FaceExposure), as the force stage takes it: gi rows\n"
+      "(geom id, body, type, mark), gsz sizes (a mesh: bounding half-sizes), gcl full-volume\n"
+      "centroids (geom frame), gw weld groups, pos and mats (row-major) the world poses.");
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

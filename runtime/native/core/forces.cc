@@ -79,20 +79,41 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
     for (int c = 0; c < nc_; ++c) {
       const double rho = m_.cells[c].rho, mu = m_.cells[c].mu;
       const int64_t si = Piece(k, c);
-      dcoef_[kDQ * S + si] = 0.5 * rho * kCD;
+      const double cd = m_.geoms[k].cd;
+      dcoef_[kDQ * S + si] = 0.5 * rho * cd;
       dcoef_[kDLin * S + si] = 3.0 * kPi * mu * deq;
       dcoef_[kDRot * S + si] = kPi * mu * Pow3(deq);
-      dcoef_[kDRot2 * S + si] = rho * kCD * Pow5(deq) / 64.0;
+      dcoef_[kDRot2 * S + si] = rho * cd * Pow5(deq) / 64.0;
     }
+  }
+  // one drag per degree of freedom: a weld group's declared terms (its dampers' nonzero rows)
+  // take those degrees of freedom from the drag model
+  const int nwg = std::max(nw_, 1);
+  wkeep_.assign(6 * static_cast<size_t>(nwg), 1.0);
+  wmbody_.assign(nwg, -1);
+  wmode_.assign(nwg, 0);
+  for (const Damper& dm : m_.dampers) {
+    if (dm.group < 0 || dm.group >= nw_) continue;
+    if (wmbody_[dm.group] < 0) wmbody_[dm.group] = dm.body;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j)
+        if (dm.D[6 * i + j] != 0.0 || dm.Dq[6 * i + j] != 0.0) wkeep_[6 * dm.group + i] = 0.0;
+  }
+  for (int w = 0; w < nw_; ++w) {
+    int kept = 0;
+    for (int i = 0; i < 6; ++i) kept += wkeep_[6 * w + i] != 0.0;
+    wmode_[w] = kept == 6 ? 0 : kept == 0 ? 2 : 1;
   }
   // the cells' density, flow and pressure constant, each a column (lanes load two cells)
   crho_.assign(std::max(nc_, 1), 0.0);
   cP_.assign(std::max(nc_, 1), 0.0);
+  cup_.assign(std::max(nc_, 1), 1.0);
   cflow_.assign(3 * std::max(nc_, 1), 0.0);
   for (int c = 0; c < nc_; ++c) {
     const Cell& cell = m_.cells[c];
     crho_[c] = cell.rho;
     cP_[c] = cell.p;
+    cup_[c] = cell.gas ? -1.0 : 1.0;
     for (int a = 0; a < 3; ++a) cflow_[a * nc_ + c] = cell.flow[a];
     if (cell.rho > rho_max_) {
       rho_max_ = cell.rho;

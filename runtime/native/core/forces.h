@@ -93,7 +93,14 @@ struct Geom {
   double size[3] = {0.0, 0.0, 0.0};    // m (mjModel geom_size; a mesh: bounding half-sizes)
   double centre[3] = {0.0, 0.0, 0.0};  // full-volume centroid, geom frame, m
   double volume = 0.0;                 // full volume, m^3
+  double cd = 1.0;                     // form drag coefficient C_D (MJCF geom user[1]; kCD)
 };
+
+// A marked geom's drag coefficient (its MJCF user[1]) lies in (0, kMaxDragCoefficient]; the
+// refusal's words, shared with runtime/sim/plan.py.
+inline constexpr double kMaxDragCoefficient = 10.0;
+inline constexpr const char* kDragCoefficientError =
+    "user[1], its form drag coefficient C_D, must be a number in (0, 10] (0 or absent: C_D 1)";
 
 // A body's place in the kinematic tree.
 struct Body {
@@ -263,6 +270,18 @@ class alignas(kLine) ForceStage {
   enum { kDQ = 0, kDLin = 1, kDRot = 2, kDRot2 = 3, kNDC = 4 };
   std::vector<double> dcoef_;
   std::vector<double> gpr_;      // (ng x 3) size products b c, a c, a b (drag's projected area)
+  // (ng x 6) the exposed share of each face of a box's (a mesh's bounding box's) drag box
+  // (drag_faces.h FaceExposure), from the first evaluation's poses (a weld group's geoms keep
+  // their relative poses)
+  std::vector<double> gexp_;
+  bool gexp_ready_ = false;
+  // per weld group, the drag model's share of each degree of freedom (nu = (v, w) in the body
+  // axes at the origin of its first damper's body): 0 where a damper declares a term for it,
+  // else 1; wmbody_ that body (-1: none), wmode_ 0 nothing masked, 1 some, 2 all (no drag)
+  std::vector<double> wkeep_;
+  std::vector<int64_t> wmbody_;
+  std::vector<int> wmode_;
+  std::vector<double> cup_;      // (nc) +1, -1 in a gas cell: the side a piece's cut faces
   std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' rho, p, flow as columns
   double rho_max_ = 0.0;         // the densest cell's density (kg/m^3)
   double uflow_[3] = {0.0, 0.0, 0.0};  // its flow (m/s): added mass is relative to it
@@ -322,9 +341,15 @@ class alignas(kLine) ForceStage {
     bool uniform, surf;
     const double *g, *n;
     double gh;
+    // the drag model's degrees of freedom kept (6; null: all) in the frame mR (9), at mo (3)
+    const double *keep, *mR, *mo;
   };
   template <class L>
   void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);
+  // a box's or mesh's drag area across w, times |w|, for its pieces in cells c, c + 1, ...
+  // (volume share f, section area A): forces_pieces.cc
+  template <class L>
+  L FaceAreaV(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz);
 };
 
 }  // namespace aurgen::core

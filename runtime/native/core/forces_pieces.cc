@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "clip_box.h"
+#include "drag_faces.h"
 #include "forces_util.h"
 #include "lanes.h"
 
@@ -32,19 +33,15 @@ inline bool SameBits(const double* a, const double* b) {
 }
 
 // The drag's projected area, one piece per lane (lanes.h: the scalar code's bits
-// in every lane).  A box (a mesh: its bounding half-sizes) or an ellipsoid across
-// w (geom frame) times |w|: homogeneous of degree 1 in w, so ProjAreaV(v) is
-// A_p(v / |v|) |v| without normalising (m^2 x the unit of w).  pr: the products
-// of the sizes (b c, a c, a b).
+// in every lane): an ellipsoid across w (geom frame) times |w|, homogeneous of
+// degree 1 in w, so ProjAreaV(v) is A_p(v / |v|) |v| without normalising (m^2 x
+// the unit of w).  pr: the products of the semi-axes (b c, a c, a b).  (A box's
+// and a mesh's: ForceStage::FaceAreaV.)
 template <class L>
-inline L ProjAreaV(int typ, const double* pr, L wx, L wy, L wz) {
+inline L ProjAreaV(const double* pr, L wx, L wy, L wz) {
   using namespace lanes;  // NOLINT: the lane types and their operators
-  if (typ == kEllipsoid) {
-    const L p = Set(pr[0], L{}) * wx, q = Set(pr[1], L{}) * wy, s = Set(pr[2], L{}) * wz;
-    return Set(kPi, L{}) * Sqrt(p * p + q * q + s * s);
-  }
-  return Set(4.0, L{}) * ((Set(pr[0], L{}) * Abs(wx) + Set(pr[1], L{}) * Abs(wy)) +
-                          Set(pr[2], L{}) * Abs(wz));
+  const L p = Set(pr[0], L{}) * wx, q = Set(pr[1], L{}) * wy, s = Set(pr[2], L{}) * wz;
+  return Set(kPi, L{}) * Sqrt(p * p + q * q + s * s);
 }
 
 // The projected area (m^2) of a sphere, cylinder or capsule across the unit
@@ -62,7 +59,62 @@ inline L ProjArea(int typ, const double* size, L ux, L uy, L uz) {
   return (Set(4.0 * r * h, L{}) * lat + Set(kPi * r * r, L{}) * Abs(uz)) + extra;
 }
 
+// The vector (x, y, z) (world) with its components along the axes of R (row-major, frame ->
+// world) scaled by keep (3: 1 kept, 0 dropped); untouched where all three are kept.
+template <class L>
+inline void Keep(const double* R, const double* keep, L* x, L* y, L* z) {
+  using namespace lanes;  // NOLINT
+  if (keep[0] != 0.0 && keep[1] != 0.0 && keep[2] != 0.0) return;
+  const L a = Set(keep[0], L{}) * (Set(R[0], L{}) * *x + Set(R[3], L{}) * *y + Set(R[6], L{}) * *z);
+  const L b = Set(keep[1], L{}) * (Set(R[1], L{}) * *x + Set(R[4], L{}) * *y + Set(R[7], L{}) * *z);
+  const L c = Set(keep[2], L{}) * (Set(R[2], L{}) * *x + Set(R[5], L{}) * *y + Set(R[8], L{}) * *z);
+  *x = Set(R[0], L{}) * a + Set(R[1], L{}) * b + Set(R[2], L{}) * c;
+  *y = Set(R[3], L{}) * a + Set(R[4], L{}) * b + Set(R[5], L{}) * c;
+  *z = Set(R[6], L{}) * a + Set(R[7], L{}) * b + Set(R[8], L{}) * c;
+}
+
 }  // namespace
+
+// The drag area of a box's (a mesh's bounding box's) piece across w (geom frame) times |w|
+// (m^2 x the unit of w): per geom axis i, the face area 4 pr_i x the mean exposed share of its
+// two faces (gexp_) x their wetted share s_i = f + (1 - f) u_i^2, u_i the axis' component of
+// up (-g / |g|; down in a gas cell): a side face is wetted as the piece's volume (f), a face
+// across up wholly (the bottom of a floating hull).  A piece cut by the surface (A > 0) has its
+// cut for a face: the share of the face looking up that is covered is exposed by u_i^2.
+template <class L>
+L ForceStage::FaceAreaV(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz) {
+  using namespace lanes;  // NOLINT
+  const L z{};
+  const L zero = Set(0.0, z), one = Set(1.0, z);
+  const int64_t S = slot_stride_, si = Piece(k, c);
+  const double* sl = slots_.data();
+  const L g0 = pf.uniform ? Set(pf.g[0], z) : Load(sl + kSG * S + si, z);
+  const L g1 = pf.uniform ? Set(pf.g[1], z) : Load(sl + (kSG + 1) * S + si, z);
+  const L g2 = pf.uniform ? Set(pf.g[2], z) : Load(sl + (kSG + 2) * S + si, z);
+  const L gn2 = g0 * g0 + g1 * g1 + g2 * g2;
+  const auto hasg = gn2 > zero;
+  const L s = Sel(hasg, -Load(cup_.data() + c, z) / Sqrt(Sel(hasg, gn2, one)), zero);
+  const L n0 = g0 * s, n1 = g1 * s, n2 = g2 * s;  // up, world
+  const double* R = o_.mats + 9 * k;
+  const L u[3] = {Set(R[0], z) * n0 + Set(R[3], z) * n1 + Set(R[6], z) * n2,
+                  Set(R[1], z) * n0 + Set(R[4], z) * n1 + Set(R[7], z) * n2,
+                  Set(R[2], z) * n0 + Set(R[5], z) * n1 + Set(R[8], z) * n2};
+  const L w[3] = {Abs(wx), Abs(wy), Abs(wz)};
+  const auto cut = A > zero;  // false for nan (several planes)
+  const double* pr = gpr_.data() + 3 * k;
+  const double* ex = gexp_.data() + 6 * static_cast<int64_t>(k);
+  L out = zero;
+  for (int i = 0; i < 3; ++i) {
+    const L q = u[i] * u[i];
+    const L wet = f + (one - f) * q;
+    const auto upw = u[i] >= zero;
+    L eu = Sel(upw, Set(ex[2 * i + 1], z), Set(ex[2 * i], z));
+    const L ed = Sel(upw, Set(ex[2 * i], z), Set(ex[2 * i + 1], z));
+    eu = Sel(cut, eu + (one - eu) * q, eu);
+    out = out + Set(2.0 * pr[i], z) * wet * (eu + ed) * w[i];
+  }
+  return out;
+}
 
 void ForceStage::Up(const double g[3], int k) {
   if (!SameBits(g, up_.g)) {
@@ -173,14 +225,20 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     L Fd0 = zero, Fd1 = zero, Fd2 = zero, Td0 = zero, Td1 = zero, Td2 = zero;
     if (pf.drag) {
     const L dQ = Load(dcoef_.data() + kDQ * S + si, z);
-    L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
-    if (typ == kBox || typ == kMesh || typ == kEllipsoid) {
-      dq = dQ * ProjAreaV(typ, gpr_.data() + 3 * k, lx, ly, lz);
+    L ncoef;
+    if (typ == kBox || typ == kMesh) {  // the exposed, wetted faces (FaceAreaV)
+      const L fa = FaceAreaV(k, c, pf, f, Load(o_.areas + si, z), lx, ly, lz);
+      ncoef = -(Load(dcoef_.data() + kDLin * S + si, z) * f + dQ * fa);
     } else {
-      const L sp = Sqrt(sp2);
-      dq = dQ * ProjArea(typ, m_.geoms[k].size, lx / sp, ly / sp, lz / sp) * sp;
+      L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
+      if (typ == kEllipsoid) {
+        dq = dQ * ProjAreaV(gpr_.data() + 3 * k, lx, ly, lz);
+      } else {
+        const L sp = Sqrt(sp2);
+        dq = dQ * ProjArea(typ, m_.geoms[k].size, lx / sp, ly / sp, lz / sp) * sp;
+      }
+      ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
     }
-    const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
     const auto moving = sp2 > zero;  // else no drag force
     Fd0 = Sel(moving, ncoef * v0, zero);
     Fd1 = Sel(moving, ncoef * v1, zero);
@@ -191,6 +249,15 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     Td0 = nct * w0;
     Td1 = nct * w1;
     Td2 = nct * w2;
+    if (pf.keep) {  // one drag per degree of freedom: the declared ones taken out (Unmask)
+      const L rx = x0 - Set(pf.mo[0], z), ry = x1 - Set(pf.mo[1], z), rz = x2 - Set(pf.mo[2], z);
+      L M0 = Td0 + (ry * Fd2 - rz * Fd1), M1 = Td1 + (rz * Fd0 - rx * Fd2), M2 = Td2 + (rx * Fd1 - ry * Fd0);
+      Keep(pf.mR, pf.keep, &Fd0, &Fd1, &Fd2);
+      Keep(pf.mR, pf.keep + 3, &M0, &M1, &M2);
+      Td0 = M0 - (ry * Fd2 - rz * Fd1);
+      Td1 = M1 - (rz * Fd0 - rx * Fd2);
+      Td2 = M2 - (rx * Fd1 - ry * Fd0);
+    }
     }
     // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
     const L A = Load(o_.areas + si, z);
@@ -372,6 +439,10 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   const bool damping = m_.damping;
   const bool sea = m_.sea.active;
   const bool keepd = record && (drag || damping || sea) && o_.qdrag;
+  if (!gexp_ready_) {  // the faces' exposure, once (relative poses within a weld group are fixed)
+    FaceExposure(m_.geoms, o_.pos, o_.mats, &gexp_);
+    gexp_ready_ = true;
+  }
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];
   const int nc = nc_;
   const int64_t S = slot_stride_;
@@ -438,7 +509,11 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     }
     if (!any) continue;
     // (B) this geom's wrenches, its cells two at a time
-    PieceFlags pf{displaces && buoy, drag, record, sea, anysurf, uniform, false, G.g, up_.n, 0.0};
+    // the drag model on the degrees of freedom the weld group declares no term for
+    const int wm = displaces && nw_ > 0 ? wmode_[geom.weld] : 0;
+    const int64_t mb = wm == 1 ? wmbody_[geom.weld] : 0;
+    PieceFlags pf{displaces && buoy, drag && wm != 2, record, sea, anysurf, uniform, false, G.g, up_.n, 0.0,
+                  wm == 1 ? wkeep_.data() + 6 * geom.weld : nullptr, d.xmat + 9 * mb, d.xpos + 3 * mb};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;

@@ -102,6 +102,13 @@ bool Hydro::Build(const mjModel* m, int instance, const HydroConfig& cfg, std::s
       G.body = m->geom_bodyid[g];
       G.type = typ;
       G.mark = static_cast<core::Mark>(geoms[k].second);
+      // user[1]: the form drag coefficient C_D of a marked geom (0, or no second user number: 1),
+      // as runtime/sim/plan.py reads it
+      const double cd = m->nuser_geom > 1 ? m->geom_user[g * m->nuser_geom + 1] : 0.0;
+      if (G.mark != core::Mark::kAddedOnly && cd != 0.0) {
+        if (!(cd > 0.0 && cd <= core::kMaxDragCoefficient)) throw Fail(nm + ": " + core::kDragCoefficientError);
+        G.cd = cd;
+      }
       std::copy(m->geom_size + 3 * g, m->geom_size + 3 * g + 3, G.size);
       if (typ == mjGEOM_MESH) {  // its convex hull, built from its vertices (core/hull.h BuildHull):
         // MuJoCo's (mesh_graph) exists only when some geom collides with the mesh

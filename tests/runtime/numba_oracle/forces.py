@@ -20,7 +20,7 @@ from numba import njit
 
 from .kernel import T_CAPSULE, T_CYLINDER, T_ELLIPSOID, T_SPHERE, clip_into, support_local
 
-from aurgen.runtime.sim.forces import (C_D, C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
+from aurgen.runtime.sim.forces import (C_FLOW, C_G, C_GAS, C_K, C_MU, C_P, C_RHO, C_S, F_ADDED, F_BUOY,
                                    F_DAMP, F_DRAG, F_GRAV, F_RECORD, L_KE, L_PDRAG, L_UBUOY, L_UGRAV, L_VSUB, NLED)
 
 
@@ -144,7 +144,7 @@ def _proj_area(typ, size, ux, uy, uz):
 def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             bch, bnd, broot, bmass, binert, di, df, ai, af, wvol, Mmap,
             qvel, gxpos, gxmat, xpos, xmat, xipos, ximat, cdof, cdof_dot, scom, cvel,
-            qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine):
+            qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine, gcd, gexp):
     """One evaluation of every runtime force for the current stage (see module doc).
 
     gi (ng, 4) int: geom id, body id, mjtGeom type, mark (1 displacement, 2 windage).
@@ -162,6 +162,8 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     wvol (nw,) total displacement volume per weld group. Mmap (nv, nv) CSR index of
     M[i, j] (i >= j) or -1.
     Outputs: qfrc (+=), M (+=), vols/cents/areas (ng, nc), wfrac (nw,), led, qmine.
+    gcd (ng,) each geom's form drag coefficient C_D; gexp (ng, 6) the exposed share of each face of a
+    box's or mesh's drag box (numba_oracle.drag_faces.face_exposure).
     """
     ng = gi.shape[0]
     nc = cpl.shape[0]
@@ -282,6 +284,22 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             if wvol[w] > 0.0:
                 wfrac[w] = wfrac[w] / wvol[w]
 
+    # ---- one drag per degree of freedom: a weld group's declared terms (its dampers' nonzero rows)
+    # take those degrees of freedom from the drag model, in the axes of its first damper's body
+    nwg = max(wvol.shape[0], 1)
+    wkeep = np.ones((nwg, 6))
+    wbody = np.full(nwg, -1, dtype=np.int64)
+    for it in range(di.shape[0]):
+        grp = di[it, 1]
+        if grp < 0:
+            continue
+        if wbody[grp] < 0:
+            wbody[grp] = di[it, 0]
+        for i in range(6):
+            for j in range(6):
+                if df[it, 6 * i + j] != 0.0 or df[it, 36 + 6 * i + j] != 0.0:
+                    wkeep[grp, i] = 0.0
+    Mr = np.empty(3)
     # ---- per geom, per cell: buoyancy, drag, surface damping
     for k in range(ng):
         b = gi[k, 1]
@@ -331,25 +349,74 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 for a in range(3):
                     Fd[a] = 0.0
                     Td[a] = 0.0
-                if sp > 0.0 and fl[F_DRAG] != 0:
+                grp = gw[k]
+                nkeep = 6.0
+                if mark == 1:
+                    nkeep = wkeep[grp].sum()
+                dragk = fl[F_DRAG] != 0 and nkeep > 0.0
+                A = areas[k, c]
+                cd = gcd[k]
+                if sp > 0.0 and dragk:
                     R = mats[k]
-                    ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
-                    uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
-                    uz = (R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2]) / sp
-                    Ap = _proj_area(typ, gsz[k], ux, uy, uz)
-                    coef = (3.0 * pi * mu * deq + 0.5 * rho * C_D * Ap * sp) * f
+                    if typ == 6 or typ == 7:  # the exposed, wetted faces of its drag box
+                        gn2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2]
+                        side = -1.0 if cf[c, C_GAS] != 0.0 else 1.0
+                        su = -side / sqrt(gn2) if gn2 > 0.0 else 0.0  # up = su g
+                        Ap = 0.0
+                        for i in range(3):
+                            ui = R[0, i] * (g[0] * su) + R[1, i] * (g[1] * su) + R[2, i] * (g[2] * su)
+                            li = abs(R[0, i] * v[0] + R[1, i] * v[1] + R[2, i] * v[2])
+                            q = ui * ui
+                            wet = f + (1.0 - f) * q
+                            if ui >= 0.0:
+                                eu = gexp[k, 2 * i + 1]
+                                ed = gexp[k, 2 * i]
+                            else:
+                                eu = gexp[k, 2 * i]
+                                ed = gexp[k, 2 * i + 1]
+                            if A == A and A > 0.0:
+                                eu = eu + (1.0 - eu) * q
+                            s1 = gsz[k, (i + 1) % 3] * gsz[k, (i + 2) % 3]
+                            Ap += 2.0 * s1 * wet * (eu + ed) * li
+                        coef = 3.0 * pi * mu * deq * f + 0.5 * rho * cd * Ap
+                    else:
+                        ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
+                        uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
+                        uz = (R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2]) / sp
+                        Ap = _proj_area(typ, gsz[k], ux, uy, uz)
+                        coef = (3.0 * pi * mu * deq + 0.5 * rho * cd * Ap * sp) * f
                     for a in range(3):
                         Fd[a] = -coef * v[a]
                 w0 = cvel[b, 0]
                 w1 = cvel[b, 1]
                 w2 = cvel[b, 2]
                 wn = sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                if fl[F_DRAG] != 0:
-                    ct = (pi * mu * deq ** 3 + rho * C_D * deq ** 5 / 64.0 * wn) * f
+                if dragk:
+                    ct = (pi * mu * deq ** 3 + rho * cd * deq ** 5 / 64.0 * wn) * f
                     Td[0] = -ct * w0
                     Td[1] = -ct * w1
                     Td[2] = -ct * w2
-                A = areas[k, c]
+                if dragk and nkeep < 6.0:  # the declared degrees of freedom taken out
+                    mb = wbody[grp]
+                    Rm = xmat[mb]
+                    r0 = x[0] - xpos[mb, 0]
+                    r1 = x[1] - xpos[mb, 1]
+                    r2 = x[2] - xpos[mb, 2]
+                    Mr[0] = Td[0] + (r1 * Fd[2] - r2 * Fd[1])
+                    Mr[1] = Td[1] + (r2 * Fd[0] - r0 * Fd[2])
+                    Mr[2] = Td[2] + (r0 * Fd[1] - r1 * Fd[0])
+                    for base, vec in ((0, Fd), (3, Mr)):
+                        if wkeep[grp, base] != 0.0 and wkeep[grp, base + 1] != 0.0 and wkeep[grp, base + 2] != 0.0:
+                            continue
+                        b0 = wkeep[grp, base] * (Rm[0] * vec[0] + Rm[3] * vec[1] + Rm[6] * vec[2])
+                        b1 = wkeep[grp, base + 1] * (Rm[1] * vec[0] + Rm[4] * vec[1] + Rm[7] * vec[2])
+                        b2 = wkeep[grp, base + 2] * (Rm[2] * vec[0] + Rm[5] * vec[1] + Rm[8] * vec[2])
+                        vec[0] = Rm[0] * b0 + Rm[1] * b1 + Rm[2] * b2
+                        vec[1] = Rm[3] * b0 + Rm[4] * b1 + Rm[5] * b2
+                        vec[2] = Rm[6] * b0 + Rm[7] * b1 + Rm[8] * b2
+                    Td[0] = Mr[0] - (r1 * Fd[2] - r2 * Fd[1])
+                    Td[1] = Mr[1] - (r2 * Fd[0] - r0 * Fd[2])
+                    Td[2] = Mr[2] - (r0 * Fd[1] - r1 * Fd[0])
                 if fl[F_DAMP] != 0 and mark == 1 and A == A and A > 0.0:
                     gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
                     if gn > 0.0:
