@@ -96,6 +96,28 @@ def kernels():
     sea = mjwarp_sea.build(wp, vec6d)
     _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
 
+    @wp.func
+    def _dry(cv: int, w: int, c: int, geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
+             gid: wp.array(dtype=int), gtype: wp.array(dtype=int), gsize: wp.array(dtype=vec3d),
+             mrange: wp.array(dtype=wp.vec2i), mtri: wp.array(dtype=vec3d), planes: wp.array2d(dtype=wp.vec4d),
+             nplanes: wp.array(dtype=int), srow: int, side: int, tp: wp.vec4d) -> bool:
+        # geom cv has no part in cell c: wholly outside one of its planes (ForceStage::Exposed: its
+        # piece's volume is 0; in a sea, the covered geom's tangent plane stands for the coverer's)
+        pos = vec3d(geom_xpos[w, gid[cv]])
+        R = mat33d(geom_xmat[w, gid[cv]])
+        typ = gtype[cv]
+        for j in range(nplanes[c]):
+            pl = _plane(planes, c, j, srow, side, tp)
+            n = vec3d(pl[0], pl[1], pl[2])
+            l = wp.transpose(R) @ n
+            t = pl[3] - wp.dot(n, pos)
+            lo = -_support(typ, gsize[cv], l)
+            if typ == MESH:
+                lo = _mesh_support(mtri, mrange[cv][0], mrange[cv][1], l)[1]
+            if lo >= t:
+                return True
+        return False
+
     # a gravity field (forces_gravity.cc GravityField, BodyGravity), runtime/mjwarp/gravity.py
     grav = mjwarp_gravity.build(wp)
     vec9d, _piece_g, _cell_at = grav["vec9d"], grav["piece_g"], grav["cell_at"]
@@ -115,6 +137,10 @@ def kernels():
                sea: int, sea_n: vec3d, sea_d: f64, depth: f64, deep: int, ramp: f64, time: wp.array(dtype=float),
                comps: wp.array3d(dtype=f64), lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
                gw: wp.array(dtype=f64), sea_row: wp.array(dtype=int), sea_side: wp.array(dtype=int),
+               gexp: wp.array2d(dtype=f64), gcov: wp.array2d(dtype=int), gcd: wp.array(dtype=f64),
+               gweld: wp.array(dtype=int),
+               wkeep: wp.array2d(dtype=f64), wmode: wp.array(dtype=int), wbody: wp.array(dtype=int),
+               xpos: wp.array2d(dtype=wp.vec3), xmat: wp.array2d(dtype=wp.mat33),
                out_m: wp.array2d(dtype=vec3d), out_f: wp.array2d(dtype=vec3d), out_rv: wp.array2d(dtype=f64),
                flags: wp.array(dtype=int)):
         w, k = wp.tid()
@@ -209,19 +235,55 @@ def kernels():
             f = V / vfull
             Fd = vec3d()
             Td = vec3d()
-            if drag != 0:
+            wg = gweld[k]
+            wm = int(0)
+            if displaces:
+                wm = wmode[wg]
+            cd = gcd[k]
+            if drag != 0 and wm != 2:
                 lv = wp.transpose(R) @ v
                 sp2 = wp.dot(v, v)
                 dq = f64(0.0)
                 pr = vec3d(size[1] * size[2], size[0] * size[2], size[0] * size[1])
-                if typ == BOX or typ == MESH:  # forces_pieces.cc ProjAreaV (a mesh: its bounding half-sizes)
-                    dq = f64(0.5) * rc * f64(1.0) * (f64(4.0) * ((pr[0] * wp.abs(lv[0]) + pr[1] * wp.abs(lv[1]))
-                                                               + pr[2] * wp.abs(lv[2])))
+                fl = vec3d()  # a box's or mesh's per-axis force, geom frame (forces_pieces.cc FaceAreas)
+                if typ == BOX or typ == MESH:
+                    gn2 = wp.dot(gp, gp)
+                    su = f64(0.0)
+                    if gn2 > f64(0.0):
+                        cs = f64(1.0)
+                        if rc < f64(10.0):  # a gas cell: its cut faces down
+                            cs = f64(-1.0)
+                        su = -cs / wp.sqrt(gn2)
+                    upw = vec3d(gp[0] * su, gp[1] * su, gp[2] * su)
+                    lu = wp.transpose(R) @ upw
+                    for i in range(3):
+                        q = lu[i] * lu[i]
+                        wet = f + (f64(1.0) - f) * q
+                        em = gexp[k, 2 * i]
+                        ep = gexp[k, 2 * i + 1]
+                        if em != f64(1.0) and gcov[k, 2 * i] >= 0:  # ForceStage::Exposed
+                            if _dry(gcov[k, 2 * i], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, mrange, mtri,
+                                    planes, nplanes, srow, side, tp):
+                                em = f64(1.0)
+                        if ep != f64(1.0) and gcov[k, 2 * i + 1] >= 0:
+                            if _dry(gcov[k, 2 * i + 1], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, mrange, mtri,
+                                    planes, nplanes, srow, side, tp):
+                                ep = f64(1.0)
+                        eu = ep
+                        ed = em
+                        if lu[i] < f64(0.0):
+                            eu = em
+                            ed = ep
+                        if A > f64(0.0):
+                            eu = eu + (f64(1.0) - eu) * q
+                        ai = f64(2.0) * pr[i] * wet * (eu + ed) * wp.abs(lv[i])
+                        fl[i] = -(f64(3.0) * f64(3.141592653589793) * mu[wi, c] * deq * f
+                                  + f64(0.5) * rc * cd * ai) * lv[i]
                 elif typ == ELLIPSOID:
                     pa = pr[0] * lv[0]
                     pb = pr[1] * lv[1]
                     pc = pr[2] * lv[2]
-                    dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * wp.sqrt(pa * pa + pb * pb + pc * pc))
+                    dq = f64(0.5) * rc * cd * (f64(3.141592653589793) * wp.sqrt(pa * pa + pb * pb + pc * pc))
                 elif typ == CYLINDER or typ == CAPSULE:  # forces_pieces.cc ProjArea across u = lv / |v|, times |v|
                     sp = wp.sqrt(sp2)
                     uz = f64(0.0)
@@ -231,16 +293,29 @@ def kernels():
                     ap = f64(4.0) * size[0] * size[1] * lat + f64(3.141592653589793) * size[0] * size[0] * wp.abs(uz)
                     if typ == CAPSULE:
                         ap = ap + f64(3.141592653589793) * size[0] * size[0] * lat
-                    dq = f64(0.5) * rc * f64(1.0) * ap * sp
+                    dq = f64(0.5) * rc * cd * ap * sp
                 else:
-                    dq = f64(0.5) * rc * f64(1.0) * (f64(3.141592653589793) * size[0] * size[0]) * wp.sqrt(sp2)
+                    dq = f64(0.5) * rc * cd * (f64(3.141592653589793) * size[0] * size[0]) * wp.sqrt(sp2)
                 ncoef = -((f64(3.0) * f64(3.141592653589793) * mu[wi, c] * deq + dq) * f)
-                if sp2 > f64(0.0):
+                if typ == BOX or typ == MESH:
+                    Fd = R @ fl
+                elif sp2 > f64(0.0):
                     Fd = ncoef * v
                 wn = wp.length(om)
                 nct = -((f64(3.141592653589793) * mu[wi, c] * deq * deq * deq
-                         + rc * f64(1.0) * wp.pow(deq, f64(5.0)) / f64(64.0) * wn) * f)
+                         + rc * cd * wp.pow(deq, f64(5.0)) / f64(64.0) * wn) * f)
                 Td = nct * om
+                if wm == 1:  # one drag per degree of freedom: the declared ones taken out (Keep)
+                    mb = wbody[wg]
+                    Rm = mat33d(xmat[w, mb])
+                    r = x - vec3d(xpos[w, mb])
+                    Mo = Td + wp.cross(r, Fd)
+                    Fb = wp.transpose(Rm) @ Fd
+                    Mb = wp.transpose(Rm) @ Mo
+                    Fb = vec3d(Fb[0] * wkeep[wg, 0], Fb[1] * wkeep[wg, 1], Fb[2] * wkeep[wg, 2])
+                    Mb = vec3d(Mb[0] * wkeep[wg, 3], Mb[1] * wkeep[wg, 4], Mb[2] * wkeep[wg, 5])
+                    Fd = Rm @ Fb
+                    Td = Rm @ Mb - wp.cross(r, Fd)
             if damp != 0 and displaces and A > f64(0.0) and gn > f64(0.0):  # ForceStage::Up: up = -g / |g|
                 up = -gp / gn
                 lu = wp.transpose(R) @ up

@@ -82,9 +82,9 @@ def _forces_run(where):
             from numba_oracle.drag_faces import face_exposure
             gi = self.args[1]
             self._oracle_gexp = face_exposure(gi, self.args[4], self.args[3], self.args[6],
-                                              d.geom_xpos[gi[:, 0]], d.geom_xmat[gi[:, 0]])
+                                              d.geom_xpos[gi[:, 0]], d.geom_xmat[gi[:, 0]].reshape(-1, 3, 3))
         # the oracle keeps no qdrag (the ledger's split)
-        fz.passive(*self.args[:47], self.args[48], self._oracle_gexp)
+        fz.passive(*self.args[:47], self.args[48], *self._oracle_gexp)
         worst, bitwise = 0.0, True
         # the pieces against the geoms' own scale (see kernel_oracle.compare, whole): a sliver's
         # volume and centroid from the oracle's edge soup carry ~1e-16 of the box, not of the

@@ -744,12 +744,14 @@ NB_MODULE(_native, m) {
   m.def(
       "face_exposure",
       [](In<int64_t, nb::ndim<2>> gi, In<double, nb::ndim<2>> gsz, In<double, nb::ndim<2>> gcl,
-         In<int64_t, nb::ndim<1>> gw, In<double, nb::ndim<2>> pos, In<double, nb::ndim<2>> mats, OutF out) {
+         In<int64_t, nb::ndim<1>> gw, In<double, nb::ndim<2>> pos, In<double, nb::ndim<2>> mats, OutF out,
+         nb::ndarray<int64_t, nb::numpy, nb::c_contig, nb::device::cpu, nb::ndim<2>> cover) {
         const size_t n = gi.shape(0);
         if (gi.shape(1) != 4 || gsz.shape(0) != n || gsz.shape(1) != 3 || gcl.shape(0) != n ||
             gcl.shape(1) != 3 || gw.shape(0) != n || pos.shape(0) != n || pos.shape(1) != 3 ||
-            mats.shape(0) != n || mats.shape(1) != 9 || out.shape(0) != n || out.shape(1) != 6)
-          Fail("face_exposure: expected gi (N, 4), gsz, gcl, pos (N, 3), gw (N,), mats (N, 9), out (N, 6)");
+            mats.shape(0) != n || mats.shape(1) != 9 || out.shape(0) != n || out.shape(1) != 6 ||
+            cover.shape(0) != n || cover.shape(1) != 6)
+          Fail("face_exposure: expected gi (N, 4), gsz, gcl, pos (N, 3), gw (N,), mats (N, 9), out, cover (N, 6)");
         std::vector<core::Geom> geoms(n);
         for (size_t k = 0; k < n; ++k) {
           const int64_t* g = gi.data() + 4 * k;
@@ -761,14 +763,17 @@ NB_MODULE(_native, m) {
           std::copy(gcl.data() + 3 * k, gcl.data() + 3 * k + 3, geoms[k].centre);
         }
         std::vector<double> e;
-        core::FaceExposure(geoms, pos.data(), mats.data(), &e);
+        std::vector<int64_t> cv;
+        core::FaceExposure(geoms, pos.data(), mats.data(), &e, &cv);
         std::copy(e.begin(), e.begin() + 6 * n, out.data());
+        std::copy(cv.begin(), cv.begin() + 6 * n, cover.data());
       },
-      "gi"_a, "gsz"_a, "gcl"_a, "gw"_a, "pos"_a, "mats"_a, "out"_a.noconvert(),
+      "gi"_a, "gsz"_a, "gcl"_a, "gw"_a, "pos"_a, "mats"_a, "out"_a.noconvert(), "cover"_a.noconvert(),
       "out (N, 6): the exposed share of each face (-x, +x, -y, +y, -z, +z) of each box geom's and\n"
       "mesh geom's drag box (core/drag_faces.h FaceExposure), as the force stage takes it: gi rows\n"
       "(geom id, body, type, mark), gsz sizes (a mesh: bounding half-sizes), gcl full-volume\n"
-      "centroids (geom frame), gw weld groups, pos and mats (row-major) the world poses.");
+      "centroids (geom frame), gw weld groups, pos and mats (row-major) the world poses; cover (N, 6)\n"
+      "int64: the geom covering most of each face (-1: none).");
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

@@ -68,10 +68,11 @@ double Reach(const Geom& g) {
 }  // namespace
 
 void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const double* mats,
-                  std::vector<double>* expo) {
+                  std::vector<double>* expo, std::vector<int64_t>* cover) {
   const int ng = static_cast<int>(geoms.size());
   expo->assign(6 * static_cast<size_t>(std::max(ng, 1)), 1.0);
-  std::vector<int> near;
+  cover->assign(6 * static_cast<size_t>(std::max(ng, 1)), -1);
+  std::vector<int> near, hits;
   for (int k = 0; k < ng; ++k) {
     const Geom& g = geoms[k];
     const double* h;
@@ -98,6 +99,7 @@ void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const doubl
       for (int side = 0; side < 2; ++side) {
         const double sg = side ? 1.0 : -1.0;
         int covered = 0;
+        hits.assign(near.size(), 0);
         for (int u = 0; u < kFaceGrid; ++u) {
           for (int v = 0; v < kFaceGrid; ++v) {
             double l[3];  // the sample, just outside the face, geom frame
@@ -106,7 +108,8 @@ void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const doubl
             l[b] = c[b] + h[b] * ((2.0 * v + 1.0) / kFaceGrid - 1.0);
             double w[3];  // world
             for (int r = 0; r < 3; ++r) w[r] = p[r] + R[3 * r] * l[0] + R[3 * r + 1] * l[1] + R[3 * r + 2] * l[2];
-            for (int j : near) {
+            for (size_t jn = 0; jn < near.size(); ++jn) {
+              const int j = near[jn];
               const double* Rj = mats + 9 * j;
               const double* pj = pos + 3 * j;
               const double e[3] = {w[0] - pj[0], w[1] - pj[1], w[2] - pj[2]};
@@ -115,6 +118,7 @@ void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const doubl
                                    Rj[2] * e[0] + Rj[5] * e[1] + Rj[8] * e[2]};
               if (Inside(geoms[j], q)) {
                 ++covered;
+                ++hits[jn];
                 break;
               }
             }
@@ -122,6 +126,12 @@ void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const doubl
         }
         (*expo)[6 * static_cast<size_t>(k) + 2 * i + side] =
             1.0 - static_cast<double>(covered) / (kFaceGrid * kFaceGrid);
+        int best = 0;
+        for (size_t jn = 0; jn < near.size(); ++jn)
+          if (hits[jn] > best) {
+            best = hits[jn];
+            (*cover)[6 * static_cast<size_t>(k) + 2 * i + side] = near[jn];
+          }
       }
     }
   }

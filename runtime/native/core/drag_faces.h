@@ -21,8 +21,11 @@ inline constexpr int kFaceGrid = 32;
 // outside the face (1e-6 of the geom's size) inside that geom.  1 for the faces of every other
 // geom type (a smooth geom shares no face).  pos (ng x 3), mats (ng x 9, row-major, geom ->
 // world): the geoms' world poses (their relative poses within a weld group are what counts).
+// cover (ng x 6): the geom covering most of each face's covered samples (ties: the lowest index),
+// -1 where none does: a face covered by a geom with no part in a piece's cell (a layer of a hull
+// cut in z lying dry above the water) is exposed there (ForceStage::FaceAreas).
 void FaceExposure(const std::vector<Geom>& geoms, const double* pos, const double* mats,
-                  std::vector<double>* expo);
+                  std::vector<double>* expo, std::vector<int64_t>* cover);
 
 }  // namespace aurgen::core
 

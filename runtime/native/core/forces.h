@@ -274,6 +274,7 @@ class alignas(kLine) ForceStage {
   // (drag_faces.h FaceExposure), from the first evaluation's poses (a weld group's geoms keep
   // their relative poses)
   std::vector<double> gexp_;
+  std::vector<int64_t> gcov_;  // (ng x 6) each face's coverer (-1: none)
   bool gexp_ready_ = false;
   // per weld group, the drag model's share of each degree of freedom (nu = (v, w) in the body
   // axes at the origin of its first damper's body): 0 where a damper declares a term for it,
@@ -346,10 +347,12 @@ class alignas(kLine) ForceStage {
   };
   template <class L>
   void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);
-  // a box's or mesh's drag area across w, times |w|, for its pieces in cells c, c + 1, ...
-  // (volume share f, section area A): forces_pieces.cc
+  // a box's or mesh's drag areas along its axes, times |w_i|, for its pieces in cells c, c + 1,
+  // ... (volume share f, section area A): forces_pieces.cc
   template <class L>
-  L FaceAreaV(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz);
+  void FaceAreas(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz, L a[3]);
+  template <class L>
+  L Exposed(int k, int j, int c, L z) const;
 };
 
 }  // namespace aurgen::core

@@ -36,7 +36,7 @@ inline bool SameBits(const double* a, const double* b) {
 // in every lane): an ellipsoid across w (geom frame) times |w|, homogeneous of
 // degree 1 in w, so ProjAreaV(v) is A_p(v / |v|) |v| without normalising (m^2 x
 // the unit of w).  pr: the products of the semi-axes (b c, a c, a b).  (A box's
-// and a mesh's: ForceStage::FaceAreaV.)
+// and a mesh's: ForceStage::FaceAreas.)
 template <class L>
 inline L ProjAreaV(const double* pr, L wx, L wy, L wz) {
   using namespace lanes;  // NOLINT: the lane types and their operators
@@ -75,14 +75,28 @@ inline void Keep(const double* R, const double* keep, L* x, L* y, L* z) {
 
 }  // namespace
 
-// The drag area of a box's (a mesh's bounding box's) piece across w (geom frame) times |w|
-// (m^2 x the unit of w): per geom axis i, the face area 4 pr_i x the mean exposed share of its
+// The drag areas of a box's (a mesh's bounding box's) piece along its axes times |w_i| (w the
+// flow, geom frame; m^2 x the unit of w), into a: per geom axis i (drag acts per axis, as
+// gz-maritime's MarkedShapes::ApplyDrag), the face area 4 pr_i x the mean exposed share of its
 // two faces (gexp_) x their wetted share s_i = f + (1 - f) u_i^2, u_i the axis' component of
 // up (-g / |g|; down in a gas cell): a side face is wetted as the piece's volume (f), a face
 // across up wholly (the bottom of a floating hull).  A piece cut by the surface (A > 0) has its
-// cut for a face: the share of the face looking up that is covered is exposed by u_i^2.
+// cut for a face: the share of the face looking up that is covered is exposed by u_i^2.  A face
+// whose coverer has no part in the cell is exposed (Exposed).
+// Face j of geom k's exposed share for its pieces in cells c, c + 1, ...: gexp_, or 1 where its
+// coverer has no part in the piece's cell.
 template <class L>
-L ForceStage::FaceAreaV(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz) {
+L ForceStage::Exposed(int k, int j, int c, L z) const {
+  using namespace lanes;  // NOLINT
+  const double e = gexp_[6 * static_cast<int64_t>(k) + j];
+  const int64_t cv = gcov_[6 * static_cast<int64_t>(k) + j];
+  if (cv < 0 || e == 1.0) return Set(e, z);
+  const auto wet = Load(o_.vols + Piece(static_cast<int>(cv), c), z) > Set(0.0, z);
+  return Sel(wet, Set(e, z), Set(1.0, z));
+}
+
+template <class L>
+void ForceStage::FaceAreas(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz, L a[3]) {
   using namespace lanes;  // NOLINT
   const L z{};
   const L zero = Set(0.0, z), one = Set(1.0, z);
@@ -102,18 +116,16 @@ L ForceStage::FaceAreaV(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy
   const L w[3] = {Abs(wx), Abs(wy), Abs(wz)};
   const auto cut = A > zero;  // false for nan (several planes)
   const double* pr = gpr_.data() + 3 * k;
-  const double* ex = gexp_.data() + 6 * static_cast<int64_t>(k);
-  L out = zero;
   for (int i = 0; i < 3; ++i) {
     const L q = u[i] * u[i];
     const L wet = f + (one - f) * q;
     const auto upw = u[i] >= zero;
-    L eu = Sel(upw, Set(ex[2 * i + 1], z), Set(ex[2 * i], z));
-    const L ed = Sel(upw, Set(ex[2 * i], z), Set(ex[2 * i + 1], z));
+    const L em = Exposed(k, 2 * i, c, z), ep = Exposed(k, 2 * i + 1, c, z);
+    L eu = Sel(upw, ep, em);
+    const L ed = Sel(upw, em, ep);
     eu = Sel(cut, eu + (one - eu) * q, eu);
-    out = out + Set(2.0 * pr[i], z) * wet * (eu + ed) * w[i];
+    a[i] = Set(2.0 * pr[i], z) * wet * (eu + ed) * w[i];
   }
-  return out;
 }
 
 void ForceStage::Up(const double g[3], int k) {
@@ -225,11 +237,17 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     L Fd0 = zero, Fd1 = zero, Fd2 = zero, Td0 = zero, Td1 = zero, Td2 = zero;
     if (pf.drag) {
     const L dQ = Load(dcoef_.data() + kDQ * S + si, z);
-    L ncoef;
-    if (typ == kBox || typ == kMesh) {  // the exposed, wetted faces (FaceAreaV)
-      const L fa = FaceAreaV(k, c, pf, f, Load(o_.areas + si, z), lx, ly, lz);
-      ncoef = -(Load(dcoef_.data() + kDLin * S + si, z) * f + dQ * fa);
+    const auto moving = sp2 > zero;  // else no drag force
+    if (typ == kBox || typ == kMesh) {  // per geom axis, on its exposed, wetted faces (FaceAreas)
+      L a[3];
+      FaceAreas(k, c, pf, f, Load(o_.areas + si, z), lx, ly, lz, a);
+      const L lin = Load(dcoef_.data() + kDLin * S + si, z) * f;
+      const L f0 = -(lin + dQ * a[0]) * lx, f1 = -(lin + dQ * a[1]) * ly, f2 = -(lin + dQ * a[2]) * lz;
+      Fd0 = Set(R[0], z) * f0 + Set(R[1], z) * f1 + Set(R[2], z) * f2;
+      Fd1 = Set(R[3], z) * f0 + Set(R[4], z) * f1 + Set(R[5], z) * f2;
+      Fd2 = Set(R[6], z) * f0 + Set(R[7], z) * f1 + Set(R[8], z) * f2;
     } else {
+      L ncoef;
       L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
       if (typ == kEllipsoid) {
         dq = dQ * ProjAreaV(gpr_.data() + 3 * k, lx, ly, lz);
@@ -238,11 +256,10 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
         dq = dQ * ProjArea(typ, m_.geoms[k].size, lx / sp, ly / sp, lz / sp) * sp;
       }
       ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
+      Fd0 = Sel(moving, ncoef * v0, zero);
+      Fd1 = Sel(moving, ncoef * v1, zero);
+      Fd2 = Sel(moving, ncoef * v2, zero);
     }
-    const auto moving = sp2 > zero;  // else no drag force
-    Fd0 = Sel(moving, ncoef * v0, zero);
-    Fd1 = Sel(moving, ncoef * v1, zero);
-    Fd2 = Sel(moving, ncoef * v2, zero);
     const L nct = -((Load(dcoef_.data() + kDRot * S + si, z) +
                      Load(dcoef_.data() + kDRot2 * S + si, z) * Set(r.wn, z)) *
                     f);
@@ -440,7 +457,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   const bool sea = m_.sea.active;
   const bool keepd = record && (drag || damping || sea) && o_.qdrag;
   if (!gexp_ready_) {  // the faces' exposure, once (relative poses within a weld group are fixed)
-    FaceExposure(m_.geoms, o_.pos, o_.mats, &gexp_);
+    FaceExposure(m_.geoms, o_.pos, o_.mats, &gexp_, &gcov_);
     gexp_ready_ = true;
   }
   double l_ubuoy = o_.led[kLUBuoy], l_pdrag = o_.led[kLPDrag];

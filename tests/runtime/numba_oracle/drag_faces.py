@@ -31,10 +31,12 @@ def _inside(typ, size, centre, q):
     return np.all(np.abs(q - c) <= s, axis=1)
 
 
-def face_exposure(gi, gsz, gcl, gw, pos, mats) -> np.ndarray:
-    """(ng, 6) exposure per face; gi rows (geom id, body, type, mark), mats (ng, 3, 3) geom -> world."""
+def face_exposure(gi, gsz, gcl, gw, pos, mats):
+    """(ng, 6) exposure per face and (ng, 6) its coverer (the geom covering most of its covered samples,
+    the lowest index on a tie; -1: none); gi rows (geom id, body, type, mark), mats (ng, 3, 3) geom -> world."""
     ng = len(gi)
     out = np.ones((ng, 6))
+    cover = np.full((ng, 6), -1, np.int64)
     mats = np.asarray(mats, float).reshape(ng, 3, 3)
     mid = (2.0 * np.arange(GRID) + 1.0) / GRID - 1.0
     U, V = np.meshgrid(mid, mid, indexing="ij")
@@ -57,8 +59,12 @@ def face_exposure(gi, gsz, gcl, gw, pos, mats) -> np.ndarray:
                 loc[:, b] = c[b] + h[b] * V.ravel()
                 world = pos[k] + loc @ mats[k].T
                 cov = np.zeros(GRID * GRID, bool)
+                best = 0
                 for j in others:
                     q = (world - pos[j]) @ mats[j]
-                    cov |= _inside(int(gi[j][2]), gsz[j], gcl[j], q)
+                    hit = _inside(int(gi[j][2]), gsz[j], gcl[j], q) & ~cov  # the first geom that holds it
+                    cov |= hit
+                    if hit.sum() > best:
+                        best, cover[k, 2 * i + side] = int(hit.sum()), j
                 out[k, 2 * i + side] = 1.0 - cov.mean()
-    return out
+    return out, cover

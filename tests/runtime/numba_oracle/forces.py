@@ -144,7 +144,7 @@ def _proj_area(typ, size, ux, uy, uz):
 def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
             bch, bnd, broot, bmass, binert, di, df, ai, af, wvol, Mmap,
             qvel, gxpos, gxmat, xpos, xmat, xipos, ximat, cdof, cdof_dot, scom, cvel,
-            qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine, gcd, gexp):
+            qfrc, M, pos, mats, planes, out, vols, cents, areas, wfrac, led, qmine, gcd, gexp, gcov):
     """One evaluation of every runtime force for the current stage (see module doc).
 
     gi (ng, 4) int: geom id, body id, mjtGeom type, mark (1 displacement, 2 windage).
@@ -163,7 +163,8 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
     M[i, j] (i >= j) or -1.
     Outputs: qfrc (+=), M (+=), vols/cents/areas (ng, nc), wfrac (nw,), led, qmine.
     gcd (ng,) each geom's form drag coefficient C_D; gexp (ng, 6) the exposed share of each face of a
-    box's or mesh's drag box (numba_oracle.drag_faces.face_exposure).
+    box's or mesh's drag box and gcov (ng, 6) its coverer (numba_oracle.drag_faces.face_exposure): a face
+    whose coverer has no part in the piece's cell is exposed there.
     """
     ng = gi.shape[0]
     nc = cpl.shape[0]
@@ -358,35 +359,45 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                 cd = gcd[k]
                 if sp > 0.0 and dragk:
                     R = mats[k]
-                    if typ == 6 or typ == 7:  # the exposed, wetted faces of its drag box
+                    if typ == 6 or typ == 7:  # per axis, on the exposed, wetted faces of its drag box
                         gn2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2]
                         side = -1.0 if cf[c, C_GAS] != 0.0 else 1.0
                         su = -side / sqrt(gn2) if gn2 > 0.0 else 0.0  # up = su g
-                        Ap = 0.0
+                        for a in range(3):
+                            Fd[a] = 0.0
                         for i in range(3):
                             ui = R[0, i] * (g[0] * su) + R[1, i] * (g[1] * su) + R[2, i] * (g[2] * su)
-                            li = abs(R[0, i] * v[0] + R[1, i] * v[1] + R[2, i] * v[2])
+                            lsi = R[0, i] * v[0] + R[1, i] * v[1] + R[2, i] * v[2]
+                            li = abs(lsi)
                             q = ui * ui
                             wet = f + (1.0 - f) * q
+                            em = gexp[k, 2 * i]
+                            ep = gexp[k, 2 * i + 1]
+                            if gcov[k, 2 * i] >= 0 and em != 1.0 and not vols[gcov[k, 2 * i], c] > 0.0:
+                                em = 1.0
+                            if gcov[k, 2 * i + 1] >= 0 and ep != 1.0 and not vols[gcov[k, 2 * i + 1], c] > 0.0:
+                                ep = 1.0
                             if ui >= 0.0:
-                                eu = gexp[k, 2 * i + 1]
-                                ed = gexp[k, 2 * i]
+                                eu = ep
+                                ed = em
                             else:
-                                eu = gexp[k, 2 * i]
-                                ed = gexp[k, 2 * i + 1]
+                                eu = em
+                                ed = ep
                             if A == A and A > 0.0:
                                 eu = eu + (1.0 - eu) * q
                             s1 = gsz[k, (i + 1) % 3] * gsz[k, (i + 2) % 3]
-                            Ap += 2.0 * s1 * wet * (eu + ed) * li
-                        coef = 3.0 * pi * mu * deq * f + 0.5 * rho * cd * Ap
+                            ai = 2.0 * s1 * wet * (eu + ed) * li
+                            fi = -(3.0 * pi * mu * deq * f + 0.5 * rho * cd * ai) * lsi
+                            for a in range(3):
+                                Fd[a] += R[a, i] * fi
                     else:
                         ux = (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2]) / sp
                         uy = (R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2]) / sp
                         uz = (R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2]) / sp
                         Ap = _proj_area(typ, gsz[k], ux, uy, uz)
                         coef = (3.0 * pi * mu * deq + 0.5 * rho * cd * Ap * sp) * f
-                    for a in range(3):
-                        Fd[a] = -coef * v[a]
+                        for a in range(3):
+                            Fd[a] = -coef * v[a]
                 w0 = cvel[b, 0]
                 w1 = cvel[b, 1]
                 w2 = cvel[b, 2]
