@@ -1,5 +1,5 @@
 """The BlueBoat's speed in open water at full thrust, and at ArduRover's cruise throttle: a figure in
-motion for the README (issue 46), measured, not asserted.
+motion for the README, measured, not asserted.
 
 Not a test; run by hand from an installed wheel: ``python bench/speed.py [--seconds S]``.
 

@@ -396,8 +396,8 @@ def context(vehicle: Vehicle) -> dict:
         "hydro_skipped": skipped,
         "displacement": {"kind": disp.kind, "link": disp.link, "boxes": [geom_ctx(g) for g in disp.boxes],
                          "fluid_density": float(disp.fluid_density), "pieces": hull_pieces(disp),
-                         # geom user: the mark (1, displacement) and, for a hull, its form drag C_D
-                         "user": (1.0, OCEAN_CURRENT_CD) if vehicle.windage else (1.0,)},
+                         # a hull's form drag C_D (the geoms' user[1] after the mark 1), or None
+                         "cd": OCEAN_CURRENT_CD if vehicle.windage else None},
         "windage": [geom_ctx(g) for g in vehicle.windage],
         "ocean_current_cd": OCEAN_CURRENT_CD,
         "controllers": controllers_ctx(vehicle),

@@ -22,30 +22,37 @@ axes about ``subtree_com[rootid]``; a wrench (F at point x, torque T) maps to
 ``qfrc_j += cdof_lin_j . F + cdof_rot_j . (T + (x - c) x F)`` for the dofs in
 the body's ancestor chain (as ``mj_applyFT``).
 
-The drag model (per displacement geom g and cell c with a non-empty piece,
-submerged fraction ``f = V_gc / V_g``, relative velocity ``v`` of the piece's
-centroid to the cell's flow, body angular velocity ``w``):
+The drag model (docs/runtime.md "Drag (the model)"; per displacement geom g and cell c
+with a non-empty piece, submerged fraction ``f = V_gc / V_g``, relative velocity ``v``
+of the piece's centroid to the cell's flow, body angular velocity ``w``, ``C_D`` the
+geom's MJCF ``user[1]`` (0 or absent: ``C_D`` below)):
 
-    F = -(3 pi mu d f + 1/2 rho C_D A_proj(v) f |v|) v
+    box or mesh (its bounding box), per geom axis i, l = R^T v:
+        F_i = -(3 pi mu d f + 1/2 rho C_D A_i |l_i|) l_i,
+        A_i = a_i (f + (1 - f) u_i^2) (e_i- + e_i+) / 2
+    sphere, ellipsoid, cylinder, capsule:
+        F = -(3 pi mu d f + 1/2 rho C_D A_proj(v) f |v|) v
     T = -(pi mu d^3 f + rho C_D d^5 / 64 f |w|) w
     surface (piece cut by a plane, section area A > 0, n = up = -g/|g|):
     F += -B (v.n) n,  T += -B (A/12) (w - (w.n) n),  B = C_S rho A sqrt(|g| h)
 
-with ``d`` the diameter of the sphere of the geom's volume, ``A_proj`` the
-projected area of the whole geom across ``v`` (box, ellipsoid, cylinder, its
-bounding box for meshes), ``h`` the geom's vertical extent, C_D = 1 and
-C_S = 0.3. The viscous (Stokes) and quadratic (form) terms are those of
-MuJoCo's inertia-box model; the surface term stands in for wave radiation
-damping, which a static free surface does not have: without it a floating
-body would bob for minutes. Windage geoms feel the same drag (no buoyancy, no
-surface term), only in gas cells (density below 10 kg/m^3).
+with ``d`` the diameter of the sphere of the geom's volume, ``a_i`` the area of a box's
+faces across axis i, ``u_i`` that axis' component of up, ``e_i-``, ``e_i+`` the faces'
+exposed shares (not covered by another geom of the same weld group: core/drag_faces.h),
+``A_proj`` the projected area of the whole geom across ``v``, ``h`` the geom's vertical
+extent, C_S = 0.3. A weld group whose body declares Fossen terms loses the drag model on
+those degrees of freedom (its pieces' drag wrench at the body origin, in its axes, with the
+declared components dropped). The surface term stands in for wave radiation damping,
+which a static free surface does not have: without it a floating body would bob for
+minutes. Windage geoms feel the same drag (no buoyancy, no surface term), only in gas
+cells (density below 10 kg/m^3).
 """
 
 from __future__ import annotations
 
 from aurgen.runtime._native import ForceStage  # noqa: F401
 
-C_D = 1.0
+C_D = 1.0  # a geom's form drag coefficient where its MJCF user[1] gives none
 C_S = 0.3
 GAS_DENSITY = 10.0
 

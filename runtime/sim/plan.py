@@ -19,6 +19,7 @@ from aurgen.runtime.sim import added_mass as am
 from aurgen.runtime.environment import schema as envmod
 from aurgen.runtime.sim import forces as fz
 from aurgen.runtime._native import ForceStage
+from aurgen.runtime.hydrostatics.drag import drag_coefficients
 from aurgen.runtime.hydrostatics.geoms import EMPTY_HULLS, hull_of, pack_hulls
 from aurgen.runtime.hydrostatics.kernel import full_local
 
@@ -51,39 +52,6 @@ def _mmap(m):
         for k in range(a, a + int(m.M_rownnz[i])):
             mm[i, int(m.M_colind[k])] = k
     return mm
-
-
-# A marked geom's form drag coefficient C_D is its MJCF user[1] (0, or no second user number: 1),
-# within (0, MAX_DRAG_COEFFICIENT]; the words of the refusal are the plugin's (core/forces.h
-# kDragCoefficientError).
-MAX_DRAG_COEFFICIENT = 10.0
-DRAG_COEFFICIENT_ERROR = "user[1], its form drag coefficient C_D, must be a number in (0, 10] (0 or absent: C_D 1)"
-
-
-def geom_label(m, g) -> str:
-    """A geom as the plugin names it in an error (plugin/build.cc GeomLabel)."""
-    name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g)
-    if name:
-        return f"geom '{name}'"
-    b = int(m.geom_bodyid[g])
-    bname = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
-    return f"geom {g} (unnamed) of body " + (f"'{bname}'" if bname else str(b))
-
-
-def drag_coefficients(m, geoms) -> np.ndarray:
-    """(ng,) each plan geom's form drag coefficient C_D: its user[1] where nonzero, else 1 (an
-    added-mass-only ellipsoid keeps 1). A value outside (0, 10] is a SimulationError naming the geom."""
-    out = np.ones(len(geoms))
-    if m.nuser_geom < 2:
-        return out
-    for k, (g, mark) in enumerate(geoms):
-        cd = float(m.geom_user[g, 1])
-        if mark == _MARK_ADDED_ONLY or cd == 0.0:
-            continue
-        if not (0.0 < cd <= MAX_DRAG_COEFFICIENT):
-            raise SimulationError(f"{geom_label(m, g)}: {DRAG_COEFFICIENT_ERROR}")
-        out[k] = cd
-    return out
 
 
 class Plan:
@@ -123,7 +91,10 @@ class Plan:
                 gsz[k] = m.geom_aabb[g, 3:6]
             else:
                 gsz[k] = m.geom_size[g]
-        self.gcd = drag_coefficients(m, geoms)
+        try:
+            self.gcd = drag_coefficients(m, geoms)
+        except ValueError as exc:
+            raise SimulationError(str(exc)) from None
         self.hulls = pack_hulls(hulls) if hulls else EMPTY_HULLS
         gvol = np.zeros(ng)
         gcl = np.zeros((ng, 3))

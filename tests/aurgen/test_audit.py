@@ -124,7 +124,7 @@ def test_deleted_displacement_box_mjcf(boat, capsys):
     _, d = boat
     xml = d / "blueboat.xml"
     lines = xml.read_text().splitlines(keepends=True)
-    marked = [i for i, line in enumerate(lines) if 'user="1"' in line]
+    marked = [i for i, line in enumerate(lines) if 'user="1 1.19"' in line]  # the hull's boxes: mark 1, C_D 1.19
     assert len(marked) == 12
     del lines[marked[0]]
     xml.write_text("".join(lines))
@@ -144,7 +144,7 @@ def test_moved_displacement_box_changes_the_equilibrium_mjcf(boat, capsys):
     _, d = boat
     xml = d / "blueboat.xml"
     text = xml.read_text()
-    line = next(ln for ln in text.splitlines() if 'user="1"' in ln)
+    line = next(ln for ln in text.splitlines() if 'user="1 1.19"' in ln)
     m = re.search(r'pos="(\S+) (\S+) (\S+)"', line)
     moved = line.replace(m.group(0), f'pos="{m.group(1)} {m.group(2)} {float(m.group(3)) + 0.01!r}"')
     xml.write_text(text.replace(line, moved))

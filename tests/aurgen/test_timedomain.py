@@ -202,7 +202,12 @@ def test_current_and_wind_reach_the_model():
 # and the Munk moment of that relative motion yaws it while it closes on u, so with its anisotropic
 # drag its velocity is along u only in the limit, not to the boat's tolerance at 60 s. Its drift is
 # checked exactly instead, by Galilean invariance (tests/runtime/test_added_mass_current.py).
-ALONG_TOL = {"blueboat.yaml": 2e-3, "bluerov2.yaml": 2e-2}
+# the velocity's turn off u (relative to |u|^2): both vehicles drag per body axis, the BlueBoat 9.8 N along
+# its hull and 57 N across it at 1 m/s, so the gap closes faster across than along and turns while it closes
+ALONG_TOL = {"blueboat.yaml": 3e-2, "bluerov2.yaml": 2e-2}
+# the gap at 120 s against |u|: quadratic drag alone closes it as M / (c t) along the weakest axis; the
+# BlueBoat's hull along its length: 17.3 kg / (9.84 N s^2/m^2 x 120 s) = 0.015 m/s, 2.9 % of |u|
+GAP_TOL = {"blueboat.yaml": 0.04, "bluerov2.yaml": 0.01}
 
 
 @pytest.mark.parametrize("config", ["blueboat.yaml", "bluerov2.yaml"])
@@ -227,7 +232,7 @@ def test_a_uniform_flow_carries_the_vehicle_along(config):
         vel = np.array(d.qvel[:2])
         gaps[t] = np.linalg.norm(u[:2] - vel)
         assert abs(vel[0] * u[1] - vel[1] * u[0]) < ALONG_TOL[config] * np.linalg.norm(u) ** 2, vel  # along u
-    assert gaps[120.0] < 0.01 * np.linalg.norm(u)
+    assert gaps[120.0] < GAP_TOL[config] * np.linalg.norm(u)
     assert 0.35 < gaps[120.0] / gaps[60.0] < 0.65, gaps  # ~ 1/t
 
     m = td.compiled(xml, td.environment_of(1025.0, [0.0, 0.0, 0.0], [0.0, 5.0, 0.0]))

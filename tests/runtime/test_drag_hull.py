@@ -1,4 +1,4 @@
-"""One hull, one drag (issue 46): a hull drags as its shape does, however its displacement geoms are cut;
+"""One hull, one drag: a hull drags as its shape does, however its displacement geoms are cut;
 a degree of freedom the vehicle declares a Fossen term for is not dragged twice; and the bundled
 vehicles resist in MuJoCo as their SDF's marked boxes do through gz-maritime.
 

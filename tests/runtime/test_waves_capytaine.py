@@ -106,7 +106,7 @@ def blueboat(tmp_path_factory):
 def blueboat_scene(path, env, *, drag=False, damping=False, timestep=0.002, integrator="RK4"):
     text = path.read_text()
     head = (f'<option timestep="{timestep}" integrator="{integrator}" gravity="0 0 {-ss.G}"/>'
-            f'<size nuser_geom="1"/>')
+            f'<size nuser_geom="2"/>')
     text = text.replace("<worldbody>", head + ss.plugin_decl(drag, damping) + "<worldbody>", 1)
     text = text.replace("<custom>", f'<custom><text name="aurgen:environment" data="{ss.env_text(env)}"/>', 1)
     p = path.with_name(f"_sea_{abs(hash(text))}.xml")

@@ -386,8 +386,8 @@ def passive(fl, gi, gt, gcl, gsz, gvol, gw, mesh_ids, hulls, cpl, cnp, cf, gf,
                             if A == A and A > 0.0:
                                 eu = eu + (1.0 - eu) * q
                             s1 = gsz[k, (i + 1) % 3] * gsz[k, (i + 2) % 3]
-                            ai = 2.0 * s1 * wet * (eu + ed) * li
-                            fi = -(3.0 * pi * mu * deq * f + 0.5 * rho * cd * ai) * lsi
+                            area = 2.0 * s1 * wet * (eu + ed) * li
+                            fi = -(3.0 * pi * mu * deq * f + 0.5 * rho * cd * area) * lsi
                             for a in range(3):
                                 Fd[a] += R[a, i] * fi
                     else:
