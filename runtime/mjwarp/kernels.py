@@ -99,13 +99,17 @@ def kernels():
     @wp.func
     def _dry(cv: int, w: int, c: int, geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
              gid: wp.array(dtype=int), gtype: wp.array(dtype=int), gsize: wp.array(dtype=vec3d),
-             mrange: wp.array(dtype=wp.vec2i), mtri: wp.array(dtype=vec3d), planes: wp.array2d(dtype=wp.vec4d),
-             nplanes: wp.array(dtype=int), srow: int, side: int, tp: wp.vec4d) -> bool:
+             gcen: wp.array(dtype=vec3d), mrange: wp.array(dtype=wp.vec2i), mtri: wp.array(dtype=vec3d),
+             planes: wp.array2d(dtype=wp.vec4d), nplanes: wp.array(dtype=int), srow: int, side: int, sea: int,
+             comps: wp.array3d(dtype=f64), ws: int, sea_n: vec3d, sea_d: f64, rr: f64, tw: f64) -> bool:
         # geom cv has no part in cell c: wholly outside one of its planes (ForceStage::Exposed: its
-        # piece's volume is 0; in a sea, the covered geom's tangent plane stands for the coverer's)
+        # piece's volume is 0; in a sea, against cv's own tangent plane, as ClipCells clips it)
         pos = vec3d(geom_xpos[w, gid[cv]])
         R = mat33d(geom_xmat[w, gid[cv]])
         typ = gtype[cv]
+        tp = wp.vec4d()
+        if sea != 0:
+            tp = _tangent(comps, ws, sea_n, sea_d, rr, tw, pos + R @ gcen[cv])
         for j in range(nplanes[c]):
             pl = _plane(planes, c, j, srow, side, tp)
             n = vec3d(pl[0], pl[1], pl[2])
@@ -262,12 +266,12 @@ def kernels():
                         em = gexp[k, 2 * i]
                         ep = gexp[k, 2 * i + 1]
                         if em != f64(1.0) and gcov[k, 2 * i] >= 0:  # ForceStage::Exposed
-                            if _dry(gcov[k, 2 * i], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, mrange, mtri,
-                                    planes, nplanes, srow, side, tp):
+                            if _dry(gcov[k, 2 * i], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, gcen, mrange, mtri,
+                                    planes, nplanes, srow, side, sea, comps, ws, sea_n, sea_d, rr, tw):
                                 em = f64(1.0)
                         if ep != f64(1.0) and gcov[k, 2 * i + 1] >= 0:
-                            if _dry(gcov[k, 2 * i + 1], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, mrange, mtri,
-                                    planes, nplanes, srow, side, tp):
+                            if _dry(gcov[k, 2 * i + 1], w, c, geom_xpos, geom_xmat, gid, gtype, gsize, gcen, mrange,
+                                    mtri, planes, nplanes, srow, side, sea, comps, ws, sea_n, sea_d, rr, tw):
                                 ep = f64(1.0)
                         eu = ep
                         ed = em
@@ -310,12 +314,15 @@ def kernels():
                     Rm = mat33d(xmat[w, mb])
                     r = x - vec3d(xpos[w, mb])
                     Mo = Td + wp.cross(r, Fd)
-                    Fb = wp.transpose(Rm) @ Fd
-                    Mb = wp.transpose(Rm) @ Mo
-                    Fb = vec3d(Fb[0] * wkeep[wg, 0], Fb[1] * wkeep[wg, 1], Fb[2] * wkeep[wg, 2])
-                    Mb = vec3d(Mb[0] * wkeep[wg, 3], Mb[1] * wkeep[wg, 4], Mb[2] * wkeep[wg, 5])
-                    Fd = Rm @ Fb
-                    Td = Rm @ Mb - wp.cross(r, Fd)
+                    # a half whose three components are all kept stays as it is (R^T R is 1 only to
+                    # float32's precision in MuJoCo Warp's xmat)
+                    if wkeep[wg, 0] * wkeep[wg, 1] * wkeep[wg, 2] == f64(0.0):
+                        Fb = wp.transpose(Rm) @ Fd
+                        Fd = Rm @ vec3d(Fb[0] * wkeep[wg, 0], Fb[1] * wkeep[wg, 1], Fb[2] * wkeep[wg, 2])
+                    if wkeep[wg, 3] * wkeep[wg, 4] * wkeep[wg, 5] == f64(0.0):
+                        Mb = wp.transpose(Rm) @ Mo
+                        Mo = Rm @ vec3d(Mb[0] * wkeep[wg, 3], Mb[1] * wkeep[wg, 4], Mb[2] * wkeep[wg, 5])
+                    Td = Mo - wp.cross(r, Fd)
             if damp != 0 and displaces and A > f64(0.0) and gn > f64(0.0):  # ForceStage::Up: up = -g / |g|
                 up = -gp / gn
                 lu = wp.transpose(R) @ up
