@@ -62,6 +62,12 @@ MARKER_LISTS = "It lists them: 'file NAME' for each file aurgen wrote, 'tmp NAME
 MARKER_TMP = ".aurgen.marker.tmp"  # the marker's own staging name (under the folder's lock)
 
 
+def bookkeeping(name: str) -> bool:
+    """Whether ``name`` in a folder is aurgen's own bookkeeping there (its marker, lock, the marker's
+    staging name), not a file of the set: the audit names every other file it did not write, hidden too."""
+    return name in (MARKER, LOCK, MARKER_TMP)
+
+
 def _parts(root: Path, folder: Path) -> list[str]:
     """The names from ``root`` down to ``folder`` (lexically inside it), or an OutputError."""
     r, f = Path(os.path.abspath(root)), Path(os.path.abspath(folder))
