@@ -237,5 +237,5 @@ def test_every_journal_row_carries_its_digest(done):
     rows = [json.loads(x) for x in (ref / "rows.jsonl").read_text().splitlines()[1:]]
     for r in rows:
         d = r.pop("digest")
-        assert len(d) == 64 and d == row_digest(sw, r)
-    assert len({row_digest(sw, r) for r in rows}) == len(rows)
+        assert len(d) == 64 and d == row_digest(sw, r, values_of(sw, r["variant"]))
+    assert len({row_digest(sw, r, values_of(sw, r["variant"])) for r in rows}) == len(rows)

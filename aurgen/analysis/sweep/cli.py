@@ -93,7 +93,8 @@ def cli_sweep(args) -> int:
         print(f"sweep: note: {len(notes) - 10} more rows of {journal} dropped, recomputed", file=sys.stderr)
     if not journal.exists() or torn:
         # a new journal, or one whose last line was cut short: rewrite it with its complete rows
-        text = json.dumps(header_of(sweep)) + "\n" + "".join(journal_line(sweep, rows[i]) for i in sorted(rows))
+        text = json.dumps(header_of(sweep)) + "\n" + "".join(
+            journal_line(sweep, rows[i], values_of(sweep, i)) for i in sorted(rows))
         write_set({journal: text}, root=root)
     pending = [i for i in range(sweep.n) if i not in rows]
     progress = Progress(sweep.n, done=sweep.n - len(pending), quiet=args.quiet)
@@ -101,7 +102,7 @@ def cli_sweep(args) -> int:
         print(f"sweep: resuming: {len(rows)} of {sweep.n} variants already in {journal}", file=sys.stderr)
 
     def sink(new):
-        append_text(journal, "".join(journal_line(sweep, r) for r in new), root=root)
+        append_text(journal, "".join(journal_line(sweep, r, values_of(sweep, r["variant"])) for r in new), root=root)
         for r in new:
             rows[r["variant"]] = r
         progress(new)

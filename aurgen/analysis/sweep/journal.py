@@ -166,35 +166,34 @@ def _canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-def row_digest(sweep: Sweep, row: dict) -> str:
+def row_digest(sweep: Sweep, row: dict, values: dict) -> str:
     """The sha256 of ``row`` (jsonable, as read back: no digest) with what it was computed from: the sweep's
-    sha256, the variant's own swept values and aurgen's version."""
+    sha256, the variant's own swept ``values`` (aurgen.analysis.sweep.variants.values_of) and aurgen's version."""
     from aurgen import __version__
     from aurgen.analysis.sweep.table import jsonable
-    from aurgen.analysis.sweep.variants import values_of
 
-    inputs = jsonable(values_of(sweep, row["variant"]))
+    inputs = jsonable(values)
     blob = {"aurgen": __version__, "sweep": sweep.sha256, "variant": row["variant"], "inputs": inputs, "row": row}
     return hashlib.sha256(_canonical(json.loads(_canonical(blob))).encode()).hexdigest()
 
 
-def journal_line(sweep: Sweep, row: dict) -> str:
-    """``row``'s journal line (with its digest, and a newline)."""
+def journal_line(sweep: Sweep, row: dict, values: dict) -> str:
+    """``row``'s journal line (with its digest, and a newline); ``values`` its variant's swept values."""
     from aurgen.analysis.sweep.table import jsonable
 
     r = json.loads(json.dumps(jsonable(row)))  # the row as it reads back
     r.pop(DIGEST, None)
-    return json.dumps({**r, DIGEST: row_digest(sweep, r)}) + "\n"
+    return json.dumps({**r, DIGEST: row_digest(sweep, r, values)}) + "\n"
 
 
-def digest_problem(sweep: Sweep, row: dict, digest) -> str | None:
+def digest_problem(sweep: Sweep, row: dict, digest, values: dict) -> str | None:
     """Why a row read back (valid by :func:`row_problem`, its ``digest`` taken out) cannot be trusted as
-    computed by this aurgen from its variant's inputs, or None."""
+    computed by this aurgen from its variant's inputs (``values``: its swept values), or None."""
     from aurgen import __version__
 
     if digest is None:
         return "has no digest (a row written before aurgen recorded one, or edited)"
-    if digest != row_digest(sweep, row):
+    if digest != row_digest(sweep, row, values):
         return (f"does not match its digest (its figures edited, or written by another aurgen than {__version__} "
                 "or for other inputs)")
     return None

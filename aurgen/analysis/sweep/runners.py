@@ -107,7 +107,7 @@ def read_journal(path: Path, sweep: Sweep, notes: list | None = None) -> tuple[d
             digest = r.pop(DIGEST, None) if isinstance(r, dict) else None
             why = row_problem(sweep, r, lambda i: values_of(sweep, i))
             if why is None:  # a row of the right shape: was it computed from these inputs by this aurgen?
-                why = digest_problem(sweep, r, digest)
+                why = digest_problem(sweep, r, digest, values_of(sweep, r["variant"]))
         if why is None and r["variant"] in rows:
             continue  # a second copy of a row (the first is kept)
         if why is not None:
