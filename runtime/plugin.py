@@ -61,3 +61,33 @@ def load() -> None:
     if not path.exists():
         raise ImportError(f"{NAME}: {path} is missing (aurgen was installed without its compiled runtime)")
     _handle = ctypes.CDLL(str(path))
+
+
+# ---------------------------------------------------------------- the instance's refusals, in the plugin's words
+# (runtime/native/plugin/schema.h kTrackWorld, kMinTimestep .. kMaxTimestep and kTimestepWhy; config.cc)
+
+
+def track_world_refusal(name: str) -> str:
+    """The plugin's words for a ``track`` config naming the world body (body 0, which never moves)."""
+    from aurgen.runtime._native import TRACK_WORLD
+
+    return f"config key 'track' is '{name}': {TRACK_WORLD}"
+
+
+def timestep_limits() -> tuple:
+    """(least, most, why): the timestep (s) the plugin takes, and why those bounds."""
+    from aurgen.runtime._native import TIMESTEP_LIMITS
+
+    return tuple(TIMESTEP_LIMITS)
+
+
+def timestep_problem(dt, subject: str = "the model's timestep") -> str | None:
+    """Why ``dt`` (s) is no timestep the plugin takes, in its words ("<subject> is ... s; expected ..."), or None."""
+    lo, hi, why = timestep_limits()
+    try:
+        dt = float(dt)
+    except (TypeError, ValueError):
+        return f"{subject} is {dt!r}; expected a number of seconds"
+    if lo <= dt <= hi:
+        return None
+    return f"{subject} is {dt:g} s; expected {lo:g} to {hi:g} s ({why})"

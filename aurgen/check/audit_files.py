@@ -24,6 +24,7 @@ import numpy as np
 from aurgen.core import spatial
 from aurgen.core.errors import AurgenError
 from aurgen.core.files import GENERATED
+from aurgen.core.outdir import bookkeeping
 from aurgen.core.records import record
 
 NUM_RE = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE][-+]?[0-9]+)?", re.ASCII)  # ASCII digits only
@@ -78,8 +79,8 @@ def find_files(paths, foreign: list | None = None, packages: list | None = None)
 
     Raises AurgenError for a path that does not exist or a directory with no
     generated vehicle file in it. In a directory search, every other file in a
-    folder that holds generated files (not a dot file, not under ``report/``)
-    is appended to ``foreign``: a hand-written or garbage file where aurgen's
+    folder that holds generated files (hidden ones too, but aurgen's marker and
+    lock, aurgen.core.outdir.bookkeeping; not under ``report/``) is appended to ``foreign``: a hand-written or garbage file where aurgen's
     files belong is a difference, never silently skipped. A generated ROS package's files (aurgen.check.audit_ros)
     are no vehicle set: its folder goes to ``packages``.
     """
@@ -102,8 +103,9 @@ def find_files(paths, foreign: list | None = None, packages: list | None = None)
             if foreign is not None:
                 folders = {f.parent for f in found}
                 SCANNED.update(folders)
+                # every other file there, hidden ones too (an edited .blueboat.xml), but aurgen's marker and lock
                 foreign.extend(f for f in files if f.parent in folders and f not in found
-                               and not f.name.startswith(".") and not is_sitl_parm(f))
+                               and not bookkeeping(f.name) and not is_sitl_parm(f))
         else:
             raise AurgenError(f"{p}: no such file or directory")
     return list(dict.fromkeys(out))

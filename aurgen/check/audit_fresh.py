@@ -216,11 +216,13 @@ def check_copies(folder: Path, want: dict, label: str) -> list[Difference]:
             out.append(Difference(str(target), "set", "content", f"sha256 {meshes.digest(got)}",
                                   f"sha256 {meshes.digest(data)} (the catalog's mesh)",
                                   note="a mesh edited in the set, or the catalog's changed: rebuild"))
+    from aurgen.core.outdir import bookkeeping
+
     sub = folder / meshes.FOLDER
     if sub.is_dir() and not sub.is_symlink():
         for p in sorted(sub.iterdir()):
             rel = f"{meshes.FOLDER}/{p.name}"
-            if not p.name.startswith(".") and rel not in want:
+            if not bookkeeping(p.name) and rel not in want:  # hidden files too: only the marker and lock are aurgen's
                 out.append(Difference(str(p), "set", "file", "present", f"not a mesh {label} uses",
                                       note="hand-written, or left by another build"))
     return out

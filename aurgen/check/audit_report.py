@@ -77,10 +77,12 @@ def _read(path: Path) -> bytes:
 
 def sealed_files(folder: Path, listed: dict, own: set, what: str) -> list[Difference]:
     """The files of a sealed ``folder`` against its seal's ``listed`` ({name: sha256}): one edited, one
-    missing, or one it does not list (dot files and the ``own`` names, the sealed text's and folders
-    audited otherwise, aside); ``what``: 'report' or 'sweep' (the command to rerun)."""
+    missing, or one it does not list (hidden ones too; aurgen's marker and lock and the ``own`` names, the
+    sealed text's and folders audited otherwise, aside); ``what``: 'report' or 'sweep' (the command to rerun)."""
+    from aurgen.core.outdir import bookkeeping
+
     sealed = {"report": REPORT}.get(what, f"{what}.md")
-    on_disk = sorted(p.name for p in Path(folder).iterdir() if not p.name.startswith(".") and p.name not in own)
+    on_disk = sorted(p.name for p in Path(folder).iterdir() if not bookkeeping(p.name) and p.name not in own)
     out = []
     for name in sorted(set(on_disk) | set(listed)):
         p = Path(folder) / name

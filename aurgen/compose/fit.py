@@ -1,11 +1,14 @@
 """What must fit and what deserves a word: a battery pack in its enclosure tube (refused when it cannot
 fit), a static heel beyond ``HEEL_WARN_DEG`` and parts marked ``discontinued:`` (warnings, never fatal).
 
-A slot with ``tube: {diameter, length}`` (catalog, docs/config.md) is an enclosure tube along the slot's
-x axis, centred on the slot's origin, of that inner size. A battery part (``battery:``) filling it is a
-round pack along its own x: ``battery.diameter`` / ``battery.length`` where the part gives them, else
-its first visual box's x size and the diagonal of its y-z section. The pack must lie on the tube's axis
-(its centre on the axis, its x along it) and within its inner diameter and length.
+A slot with ``tube: {diameter, length, ends}`` (catalog, docs/config.md) is an enclosure tube along the
+slot's x axis, of that inner diameter, taking packs up to ``length`` long, its own ends at x ``ends`` in the
+slot's frame (default: centred on the slot's origin, ``length`` long; the BlueBoat's bays are their
+pontoon's tube). A battery part (``battery:``) filling it is a round pack along its own x:
+``battery.diameter`` / ``battery.length`` where the part gives them, else its first visual box's x size
+and the diagonal of its y-z section. The pack must lie on the tube's axis (its centre on the axis, its x
+along it), be no wider than its inner diameter and no longer than ``length``, and its ends lie within the
+tube's ends.
 """
 
 from __future__ import annotations
@@ -44,24 +47,35 @@ def check_tube(slot, carrier: str, part, T_pack, where, entry=None) -> None:
     if env is None:
         return
     d, length, centre = env
-    inner_d, inner_l = slot.tube
+    inner_d, inner_l, ends = slot.tube
+    lo, hi = ends if ends is not None else (-inner_l / 2, inner_l / 2)
     c = spatial.matvec(T_pack[:3, :3], np.asarray(centre, dtype=float)) + T_pack[:3, 3]
     x_axis = T_pack[:3, 0]
-    tube = f"tube of slot '{slot.name}' of '{carrier}' (inner diameter {inner_d:g} m, length {inner_l:g} m)"
+    tube = (f"tube of slot '{slot.name}' of '{carrier}' (inner diameter {inner_d:g} m, length {inner_l:g} m"
+            + (f", ends at x {lo:.4g} and {hi:.4g} m of the slot)" if ends is not None else ")"))
     pack = f"pack '{part.type}' (diameter {d:g} m, length {length:g} m)"
     off = math.hypot(c[1], c[2])
+
+    def blamed(field):  # a placement the config entry gave is blamed on its xyz / rpy, else on what put it there
+        return where[1] if entry is None else f"{where[1].rsplit('.', 1)[0]}.{field}"
+
     if off > ON_AXIS_TOL or 1.0 - abs(x_axis[0]) > ON_AXIS_TOL:
-        key = where[1]
-        if entry is not None:
-            key = f"{key.rsplit('.', 1)[0]}.{'xyz' if off > ON_AXIS_TOL and entry.xyz else 'rpy'}"
-        raise ConfigError(where[0], key, f"{pack} is off the axis of the {tube}: its centre {off:.4g} m from the "
+        raise ConfigError(where[0], blamed("xyz" if off > ON_AXIS_TOL and entry.xyz else "rpy"),
+                          f"{pack} is off the axis of the {tube}: its centre {off:.4g} m from the "
                           f"axis, its long axis {math.degrees(math.acos(min(1.0, abs(x_axis[0])))):.3g} deg off it",
                           "offset the pack along x only (xyz: [x, 0, 0]) and rotate it about x only", line=where[2])
-    if d > inner_d or abs(c[0]) + length / 2 > inner_l / 2 + 1e-12:
+    if d > inner_d or length > inner_l + 1e-12:
         what = (f"{d:g} m across, the tube {inner_d:g} m" if d > inner_d else
-                f"it reaches {abs(c[0]) + length / 2:g} m from the tube's centre, the tube {inner_l / 2:g} m")
+                f"{length:g} m long, the longest pack the tube takes {inner_l:g} m")
         raise ConfigError(where[0], where[1], f"{pack} does not fit the {tube}: {what}",
-                          "fit a smaller pack, or centre it in the tube", line=where[2])
+                          "fit a smaller pack", line=where[2])
+    a, b = c[0] - length / 2, c[0] + length / 2
+    if a < lo - 1e-12 or b > hi + 1e-12:
+        raise ConfigError(where[0], blamed("xyz") if entry is not None and entry.xyz else where[1],
+                          f"{pack} does not fit the {tube}: its ends reach x {a:.4g} .. {b:.4g} m of the slot, "
+                          f"past the tube's ends at {lo:.4g} and {hi:.4g} m",
+                          "slide it along x within the tube's ends (xyz: [x, 0, 0]), or fit a smaller pack",
+                          line=where[2])
 
 
 def warnings(vehicle, eq) -> list[str]:

@@ -59,7 +59,9 @@ class Slot:
     collision: bool = True
     axis: tuple | None = None
     limits: Limits | None = None
-    tube: tuple | None = None  # (inner diameter, inner length) m of the enclosure tube along the slot's x
+    # (inner diameter, inner length, ends) m of the enclosure tube along the slot's x: length the longest pack
+    # it takes, ends (from, to) the x its packs' ends may reach, or None: (-length/2, length/2)
+    tube: tuple | None = None
     # the occupant is a component of this part, named <carrier>_<slot> (gripper_jaw_left) however it
     # is placed; otherwise a nested occupant takes the slot's name unless that is taken (compose.assemble)
     carrier_prefix: bool = False
@@ -387,13 +389,22 @@ def slot_fields(r: Reader, s, key: str, name: str) -> Slot:
 
 
 def _tube(r: Reader, s, key: str) -> tuple | None:
-    """A slot's ``tube: {diameter, length}``: the inner size m of the enclosure the slot's part sits in."""
+    """A slot's ``tube: {diameter, length, ends}``: the inner diameter m of the enclosure the slot's part
+    sits in, the longest pack m it takes, and (optional) the x m of its own ends in the slot's frame (a
+    pontoon longer than the bay: a pack may slide along it), which must hold ``length``; default centred."""
     if "tube" not in s:
         return None
     t = r.mapping(s["tube"], f"{key}.tube", node=s, field="tube")
-    r.check_keys(t, {"diameter", "length"}, f"{key}.tube", required=("diameter", "length"))
+    r.check_keys(t, {"diameter", "length", "ends"}, f"{key}.tube", required=("diameter", "length"))
     size = dict(positive=True, required=True, at_least=limits.SIZE_MIN, magnitude=limits.LENGTH_MAX)
-    return (r.number(t, "diameter", f"{key}.tube", **size), r.number(t, "length", f"{key}.tube", **size))
+    d, length = r.number(t, "diameter", f"{key}.tube", **size), r.number(t, "length", f"{key}.tube", **size)
+    ends = r.vector(t, "ends", f"{key}.tube", n=2, magnitude=limits.LENGTH_MAX)
+    if ends is not None and not ends[1] - ends[0] >= length:
+        raise r.error(f"{key}.tube.ends", f"the ends {ends[0]:g} .. {ends[1]:g} m must hold the tube's length "
+                      f"{length:g} m (from < to, at least that far apart)",
+                      "give the x of the tube's aft and forward ends in the slot's frame, or drop ends: for "
+                      "a tube centred on the slot", node=t, field="ends")
+    return d, length, ends
 
 
 def joint_limits(r: Reader, node, key: str) -> Limits | None:

@@ -135,6 +135,11 @@ def load_world(path) -> WorldConfig:
         raise ConfigError(path, None, f"the world is named by its file name: {why}", "rename the file")
     r.check_keys(data, TOP_KEYS, "", required=("planes", "cells"))
     timestep = r.number(data, "timestep", "", default=0.002, positive=True)
+    from aurgen.runtime.plugin import timestep_problem  # the plugin's bound, in its words
+
+    why = timestep_problem(timestep, "the world's timestep")
+    if why:
+        raise r.error("timestep", why, "set timestep: within that range (default 0.002 s)", node=data, field="timestep")
     integrator = r.string(data, "integrator", "", default="implicitfast", choices=INTEGRATORS)
     gravity = _gravity(r, data)
     planes = _planes(r, data)

@@ -62,6 +62,12 @@ MARKER_LISTS = "It lists them: 'file NAME' for each file aurgen wrote, 'tmp NAME
 MARKER_TMP = ".aurgen.marker.tmp"  # the marker's own staging name (under the folder's lock)
 
 
+def bookkeeping(name: str) -> bool:
+    """Whether ``name`` in a folder is aurgen's own bookkeeping there (its marker, lock, the marker's
+    staging name), not a file of the set: the audit names every other file it did not write, hidden too."""
+    return name in (MARKER, LOCK, MARKER_TMP)
+
+
 def _parts(root: Path, folder: Path) -> list[str]:
     """The names from ``root`` down to ``folder`` (lexically inside it), or an OutputError."""
     r, f = Path(os.path.abspath(root)), Path(os.path.abspath(folder))
@@ -85,10 +91,19 @@ def _refuse_entry(st, where: Path, what: str = "a folder") -> None:
     raise OutputError(f"{where}: exists and is not {what}; refusing to replace it (nothing was written)")
 
 
+def _refuse_root(root: Path) -> None:
+    """The root (a folder the user named) is a folder or absent: a file, or a symbolic link that
+    leads to no folder (a loop such as ``ln -s out out``, or a link to nothing), is refused."""
+    if os.path.lexists(root) and not os.path.isdir(root):
+        if os.path.islink(root):
+            raise OutputError(f"cannot write under {root}: a symbolic link that leads to no folder (a link loop, "
+                              "or its target is missing); name a folder, or remove the link (nothing was written)")
+        raise OutputError(f"cannot write under {root}: it exists and is not a folder")
+
+
 def _open_root(root: Path, create: bool) -> int | None:
     """An fd of the root (a folder the user named: a link to it is followed), or None if absent."""
-    if os.path.lexists(root) and not os.path.isdir(root):
-        raise OutputError(f"cannot write under {root}: it exists and is not a folder")
+    _refuse_root(root)
     if create:
         Path(root).mkdir(parents=True, exist_ok=True)
     elif not os.path.isdir(root):
@@ -268,8 +283,7 @@ def preflight(files, root: Path, folders=()) -> None:
     """Every check :func:`aurgen.core.files.write_set` makes before its first write, for the targets
     ``files`` (and the ``folders``) under ``root``; writes nothing (a command that writes several
     sets checks them all first)."""
-    if os.path.lexists(root) and not os.path.isdir(root):
-        raise OutputError(f"cannot write under {root}: it exists and is not a folder")
+    _refuse_root(root)
     groups: dict = {Path(os.path.abspath(f)): [] for f in folders}
     for f in groups:
         _parts(root, f)

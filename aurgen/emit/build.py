@@ -79,6 +79,8 @@ def _refuse_other_vehicles_package(pkg: Path, name: str, config) -> None:
         names = [e.name for e in os.scandir(pkg / "urdf") if e.name.endswith(".urdf")]
     except (FileNotFoundError, NotADirectoryError):
         return
+    except OSError:  # a link loop (ELOOP), no permission: the writer refuses that path, naming it
+        return
     other = sorted(n[:-5] for n in names if n[:-5] != name and n[:-5].lower() == name.lower())
     if other:
         raise BuildError(f"{config}: vehicle {name!r} would write its ROS package {pkg} over vehicle {other[0]!r}'s "

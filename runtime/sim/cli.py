@@ -75,7 +75,8 @@ def _declares_environment(path) -> bool:
 
 
 def _check_model(model) -> None:
-    """The model is a regular file (a FIFO would block every reader of it, MjSpec's included)."""
+    """The model is a regular file, and so is every file it makes MuJoCo open (a FIFO would block every
+    reader of it, MjSpec's included)."""
     import os
     import stat
 
@@ -88,6 +89,11 @@ def _check_model(model) -> None:
         raise AurgenError(f"{str(model)!r}: no such file (expected an MJCF world or model written by aurgen)") from None
     if not stat.S_ISREG(st.st_mode):
         raise AurgenError(f"{model}: not a regular file (expected an MJCF world or model written by aurgen)")
+    from aurgen.runtime.sim.loading import _refuse_special_files
+
+    # and every file it makes MuJoCo open (a world's <model file>, an <include>): --water and --vacuum
+    # read the file (MjSpec) before the Simulation's own check, and a FIFO there blocked that read forever
+    _refuse_special_files(str(model))
 
 
 _OTHER_FORMATS = {".sdf": "an SDF file (Gazebo)", ".urdf": "a URDF file (ROS)", ".config": "a Gazebo model.config"}

@@ -24,10 +24,10 @@ def _compile(source):
         pass
     try:
         if isinstance(source, mujoco.MjModel):
-            return source, None
+            return _check_timestep(source, "MjModel"), None
         s = str(source)
         if s.lstrip().startswith("<"):
-            return mujoco.MjModel.from_xml_string(s), ("string", s)
+            return _check_timestep(mujoco.MjModel.from_xml_string(s), "MJCF string"), ("string", s)
         if s.lower().endswith((".yaml", ".yml")):  # a config, not a model: say how to get the model
             raise SimulationError(f"{s}: a config, not a model: build it first ('aurgen build {s}' for a "
                                   f"vehicle, 'aurgen worlds {s}' for a world), then pass the MJCF it "
@@ -37,10 +37,27 @@ def _compile(source):
         if not stat.S_ISREG(os.stat(s).st_mode):  # a FIFO would block MuJoCo's read forever
             raise SimulationError(f"{s}: not a regular file (expected an MJCF world or model written by aurgen)")
         _refuse_special_files(s)
-        return mujoco.MjModel.from_xml_path(s), ("path", s)
+        return _check_timestep(mujoco.MjModel.from_xml_path(s), s), ("path", s)
     except ValueError as exc:
         raise SimulationError(f"{source if not str(source).lstrip().startswith('<') else 'MJCF string'}: "
-                              f"MuJoCo could not compile it: {exc}") from None
+                              f"MuJoCo could not compile it: {mujoco_words(exc)}") from None
+
+
+def mujoco_words(exc) -> str:
+    """MuJoCo's compile error, one line: where the plugin refused the model at init ("plugin->init failed",
+    then the plugin's own warning lines), the plugin's first line, which names the key and what to do."""
+    lines = [x.strip() for x in str(exc).splitlines() if x.strip()]
+    ours = [x for x in lines if x.startswith(f"{hplugin.NAME} instance ")]
+    return ours[0] if ours else " ".join(lines)
+
+
+def _check_timestep(m, source: str):
+    """``m`` if its timestep is one the plugin takes (a model that declares the plugin was refused by it
+    already, in these words); else SimulationError naming the source and the bound."""
+    why = hplugin.timestep_problem(m.opt.timestep)
+    if why:
+        raise SimulationError(f"{source}: {why}: set <option timestep> (a world config's timestep:) within it")
+    return m
 
 
 def _body_names(m, ids) -> set:

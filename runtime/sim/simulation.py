@@ -127,6 +127,9 @@ class Simulation:
         self._attachment = self._xml = None  # set by _attach, read by to_xml
         m, src = _compile(model)
         self.source = str(model) if src is None or src[0] == "path" else "<MJCF string>"
+        if track is not None and mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, str(track)) == 0:
+            # the world body never moves: settled at once, whatever the model does (the plugin's words)
+            raise SimulationError(f"{self.source}: {hplugin.track_world_refusal(str(track))}")
         env = None
         if environment is not None:
             env = envmod.parse(environment)
@@ -236,7 +239,8 @@ class Simulation:
         try:
             m = attach.to_spec(_spec_of(src), att).compile()
         except ValueError as exc:
-            raise SimulationError(f"{src[1] if src[0] == 'path' else 'MJCF string'}: {exc}") from None
+            where = src[1] if src[0] == "path" else "MJCF string"
+            raise SimulationError(f"{where}: {loading.mujoco_words(exc)}") from None
         self._attachment = att
         self._xml = src[1].encode() if src[0] == "string" else _read_bytes(src[1])
         return m

@@ -267,3 +267,23 @@ def test_world_with_the_same_meaning_is_current(out, capsys):
     path = out / "worlds" / "open_water.xml"
     edit(path, 'timestep="0.002"', 'timestep="2e-3"')
     assert audit_json(capsys, path)[0] == 0
+
+
+@pytest.mark.parametrize("folder, name, copy_of", [
+    ("blueboat", ".blueboat.xml", "blueboat.xml"),  # an edited copy, hidden beside the set
+    ("blueboat", ".notes", None),
+    ("blueboat", ".aurgen-notes.tmp", None),  # aurgen's temp prefix, but no marker lists it
+    ("worlds", ".open_water.xml", "open_water.xml"),
+])
+def test_a_dot_file_in_a_set_folder_is_named(out, capsys, folder, name, copy_of):
+    """Every file in a set folder that aurgen did not write is named, hidden ones too (issue 45: an
+    edited ``.blueboat.xml`` beside the set audited clean); only aurgen's marker and lock are its own."""
+    target = out / folder / name
+    if copy_of:
+        target.write_text((out / folder / copy_of).read_text().replace("<mujoco", "<mujoco ", 1))
+    else:
+        target.write_text("mine\n")
+    code, text = audit(capsys, out / folder)
+    assert code == 1 and name in text and "not an aurgen file" in text, text
+    code, text = audit(capsys, out)
+    assert code == 1 and name in text, text

@@ -121,7 +121,8 @@ def test_a_missing_sweep_file_is_reported(made, tmp_path, name):
     assert "missing" in row and "sweep.md's seal lists" in row
 
 
-@pytest.mark.parametrize("name", ["notes.txt", "old.png", "variant_extra.csv"])
+@pytest.mark.parametrize("name", ["notes.txt", "old.png", "variant_extra.csv",
+                                  ".sweep.csv", ".aurgen-notes.tmp"])  # hidden ones too (issue 45)
 def test_an_extra_file_is_reported(made, tmp_path, name):
     work, sw = _copy(made, tmp_path)
     (sw / name).write_text("mine\n")

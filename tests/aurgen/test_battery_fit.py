@@ -2,7 +2,8 @@
 
 A pack placed off its tube's axis or too big for the tube is a ConfigError naming the tube and the sizes
 (the BlueROV2's lower tube: Blue Robotics 3" Series, 0.0762 m inner diameter; the BlueBoat's eight
-pontoon bays, 0.12 m across and 0.20 m long, the reference's per-slot battery envelope); a static heel beyond
+pontoon bays, 0.12 m across and packs up to 0.20 m long, the reference's per-slot battery envelope, each
+pack's ends within its pontoon's own tube, issue 45); a static heel beyond
 aurgen.compose.fit.HEEL_WARN_DEG in the specs' equilibrium and a part marked ``discontinued:`` are a
 warning on stderr, the build exiting 0.
 """
@@ -62,7 +63,7 @@ def resolve_part(typ):
 @pytest.mark.parametrize("line, key, words", [
     ("  - {slot: battery, type: br_liion_18ah, xyz: [0, 0.02, 0]}", "parts[0].xyz", "off the axis"),
     ("  - {slot: battery, type: br_liion_18ah, rpy: [0, 0, 1.5707963267948966]}", "parts[0].rpy", "off the axis"),
-    ("  - {slot: battery, type: br_liion_18ah, xyz: [0.1, 0, 0]}", "parts[0].type", "does not fit"),
+    ("  - {slot: battery, type: br_liion_18ah, xyz: [0.1, 0, 0]}", "parts[0].xyz", "does not fit"),
     ("  - {slot: battery, type: big_pack}", "parts[0].type", "0.09 m across, the tube 0.0762 m"),
     ("  - {slot: battery, type: long_pack}", "parts[0].type", "does not fit"),
 ])
@@ -90,9 +91,24 @@ def _boat(tmp_path, line: str, extra_parts: dict | None = None) -> Path:
 BAYS = ("port_fwd", "port_mid_fwd", "port_mid_aft", "port_aft", "stbd_fwd", "stbd_mid_fwd", "stbd_mid_aft", "stbd_aft")
 
 
+def _pontoon_ends() -> tuple:
+    """The x of the BlueBoat pontoon cylinder's ends in base_link, read from the chassis' collision geometry."""
+    import yaml
+
+    chassis = yaml.safe_load((PARTS / "blueboat_chassis.yaml").read_text(encoding="utf-8"))
+    cyl = [g for g in chassis["collision"] if g["shape"] == "cylinder"]
+    assert len(cyl) == 2 and cyl[0]["xyz"][0] == cyl[1]["xyz"][0] and cyl[0]["length"] == cyl[1]["length"]
+    return cyl[0]["xyz"][0] - cyl[0]["length"] / 2, cyl[0]["xyz"][0] + cyl[0]["length"] / 2
+
+
 def test_every_blueboat_battery_slot_is_a_bay_every_bundled_pack_fits(tmp_path):
     slots = {s.name: s for s in resolve_part("blueboat_chassis").slots}
-    assert {n: slots[n].tube for n in BAYS} == {n: (0.12, 0.20) for n in BAYS}
+    lo, hi = _pontoon_ends()
+    for n in BAYS:  # across and the longest pack: the reference's envelope; along x: the pontoon's own tube
+        d, length, ends = slots[n].tube
+        assert (d, length) == (0.12, 0.20), n
+        x = slots[n].xyz[0]
+        assert ends == pytest.approx((lo - x, hi - x), abs=1e-6), n
     for typ in ("br_liion_18ah", "br_lipo_10ah", "br_liion_15_6ah"):
         d, length, _ = fit.pack_envelope(resolve_part(typ))
         assert d <= 0.12 - 0.04 and length <= 0.20 - 0.03, typ  # the margins the chassis file states
@@ -101,15 +117,34 @@ def test_every_blueboat_battery_slot_is_a_bay_every_bundled_pack_fits(tmp_path):
         assert sorted(n for t, n in v.specs.parts if t == typ) == sorted(BAYS)
 
 
+def test_the_peers_in_slot_offset_is_accepted(tmp_path):
+    """The public xacro implementation's own case: an 18 Ah pack in port_aft slid 3 cm along x. Its end
+    reaches 0.1025 m from the slot, past the reference's 0.20 m envelope but well inside the pontoon
+    (refused before issue 45: "reaches 0.1025 m from the tube's centre, the tube 0.1 m")."""
+    p = _boat(tmp_path, "  - {slot: port_aft, type: br_liion_18ah, xyz: [0.03, 0, 0]}")
+    v = resolve(str(p))
+    assert ("br_liion_18ah", "port_aft") in v.specs.parts
+    assert main(["build", str(p), "-o", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "boat" / "boat.xml").is_file()
+
+
 @pytest.mark.parametrize("line, key, words, hint", [
     ("  - {slot: port_fwd, type: br_liion_18ah, xyz: [0, 0.02, 0]}", "parts[0].xyz", "off the axis",
      "offset the pack along x only"),
     ("  - {slot: stbd_aft, type: br_liion_18ah, rpy: [0, 0, 0.3]}", "parts[0].rpy", "off the axis",
      "rotate it about x only"),
-    ("  - {slot: port_fwd, type: br_liion_18ah, xyz: [0.05, 0, 0]}", "parts[0].type",
-     "reaches 0.1225 m from the tube's centre, the tube 0.1 m", "centre it in the tube"),
+    # outside the hull: the pack's ends past its pontoon's, forward and aft
+    ("  - {slot: port_fwd, type: br_liion_18ah, xyz: [0.23, 0, 0]}", "parts[0].xyz",
+     "its ends reach x 0.1575 .. 0.3025 m of the slot, past the tube's ends at -0.7788 and 0.272 m",
+     "slide it along x within the tube's ends"),
+    ("  - {slot: stbd_aft, type: br_liion_18ah, xyz: [-0.1, 0, 0]}", "parts[0].xyz",
+     "its ends reach x -0.1725 .. -0.0275 m of the slot, past the tube's ends at -0.1188 and 0.932 m",
+     "slide it along x within the tube's ends"),
+    # longer than the compartment, though the pontoon would hold it
     ("  - {slot: port_fwd, type: long_pack}", "parts[0].type",
      "(diameter 0.074 m, length 0.5 m) does not fit", "fit a smaller pack"),
+    ("  - {slot: port_mid_aft, type: long_pack}", "parts[0].type",
+     "0.5 m long, the longest pack the tube takes 0.2 m", "fit a smaller pack"),
     ("  - {slot: stbd_mid_fwd, type: fat_pack}", "parts[0].type", "0.13 m across, the tube 0.12 m",
      "fit a smaller pack"),
 ])
@@ -125,7 +160,7 @@ def test_a_pack_that_cannot_sit_in_its_blueboat_bay_is_refused(tmp_path, line, k
     msg = str(exc.value)
     slot = line.split("slot: ")[1].split(",")[0]
     assert f"{p}:{_line(p, line.strip())}: {key}:" in msg and words in msg and hint in msg, msg
-    assert f"tube of slot '{slot}' of 'base_link' (inner diameter 0.12 m, length 0.2 m)" in msg, msg
+    assert f"tube of slot '{slot}' of 'base_link' (inner diameter 0.12 m, length 0.2 m, ends at x " in msg, msg
     code = main(["build", str(p), "-o", str(tmp_path / "out")])
     assert code == 2 and not (tmp_path / "out").exists()
 
@@ -179,6 +214,12 @@ def test_the_bundled_vehicles_build_without_a_warning(tmp_path):
     ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: 0.0762}", "slots.battery.tube.length"),
     ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: -1, length: 0.29}", "slots.battery.tube.diameter"),
     ("default: br_liion_18ah\n", "default: br_liion_18ah\n    tube: 3\n", "slots.battery.tube"),
+    ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: 0.0762, length: 0.29, ends: [0.1, -0.2]}",
+     "slots.battery.tube.ends"),
+    ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: 0.0762, length: 0.29, ends: [-0.1, 0.1]}",
+     "slots.battery.tube.ends"),
+    ("tube: {diameter: 0.0762, length: 0.290967}", "tube: {diameter: 0.0762, length: 0.29, ends: [0, 1, 2]}",
+     "slots.battery.tube.ends"),
 ])
 def test_a_bad_tube_is_refused_naming_it(tmp_path, old, new, key):
     text = (PARTS / "bluerov2_chassis.yaml").read_text(encoding="utf-8")

@@ -132,3 +132,23 @@ def test_worlds_refuses_before_writing_a_vehicle(capsys, monkeypatch, tmp_path, 
                                                       "w.yaml": WORLD, "out/worlds": "@link {ABS}"})
     monkeypatch.chdir(work)
     assert "symbolic link" in _refused(capsys, tmp_path, WORLDS)
+
+
+LOOP_PATHS = ["out", "out/v", "out/ros", "out/ros/v_description", "out/ros/v_description/urdf"]
+
+
+@pytest.mark.parametrize("rel", LOOP_PATHS)
+def test_a_symlink_loop_is_refused_naming_it(capsys, monkeypatch, tmp_path, good_build, rel):
+    """A link to itself (``ln -s loop loop``) where the build writes: ELOOP from the ROS package's
+    check of another vehicle's package was a traceback; now one line naming the link, nothing written."""
+    work, _ = setup_case(tmp_path, good_build, {"v.yaml": BOAT, "w.yaml": WORLD})
+    p = work / rel
+    if p.exists() and not p.is_symlink():
+        import shutil
+
+        shutil.rmtree(p)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.symlink_to(p.name)
+    monkeypatch.chdir(work)
+    err = _refused(capsys, tmp_path, BUILD)
+    assert "symbolic link" in err and rel.split("/")[-1] in err, err

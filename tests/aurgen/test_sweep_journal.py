@@ -1,7 +1,8 @@
 """A sweep's journal (rows.jsonl) trusted only as far as it can be checked: its hash covers every
 catalog entry any variant can use and aurgen's version (a part only a swept choice brings in,
 changed, is a journal of another sweep); each row read back is checked against the rows this
-sweep computes (its columns, their types, the variant's own swept values) and one that is not is
+sweep computes (its columns, their types, the variant's own swept values) and against its digest
+(issue 45: over the variant's inputs, its figures and aurgen's version), and one that is not is
 dropped and recomputed, with a note; a journal that is a folder, a FIFO or a link is refused.
 
 The reference for a recomputed row is a fresh run of the same sweep in another folder.
@@ -166,6 +167,7 @@ def test_row_problem_accepts_what_the_sweep_computes(done):
     rows = [json.loads(x) for x in (ref / "rows.jsonl").read_text().splitlines()[1:]]
     assert len(rows) == 4
     for r in rows:
+        r.pop("digest")  # the journal line's, not a column
         assert row_problem(sw, r, lambda i: values_of(sw, i)) is None
         assert row_problem(sw, r, lambda i: values_of(sw, (i + 1) % 4)) is not None
 
@@ -194,3 +196,46 @@ def test_a_journal_that_is_not_a_file_is_refused(done, tmp_path, capsys, kind):
     assert len(err.splitlines()) == 1 and "rows.jsonl" in err and "Traceback" not in err, err
     assert sorted((p.name, p.lstat().st_mtime_ns) for p in out.iterdir()) == before
     assert outside.read_text() == (ref / "rows.jsonl").read_text()
+
+
+# rows that row_problem cannot tell from computed ones: right columns, right types, the variant's own
+# swept values; only the per-row digest (over the variant's inputs, its figures and aurgen's version) can
+PLAUSIBLE = {
+    "GM and draft edited": lambda L: _row(L, 2, gm_t_m=99.0, draft_m=0.001),
+    "the digest removed": lambda L: _row(L, 1, digest=KeyError),
+    "a digest copied from another row": lambda L: _row(L, 3, digest=json.loads(L[1])["digest"]),
+    "another version's digest": lambda L: _row(L, 4, digest="0" * 64),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAUSIBLE))
+def test_a_plausible_edited_row_is_recomputed_with_a_note(done, tmp_path, capsys, case):
+    """A row edited by hand to figures of the right kind (GM 99 m, draft 1 mm) survived a resume and was
+    reported as computed (issue 45): its digest no longer matches, so it is recomputed, and said so."""
+    v, ref, whole = done
+    out = tmp_path / "o"
+    shutil.copytree(ref, out)
+    _forge(out / "rows.jsonl", PLAUSIBLE[case])
+    (out / "sweep.csv").unlink()
+    capsys.readouterr()
+    assert _run(v, out) == 0
+    err = capsys.readouterr().err
+    notes = [x for x in err.splitlines() if x.startswith("sweep: note:")]
+    assert len(notes) == 1 and "rows.jsonl line" in notes[0] and "digest" in notes[0], err
+    assert "recomputed" in notes[0], err
+    assert (out / "sweep.csv").read_bytes() == whole
+    assert "99" not in [c for c in (out / "sweep.csv").read_text().split(",")]
+    assert _run(v, out) == 0
+    assert "note" not in capsys.readouterr().err
+
+
+def test_every_journal_row_carries_its_digest(done):
+    from aurgen.analysis.sweep.journal import row_digest
+
+    v, ref, _ = done
+    sw = prepare(v / "s.yaml")
+    rows = [json.loads(x) for x in (ref / "rows.jsonl").read_text().splitlines()[1:]]
+    for r in rows:
+        d = r.pop("digest")
+        assert len(d) == 64 and d == row_digest(sw, r, values_of(sw, r["variant"]))
+    assert len({row_digest(sw, r, values_of(sw, r["variant"])) for r in rows}) == len(rows)

@@ -452,3 +452,24 @@ def test_placement_rpy_is_fixed_axis_in_both_formats(tmp_path):
     np.testing.assert_allclose(d.xpos[base], [1, 2, 0.05], atol=1e-12)
     root = etree.parse(str(out / "worlds" / "turned.sdf")).getroot()
     assert root.findtext(".//include/pose") == "1.0 2.0 0.05 0.1 -0.2 0.3"
+
+
+@pytest.mark.parametrize("value", ["1e-300", "1e-7", "0.6", "1e300"])
+def test_a_timestep_outside_the_plugins_bound_is_refused_at_build(tmp_path, monkeypatch, capsys, value):
+    """A world timestep of 1e-300 s built and ran (1e300 steps a simulated second, issue 45): refused with
+    the plugin's bound and why, one line, exit 2, nothing written."""
+    text = OPEN.replace("timestep: 0.002", f"timestep: {value}").replace("DENSITY", "1025.0")
+    path = _write(tmp_path, "w.yaml", text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["worlds", str(path), "-o", "out"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{path}:1: timestep: the world's timestep is {float(value):g} s; expected 1e-06 to 0.5 s (" in err, err
+    assert "settle window" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ["0.000001", "0.5"])
+def test_the_timestep_bounds_themselves_are_accepted(tmp_path, value):
+    text = OPEN.replace("timestep: 0.002", f"timestep: {value}").replace("DENSITY", "1025.0")
+    path = _write(tmp_path, "w.yaml", text)
+    assert world_config.load_world(path).timestep == float(value)

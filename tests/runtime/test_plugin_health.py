@@ -423,3 +423,26 @@ def test_a_reduced_collision_hull_does_not_reduce_the_displacement():
 
     assert hull_from_points(np.ascontiguousarray(m.mesh_vert[va:va + vn]))[5][0] == pytest.approx(
         _hull_volume(V), rel=1e-13)
+
+
+TRACK_WORLD = ("config key 'track' is 'world': the world body (body 0), which never moves and would read as settled "
+               "at once; name a body that moves")
+
+
+def test_track_naming_the_world_body_is_refused_by_both_with_the_same_words():
+    """``track`` naming the world body (body 0, never moves) was settled at once with health ok (issue 45):
+    the plugin refuses it at init, and Simulation before compiling anything, in the same words."""
+    from aurgen.runtime.sim import SimulationError
+
+    xml = _declared(_cube()).replace('<instance name="hydrostatics"/>',
+                                     '<instance name="hydrostatics"><config key="track" value="world"/></instance>')
+    with pytest.raises(ValueError) as exc:
+        mujoco.MjModel.from_xml_string(xml)
+    assert TRACK_WORLD in str(exc.value), str(exc.value)
+    plain = mjcf(body("a", (0, 0, 0.0), 0.5, (1e-3,) * 3, geom("box", [0.05] * 3)), env=water_env(RHO, None))
+    with pytest.raises(SimulationError) as exc:
+        Simulation(plain, track="world")
+    assert TRACK_WORLD in str(exc.value), str(exc.value)
+    with pytest.raises(SimulationError) as exc:  # a file declaring it: the plugin's words, through MuJoCo's error
+        Simulation(xml)
+    assert TRACK_WORLD in str(exc.value), str(exc.value)

@@ -16,10 +16,11 @@ from aurgen import __version__
 from aurgen.analysis.sweep import summary
 
 from aurgen.analysis.sweep.figures import fig_capsize, fig_distributions, fig_gm
+from aurgen.analysis.sweep.journal import journal_line
 from aurgen.analysis.sweep.runners import (JOURNAL, Progress, _journal_text, header_of, read_journal, run_pool,
                                           run_ray, run_serial)
 from aurgen.analysis.sweep.spec import Sweep, SweepError, plain
-from aurgen.analysis.sweep.table import jsonable, csv_text, parquet_filler
+from aurgen.analysis.sweep.table import csv_text, parquet_filler
 from aurgen.analysis.sweep.variants import compose_variant, prepare, values_of, variant_mapping, variant_name
 
 
@@ -93,7 +94,7 @@ def cli_sweep(args) -> int:
     if not journal.exists() or torn:
         # a new journal, or one whose last line was cut short: rewrite it with its complete rows
         text = json.dumps(header_of(sweep)) + "\n" + "".join(
-            json.dumps(jsonable(rows[i])) + "\n" for i in sorted(rows))
+            journal_line(sweep, rows[i], values_of(sweep, i)) for i in sorted(rows))
         write_set({journal: text}, root=root)
     pending = [i for i in range(sweep.n) if i not in rows]
     progress = Progress(sweep.n, done=sweep.n - len(pending), quiet=args.quiet)
@@ -101,7 +102,7 @@ def cli_sweep(args) -> int:
         print(f"sweep: resuming: {len(rows)} of {sweep.n} variants already in {journal}", file=sys.stderr)
 
     def sink(new):
-        append_text(journal, "".join(json.dumps(jsonable(r)) + "\n" for r in new), root=root)
+        append_text(journal, "".join(journal_line(sweep, r, values_of(sweep, r["variant"])) for r in new), root=root)
         for r in new:
             rows[r["variant"]] = r
         progress(new)

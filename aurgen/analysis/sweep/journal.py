@@ -11,6 +11,12 @@
 - :func:`row_problem`: why a row read back from the journal is not one this sweep computes
   (its columns, each column's type, the variant's own swept values, a composed row's figures),
   or None; such a row is recomputed, with a note.
+- :func:`row_digest` / :func:`journal_line`: each row is written with a ``digest``, the sha256 of a
+  canonical JSON of the sweep's sha256 (its file, base config, catalog parts and aurgen's version),
+  the variant's own swept values, the row's figures and aurgen's version; :func:`digest_problem`: a
+  row read back whose digest is missing or does not match (figures edited by hand, or a row written
+  before rows carried one) is recomputed, with a note. It proves the row was written by aurgen from
+  these inputs, not that nobody recomputed the sha256: it is a check against edits, not a signature.
 """
 
 from __future__ import annotations
@@ -149,4 +155,45 @@ def row_problem(sweep: Sweep, row, values_of) -> str | None:
         empty = [c for c in COMPOSED_NEEDS if row[c] is None]
         if empty:
             return f"composed without a reason, yet {', '.join(empty[:4])} empty"
+    return None
+
+
+#: the key of a journal line holding its row's digest (not a column: dropped when the row is read back)
+DIGEST = "digest"
+
+
+def _canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def row_digest(sweep: Sweep, row: dict, values: dict) -> str:
+    """The sha256 of ``row`` (jsonable, as read back: no digest) with what it was computed from: the sweep's
+    sha256, the variant's own swept ``values`` (aurgen.analysis.sweep.variants.values_of) and aurgen's version."""
+    from aurgen import __version__
+    from aurgen.analysis.sweep.table import jsonable
+
+    inputs = jsonable(values)
+    blob = {"aurgen": __version__, "sweep": sweep.sha256, "variant": row["variant"], "inputs": inputs, "row": row}
+    return hashlib.sha256(_canonical(json.loads(_canonical(blob))).encode()).hexdigest()
+
+
+def journal_line(sweep: Sweep, row: dict, values: dict) -> str:
+    """``row``'s journal line (with its digest, and a newline); ``values`` its variant's swept values."""
+    from aurgen.analysis.sweep.table import jsonable
+
+    r = json.loads(json.dumps(jsonable(row)))  # the row as it reads back
+    r.pop(DIGEST, None)
+    return json.dumps({**r, DIGEST: row_digest(sweep, r, values)}) + "\n"
+
+
+def digest_problem(sweep: Sweep, row: dict, digest, values: dict) -> str | None:
+    """Why a row read back (valid by :func:`row_problem`, its ``digest`` taken out) cannot be trusted as
+    computed by this aurgen from its variant's inputs (``values``: its swept values), or None."""
+    from aurgen import __version__
+
+    if digest is None:
+        return "has no digest (a row written before aurgen recorded one, or edited)"
+    if digest != row_digest(sweep, row, values):
+        return (f"does not match its digest (its figures edited, or written by another aurgen than {__version__} "
+                "or for other inputs)")
     return None

@@ -67,10 +67,11 @@ def _journal_text(path: Path) -> str | None:
 def read_journal(path: Path, sweep: Sweep, notes: list | None = None) -> tuple[dict, bool]:
     """({variant: row}, rewrite) from a journal; ``rewrite``: the journal must be written again with
     the rows kept (a line after the last complete row, an interrupted write, was dropped; or a row
-    that is not one this sweep computes, :func:`aurgen.analysis.sweep.journal.row_problem`: each such
-    row is dropped, to be recomputed, with a line in ``notes``). SweepError if it is another sweep's
+    that is not one this sweep computes, :func:`aurgen.analysis.sweep.journal.row_problem`, or whose
+    digest does not match, :func:`~aurgen.analysis.sweep.journal.digest_problem`: each such row is
+    dropped, to be recomputed, with a line in ``notes``). SweepError if it is another sweep's
     (naming the inputs that changed) or not a journal."""
-    from aurgen.analysis.sweep.journal import changed, inputs_of, row_problem
+    from aurgen.analysis.sweep.journal import DIGEST, changed, digest_problem, inputs_of, row_problem
     from aurgen.analysis.sweep.variants import values_of
 
     notes = [] if notes is None else notes
@@ -103,7 +104,10 @@ def read_journal(path: Path, sweep: Sweep, notes: list | None = None) -> tuple[d
         except ValueError:
             r, why = None, "is not JSON"
         else:
+            digest = r.pop(DIGEST, None) if isinstance(r, dict) else None
             why = row_problem(sweep, r, lambda i: values_of(sweep, i))
+            if why is None:  # a row of the right shape: was it computed from these inputs by this aurgen?
+                why = digest_problem(sweep, r, digest, values_of(sweep, r["variant"]))
         if why is None and r["variant"] in rows:
             continue  # a second copy of a row (the first is kept)
         if why is not None:

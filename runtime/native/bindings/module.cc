@@ -728,6 +728,9 @@ NB_MODULE(_native, m) {
     m.attr("ENV_LIMITS") = nb::make_tuple(hydro::schema::kMaxPlanes, hydro::schema::kMaxCells,
                                           hydro::schema::kMaxCellPlanes);
     m.attr("ENV_MAX_WAVES") = hydro::schema::kMaxWaveComponents;
+    m.attr("TRACK_WORLD") = hydro::schema::kTrackWorld;  // the plugin's words for track = the world body
+    m.attr("TIMESTEP_LIMITS") = nb::make_tuple(hydro::schema::kMinTimestep, hydro::schema::kMaxTimestep,
+                                               hydro::schema::kTimestepWhy);
     m.attr("ENV_WAVE_LIMITS") = nb::make_tuple(hydro::schema::kMaxWaveOmega, hydro::schema::kMinWaveNumber,
                                                hydro::schema::kMaxWaveNumber, hydro::schema::kMinWaveDepth);
   }

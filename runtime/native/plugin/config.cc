@@ -1,6 +1,7 @@
 // The instance's config (HydroConfig::FromModel; the settle window and the tracked body)
 // and its creation (Hydro::Create; StateSize): hydro.h.
 #include "hydro.h"
+#include "schema.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -58,9 +59,15 @@ std::optional<HydroConfig> HydroConfig::FromModel(const mjModel* m, int instance
     c.plain = s == "plain";
   }
   if (const char* v = mj_getPluginConfig(m, instance, "track"); v && *v) {
-    if (mj_name2id(m, mjOBJ_BODY, v) < 0) {
+    const int b = mj_name2id(m, mjOBJ_BODY, v);
+    if (b < 0) {
       mju_warning("%s instance %d: config key 'track' is '%s'; expected the name of a body", kPluginName,
                   instance, v);
+      return std::nullopt;
+    }
+    if (b == 0) {  // the world body: settled at once, whatever the model does
+      mju_warning("%s instance %d: config key 'track' is '%s': %s", kPluginName, instance, v,
+                  schema::kTrackWorld);
       return std::nullopt;
     }
     c.track = v;
@@ -108,6 +115,13 @@ std::unique_ptr<Hydro> Hydro::Create(const mjModel* m, mjData* d, int instance) 
     mju_warning("%s instance %d: the model declares %d %s instances; declare one (each would apply "
                 "every force again)", kPluginName, instance, mine, kPluginName);
     return nullptr;
+  }
+  // the timestep before the config: the settle window's bound is in steps of it (checked at init only:
+  // a host that changes it later, the SITL bridge's substeps, is its own judge)
+  if (const double dt = m->opt.timestep; !(dt >= schema::kMinTimestep && dt <= schema::kMaxTimestep)) {
+    mju_warning("%s instance %d: the model's timestep is %g s; expected %g to %g s (%s)", kPluginName,
+                instance, dt, schema::kMinTimestep, schema::kMaxTimestep, schema::kTimestepWhy);
+    return nullptr;  // (a NaN fails both comparisons)
   }
   std::optional<HydroConfig> cfg = HydroConfig::FromModel(m, instance);
   if (!cfg) return nullptr;

@@ -28,6 +28,22 @@ inline constexpr double kMaxWaveOmega = 1e3, kMinWaveNumber = 1e-6, kMaxWaveNumb
 // component's force scale, from kMinFkTolerance to kMaxFkTolerance
 inline constexpr double kMinFkTolerance = 1e-12, kMaxFkTolerance = 0.1;
 
+// the instance config's 'track' naming the world body (config.cc; runtime/sim/simulation.py refuses it
+// with these words, through aurgen.runtime._native.TRACK_WORLD): body 0 never moves, so its height
+// range is 0 and the health would call the model settled at once
+inline constexpr char kTrackWorld[] =
+    "the world body (body 0), which never moves and would read as settled at once; name a body that moves";
+// the model's timestep, s (config.cc; aurgen's world config and runtime/sim/loading.py, through
+// aurgen.runtime._native.TIMESTEP_LIMITS, with these words): from kMinTimestep (the 1 s settle window
+// holds at most kMaxWindow = 1e6 heights, and a simulated second takes a million steps) to kMaxTimestep
+// (the 1 s settle window holds the 2 heights it needs at least; MuJoCo's explicit integrators are
+// unstable beyond 2/omega, 0.15 s for a small boat's heave at about 13 rad/s)
+inline constexpr double kMinTimestep = 1e-6, kMaxTimestep = 0.5;
+inline constexpr char kTimestepWhy[] =
+    "below, the 1 s settle window of the health would hold more than the 1e6 heights it keeps and a "
+    "simulated second take more than a million steps; above, it would hold fewer than the 2 heights "
+    "it needs";
+
 struct KeySet {
   const char* what;                // "environment", "cell", "gravity.uniform", ...
   std::vector<std::string> keys;   // sorted
