@@ -240,3 +240,37 @@ def test_rov_resists_with_its_declared_terms_alone(name, built_vehicles):
         rel[i] = -1.0
         gz = gz_drag(built_vehicles / v.name / "model.sdf", rel, v.displacement.fluid_density, 1e9)[i]
         assert gz == pytest.approx(got[i], rel=1e-9), (n, gz, got[i])
+
+
+# ------------------------------------------------------------------ the drag coefficient a geom carries
+
+
+@pytest.mark.parametrize("cd", ["-2", "11", "nan", "inf"])
+def test_a_bad_drag_coefficient_is_refused_by_the_plugin_and_python_alike(cd):
+    """A marked geom's user[1] outside (0, 10]: the plugin (through Simulation) and Python's reader
+    (runtime/sim/plan.py, MuJoCo Warp) refuse it with the same words, naming the geom."""
+    from aurgen.runtime.hydrostatics.drag import DRAG_COEFFICIENT_ERROR, drag_coefficients
+    from aurgen.runtime.sim.plan import SimulationError
+
+    xml = ('<mujoco><worldbody><body name="b"><freejoint/><geom name="hullbox" type="box" size=".2 .1 .1" '
+           f'mass="4" user="1 {cd}"/></body></worldbody></mujoco>')
+    want = f"geom 'hullbox': {DRAG_COEFFICIENT_ERROR}"
+    with pytest.raises(SimulationError) as plugin:
+        Simulation(xml, water=RHO)
+    assert str(plugin.value) == want
+    with pytest.raises(ValueError) as python:
+        drag_coefficients(mujoco.MjModel.from_xml_string(xml), [(0, 1)])
+    assert str(python.value) == want
+
+
+def test_a_geoms_drag_coefficient_scales_its_form_drag():
+    """user[1] = 2 doubles a submerged box's form drag (the Stokes term keeps its own)."""
+    xml = ('<mujoco><worldbody><body name="b" pos="0 0 -2"><freejoint/><geom type="box" size=".2 .1 .1" '
+           'mass="4" user="1 {cd}"/></body></worldbody></mujoco>')
+    got = {}
+    for cd in ("0", "2"):
+        with Simulation(xml.format(cd=cd), water=RHO, damping=False) as sim:
+            got[cd] = _resistance(sim)[0]
+    stokes = 3 * math.pi * 1.08e-3 * (6 * 0.016 / math.pi) ** (1 / 3)
+    assert got["0"] == pytest.approx(-(0.5 * RHO * 0.04 + stokes), rel=1e-12)
+    assert got["2"] == pytest.approx(-(0.5 * RHO * 2.0 * 0.04 + stokes), rel=1e-12)
