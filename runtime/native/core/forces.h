@@ -344,6 +344,7 @@ class alignas(kLine) ForceStage {
     double gh;
     // the drag model's degrees of freedom kept (6; null: all) in the frame mR (9), at mo (3)
     const double *keep, *mR, *mo;
+    const double* up;  // a uniform field's up -g / |g| (3; 0 without gravity): FaceAreas
   };
   template <class L>
   void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);

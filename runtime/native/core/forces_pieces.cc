@@ -102,17 +102,21 @@ void ForceStage::FaceAreas(int k, int c, const PieceFlags& pf, L f, L A, L wx, L
   const L zero = Set(0.0, z), one = Set(1.0, z);
   const int64_t S = slot_stride_, si = Piece(k, c);
   const double* sl = slots_.data();
-  const L g0 = pf.uniform ? Set(pf.g[0], z) : Load(sl + kSG * S + si, z);
-  const L g1 = pf.uniform ? Set(pf.g[1], z) : Load(sl + (kSG + 1) * S + si, z);
-  const L g2 = pf.uniform ? Set(pf.g[2], z) : Load(sl + (kSG + 2) * S + si, z);
-  const L gn2 = g0 * g0 + g1 * g1 + g2 * g2;
-  const auto hasg = gn2 > zero;
-  const L s = Sel(hasg, -Load(cup_.data() + c, z) / Sqrt(Sel(hasg, gn2, one)), zero);
-  const L n0 = g0 * s, n1 = g1 * s, n2 = g2 * s;  // up, world
   const double* R = o_.mats + 9 * k;
-  const L u[3] = {Set(R[0], z) * n0 + Set(R[3], z) * n1 + Set(R[6], z) * n2,
-                  Set(R[1], z) * n0 + Set(R[4], z) * n1 + Set(R[7], z) * n2,
-                  Set(R[2], z) * n0 + Set(R[5], z) * n1 + Set(R[8], z) * n2};
+  L u[3];  // up in the geom frame, per lane (down in a gas cell)
+  if (pf.uniform) {  // one up for every piece (pf.up: -g / |g|, or 0 without gravity)
+    const L side = Load(cup_.data() + c, z);
+    const double* n = pf.up;
+    for (int i = 0; i < 3; ++i) u[i] = Set(R[i] * n[0] + R[3 + i] * n[1] + R[6 + i] * n[2], z) * side;
+  } else {
+    const L g0 = Load(sl + kSG * S + si, z), g1 = Load(sl + (kSG + 1) * S + si, z),
+            g2 = Load(sl + (kSG + 2) * S + si, z);
+    const L gn2 = g0 * g0 + g1 * g1 + g2 * g2;
+    const auto hasg = gn2 > zero;
+    const L s = Sel(hasg, -Load(cup_.data() + c, z) / Sqrt(Sel(hasg, gn2, one)), zero);
+    const L n0 = g0 * s, n1 = g1 * s, n2 = g2 * s;  // up, world
+    for (int i = 0; i < 3; ++i) u[i] = Set(R[i], z) * n0 + Set(R[3 + i], z) * n1 + Set(R[6 + i], z) * n2;
+  }
   const L w[3] = {Abs(wx), Abs(wy), Abs(wz)};
   const auto cut = A > zero;  // false for nan (several planes)
   const double* pr = gpr_.data() + 3 * k;
@@ -266,14 +270,22 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     Td0 = nct * w0;
     Td1 = nct * w1;
     Td2 = nct * w2;
-    if (pf.keep) {  // one drag per degree of freedom: the declared ones taken out (Unmask)
+    if (pf.keep) {  // one drag per degree of freedom: the declared ones taken out (Keep)
       const L rx = x0 - Set(pf.mo[0], z), ry = x1 - Set(pf.mo[1], z), rz = x2 - Set(pf.mo[2], z);
-      L M0 = Td0 + (ry * Fd2 - rz * Fd1), M1 = Td1 + (rz * Fd0 - rx * Fd2), M2 = Td2 + (rx * Fd1 - ry * Fd0);
-      Keep(pf.mR, pf.keep, &Fd0, &Fd1, &Fd2);
-      Keep(pf.mR, pf.keep + 3, &M0, &M1, &M2);
-      Td0 = M0 - (ry * Fd2 - rz * Fd1);
-      Td1 = M1 - (rz * Fd0 - rx * Fd2);
-      Td2 = M2 - (rx * Fd1 - ry * Fd0);
+      const double* kp = pf.keep;
+      if (kp[0] != 0.0 && kp[1] != 0.0 && kp[2] != 0.0 && kp[3] == 0.0 && kp[4] == 0.0 && kp[5] == 0.0) {
+        // the rotations declared, the translations not (a surface vessel's): no moment about the origin
+        Td0 = zero - (ry * Fd2 - rz * Fd1);
+        Td1 = zero - (rz * Fd0 - rx * Fd2);
+        Td2 = zero - (rx * Fd1 - ry * Fd0);
+      } else {
+        L M0 = Td0 + (ry * Fd2 - rz * Fd1), M1 = Td1 + (rz * Fd0 - rx * Fd2), M2 = Td2 + (rx * Fd1 - ry * Fd0);
+        Keep(pf.mR, kp, &Fd0, &Fd1, &Fd2);
+        Keep(pf.mR, kp + 3, &M0, &M1, &M2);
+        Td0 = M0 - (ry * Fd2 - rz * Fd1);
+        Td1 = M1 - (rz * Fd0 - rx * Fd2);
+        Td2 = M2 - (rx * Fd1 - ry * Fd0);
+      }
     }
     }
     // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
@@ -456,6 +468,12 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   const bool damping = m_.damping;
   const bool sea = m_.sea.active;
   const bool keepd = record && (drag || damping || sea) && o_.qdrag;
+  double gup[3] = {0.0, 0.0, 0.0};  // a uniform field's up, -g / |g| (FaceAreas)
+  if (uniform) {
+    const double gn2 = G.g[0] * G.g[0] + G.g[1] * G.g[1] + G.g[2] * G.g[2];
+    if (gn2 > 0.0)
+      for (int a = 0; a < 3; ++a) gup[a] = G.g[a] * (-1.0 / std::sqrt(gn2));
+  }
   if (!gexp_ready_) {  // the faces' exposure, once (relative poses within a weld group are fixed)
     FaceExposure(m_.geoms, o_.pos, o_.mats, &gexp_, &gcov_);
     gexp_ready_ = true;
@@ -530,7 +548,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     const int wm = displaces && nw_ > 0 ? wmode_[geom.weld] : 0;
     const int64_t mb = wm == 1 ? wmbody_[geom.weld] : 0;
     PieceFlags pf{displaces && buoy, drag && wm != 2, record, sea, anysurf, uniform, false, G.g, up_.n, 0.0,
-                  wm == 1 ? wkeep_.data() + 6 * geom.weld : nullptr, d.xmat + 9 * mb, d.xpos + 3 * mb};
+                  wm == 1 ? wkeep_.data() + 6 * geom.weld : nullptr, d.xmat + 9 * mb, d.xpos + 3 * mb, gup};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;
