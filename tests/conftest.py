@@ -30,6 +30,20 @@ def pytest_configure(config):
         raise
 
 
+# the slow tier (README "Set-up"): tests/slow_tests.txt's node ids, written by tools/test_tiers.py from a
+# timed run, are marked ``slow``; pyproject.toml's addopts leave them out of ``pytest -q`` and
+# ``pytest -q -m slow`` runs them
+SLOW = Path(__file__).with_name("slow_tests.txt")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection reads the marks
+def pytest_collection_modifyitems(config, items):
+    slow = set(SLOW.read_text(encoding="utf-8").split()) if SLOW.is_file() else set()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
+
+
 def _missing(reason: str):
     if os.environ.get("AURGEN_REQUIRE_CONSUMERS") == "1":
         pytest.fail(f"{reason} (AURGEN_REQUIRE_CONSUMERS=1: consumers are mandatory)", pytrace=False)

@@ -141,7 +141,7 @@ def test_the_declared_surface_terms_agree_with_numba_in_crosscheck_mode():
     here = Path(__file__).parent
     env = dict(os.environ, AURGEN_FORCES_CROSSCHECK="1")
     r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0", "-m", "slow or not slow",
                         f"{Path(__file__).name}::test_a_box_with_declared_added_mass_heaves_through_the_surface"
                         "_on_the_lagrangian_reference[RK4-0.0005]",
                         f"{Path(__file__).name}::test_the_bundled_rovs_stay_healthy_dropped_at_the_surface[Euler]"],

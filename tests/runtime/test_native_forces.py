@@ -28,7 +28,7 @@ def test_simulation_tests_agree_with_numba_in_crosscheck_mode():
     # aurgen imported before pytest puts tests/ on sys.path (where tests/aurgen/ would be
     # taken for a namespace package by a development install)
     r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0", "-m", "slow or not slow",
                         *[str(here / f) for f in SIM_TESTS]], capture_output=True, text=True, env=env, cwd=here)
     summary = [ln for ln in r.stdout.splitlines() if ln.startswith("forces crosscheck:")]
     print("\n".join(summary))

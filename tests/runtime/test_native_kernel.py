@@ -100,7 +100,7 @@ def test_existing_kernel_tests_agree_in_crosscheck_mode():
     # aurgen imported before pytest puts tests/ on sys.path (where tests/aurgen/ would be
     # taken for a namespace package by a development install)
     r = subprocess.run([sys.executable, "-c", "import sys, aurgen, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0",
+                        "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "-n", "0", "-m", "slow or not slow",
                         *files], capture_output=True, text=True, env=env, cwd=here)
     summary = [ln for ln in r.stdout.splitlines() if ln.startswith("kernel crosscheck:")]
     print("\n".join(summary))
