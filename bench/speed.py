@@ -11,7 +11,8 @@ and the simulated time it took. Thrusts: the motors' full forward thrust (the ca
 at PWM 1900, 51.48 N each), and the thrust at ArduRover's CRUISE_THROTTLE 50 (ArduPilot/SITL_Models
 ``Gazebo/docs/BlueBoat.md`` flies the BlueBoat with CRUISE_SPEED 2.0 at CRUISE_THROTTLE 50: PWM 1700
 on a 1100–1900 range trimmed at 1500, the same curve).
-Reference: Blue Robotics' BlueBoat page gives its top speed as 3 m/s (docs/sources.md §1b).
+Reference: Blue Robotics gives the BlueBoat's top speed as about 3 m/s (docs/sources.md, "Other public
+sources": quoted from memory of its product page, not re-read here).
 """
 
 from __future__ import annotations
