@@ -162,7 +162,9 @@ def records(mjm, env, config=None) -> dict:
         rows = env.cell_planes(c)
         planes[c, : len(rows)] = rows
         npl[c] = len(rows)
-    dampers = _dampers(mjm, geoms, weld, flags)
+    declared = _dampers(mjm, geoms, weld)
+    # switched off, the declared terms act on nothing; the drag's mask follows them still (the plugin's)
+    dampers = declared if flags["damping"] else {k: v[:0] for k, v in declared.items()}
     sea = _sea(env) if env.waves is not None else None
     out = {"flags": flags, "geom_id": np.array([g for g, _, _ in geoms], np.int32),
             "geom_mark": np.array([m for _, m, _ in geoms], np.int32),
@@ -174,9 +176,8 @@ def records(mjm, env, config=None) -> dict:
             "flow": np.array([c.flow for c in env.cells] or [(0.0, 0.0, 0.0)], float).reshape(-1, 3),
             "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers, **grav}
     out["hull_planes"], out["hull_range"] = mjwarp_sea.hull_planes(out)
-    try:  # the mask follows the declared terms whether or not damping is switched on (the plugin's dampers)
-        out.update(mjwarp_drag.records(mjm, geoms, size, cen, weld, len(welds),
-                                       _dampers(mjm, geoms, weld, {"damping": True})))
+    try:
+        out.update(mjwarp_drag.records(mjm, geoms, size, cen, weld, len(welds), declared))
     except ValueError as exc:
         raise MjWarpRefused(str(exc)) from None
     return out
@@ -239,7 +240,7 @@ def _sea(env) -> dict:
             "gx": gx, "gw": gw, "row": np.array(rows or [0], np.int32), "side": np.array(sides or [0], np.int32)}
 
 
-def _dampers(mjm, geoms, weld, flags) -> dict:
+def _dampers(mjm, geoms, weld) -> dict:
     """Declared damping per body (aurgen:damping_linear / _quadratic:<body>; plan.py's reading)."""
     D, Q = {}, {}
     for i in range(mjm.nnumeric):
@@ -254,7 +255,7 @@ def _dampers(mjm, geoms, weld, flags) -> dict:
                 if n != 36:
                     raise MjWarpRefused(f"numeric {name!r}: expected 36 values (a 6x6 matrix), got {n}")
                 store[bid] = np.array(mjm.numeric_data[a:a + n], float)
-    bodies = sorted(set(D) | set(Q)) if flags["damping"] else []
+    bodies = sorted(set(D) | set(Q))
     groups = []
     for b in bodies:
         w = int(mjm.body_weldid[b])

@@ -174,7 +174,7 @@ def row_digest(sweep: Sweep, row: dict, values: dict) -> str:
 
     inputs = jsonable(values)
     blob = {"aurgen": __version__, "sweep": sweep.sha256, "variant": row["variant"], "inputs": inputs, "row": row}
-    return hashlib.sha256(_canonical(json.loads(_canonical(blob))).encode()).hexdigest()
+    return hashlib.sha256(_canonical(blob).encode()).hexdigest()
 
 
 def journal_line(sweep: Sweep, row: dict, values: dict) -> str:

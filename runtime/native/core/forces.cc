@@ -104,6 +104,10 @@ ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(mod
     for (int i = 0; i < 6; ++i) kept += wkeep_[6 * w + i] != 0.0;
     wmode_[w] = kept == 6 ? 0 : kept == 0 ? 2 : 1;
   }
+  // the up direction of a uniform field (the model's g: fixed for the stage's life)
+  const double* gg = m_.gravity.g;
+  if (const double gn2 = gg[0] * gg[0] + gg[1] * gg[1] + gg[2] * gg[2]; gn2 > 0.0)
+    for (int a = 0; a < 3; ++a) gup_[a] = gg[a] * (-1.0 / std::sqrt(gn2));
   // the cells' density, flow and pressure constant, each a column (lanes load two cells)
   crho_.assign(std::max(nc_, 1), 0.0);
   cP_.assign(std::max(nc_, 1), 0.0);

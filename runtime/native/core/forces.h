@@ -283,6 +283,7 @@ class alignas(kLine) ForceStage {
   std::vector<int64_t> wmbody_;
   std::vector<int> wmode_;
   std::vector<double> cup_;      // (nc) +1, -1 in a gas cell: the side a piece's cut faces
+  double gup_[3] = {0.0, 0.0, 0.0};  // the model's uniform g's up, -g / |g| (0 without gravity)
   std::vector<double> crho_, cP_, cflow_;  // (nc), (nc), (3 x nc): the cells' rho, p, flow as columns
   double rho_max_ = 0.0;         // the densest cell's density (kg/m^3)
   double uflow_[3] = {0.0, 0.0, 0.0};  // its flow (m/s): added mass is relative to it
@@ -344,7 +345,7 @@ class alignas(kLine) ForceStage {
     double gh;
     // the drag model's degrees of freedom kept (6; null: all) in the frame mR (9), at mo (3)
     const double *keep, *mR, *mo;
-    const double* up;  // a uniform field's up -g / |g| (3; 0 without gravity): FaceAreas
+    const double* up;  // a uniform field's up (gup_): FaceAreas
   };
   template <class L>
   void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);

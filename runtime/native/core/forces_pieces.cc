@@ -75,14 +75,6 @@ inline void Keep(const double* R, const double* keep, L* x, L* y, L* z) {
 
 }  // namespace
 
-// The drag areas of a box's (a mesh's bounding box's) piece along its axes times |w_i| (w the
-// flow, geom frame; m^2 x the unit of w), into a: per geom axis i (drag acts per axis, as
-// gz-maritime's MarkedShapes::ApplyDrag), the face area 4 pr_i x the mean exposed share of its
-// two faces (gexp_) x their wetted share s_i = f + (1 - f) u_i^2, u_i the axis' component of
-// up (-g / |g|; down in a gas cell): a side face is wetted as the piece's volume (f), a face
-// across up wholly (the bottom of a floating hull).  A piece cut by the surface (A > 0) has its
-// cut for a face: the share of the face looking up that is covered is exposed by u_i^2.  A face
-// whose coverer has no part in the cell is exposed (Exposed).
 // Face j of geom k's exposed share for its pieces in cells c, c + 1, ...: gexp_, or 1 where its
 // coverer has no part in the piece's cell.
 template <class L>
@@ -95,6 +87,14 @@ L ForceStage::Exposed(int k, int j, int c, L z) const {
   return Sel(wet, Set(e, z), Set(1.0, z));
 }
 
+// The drag areas of a box's (a mesh's bounding box's) piece along its axes times |w_i| (w the
+// flow, geom frame; m^2 x the unit of w), into a: per geom axis i (drag acts per axis, as
+// gz-maritime's MarkedShapes::ApplyDrag), the face area 4 pr_i x the mean exposed share of its
+// two faces (gexp_) x their wetted share s_i = f + (1 - f) u_i^2, u_i the axis' component of
+// up (-g / |g|; down in a gas cell): a side face is wetted as the piece's volume (f), a face
+// across up wholly (the bottom of a floating hull).  A piece cut by the surface (A > 0) has its
+// cut for a face: the share of the face looking up that is covered is exposed by u_i^2.  A face
+// whose coverer has no part in the cell is exposed (Exposed).
 template <class L>
 void ForceStage::FaceAreas(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz, L a[3]) {
   using namespace lanes;  // NOLINT
@@ -251,7 +251,6 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
       Fd1 = Set(R[3], z) * f0 + Set(R[4], z) * f1 + Set(R[5], z) * f2;
       Fd2 = Set(R[6], z) * f0 + Set(R[7], z) * f1 + Set(R[8], z) * f2;
     } else {
-      L ncoef;
       L dq;  // 0.5 rho C_D A_p |v| (kg/s): no division where A_p is homogeneous
       if (typ == kEllipsoid) {
         dq = dQ * ProjAreaV(gpr_.data() + 3 * k, lx, ly, lz);
@@ -259,7 +258,7 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
         const L sp = Sqrt(sp2);
         dq = dQ * ProjArea(typ, m_.geoms[k].size, lx / sp, ly / sp, lz / sp) * sp;
       }
-      ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
+      const L ncoef = -((Load(dcoef_.data() + kDLin * S + si, z) + dq) * f);
       Fd0 = Sel(moving, ncoef * v0, zero);
       Fd1 = Sel(moving, ncoef * v1, zero);
       Fd2 = Sel(moving, ncoef * v2, zero);
@@ -272,20 +271,12 @@ void ForceStage::Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf) {
     Td2 = nct * w2;
     if (pf.keep) {  // one drag per degree of freedom: the declared ones taken out (Keep)
       const L rx = x0 - Set(pf.mo[0], z), ry = x1 - Set(pf.mo[1], z), rz = x2 - Set(pf.mo[2], z);
-      const double* kp = pf.keep;
-      if (kp[0] != 0.0 && kp[1] != 0.0 && kp[2] != 0.0 && kp[3] == 0.0 && kp[4] == 0.0 && kp[5] == 0.0) {
-        // the rotations declared, the translations not (a surface vessel's): no moment about the origin
-        Td0 = zero - (ry * Fd2 - rz * Fd1);
-        Td1 = zero - (rz * Fd0 - rx * Fd2);
-        Td2 = zero - (rx * Fd1 - ry * Fd0);
-      } else {
-        L M0 = Td0 + (ry * Fd2 - rz * Fd1), M1 = Td1 + (rz * Fd0 - rx * Fd2), M2 = Td2 + (rx * Fd1 - ry * Fd0);
-        Keep(pf.mR, kp, &Fd0, &Fd1, &Fd2);
-        Keep(pf.mR, kp + 3, &M0, &M1, &M2);
-        Td0 = M0 - (ry * Fd2 - rz * Fd1);
-        Td1 = M1 - (rz * Fd0 - rx * Fd2);
-        Td2 = M2 - (rx * Fd1 - ry * Fd0);
-      }
+      L M0 = Td0 + (ry * Fd2 - rz * Fd1), M1 = Td1 + (rz * Fd0 - rx * Fd2), M2 = Td2 + (rx * Fd1 - ry * Fd0);
+      Keep(pf.mR, pf.keep, &Fd0, &Fd1, &Fd2);
+      Keep(pf.mR, pf.keep + 3, &M0, &M1, &M2);
+      Td0 = M0 - (ry * Fd2 - rz * Fd1);
+      Td1 = M1 - (rz * Fd0 - rx * Fd2);
+      Td2 = M2 - (rx * Fd1 - ry * Fd0);
     }
     }
     // surface (radiation stand-in) damping: where the section area A > 0 (false for nan)
@@ -468,12 +459,6 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   const bool damping = m_.damping;
   const bool sea = m_.sea.active;
   const bool keepd = record && (drag || damping || sea) && o_.qdrag;
-  double gup[3] = {0.0, 0.0, 0.0};  // a uniform field's up, -g / |g| (FaceAreas)
-  if (uniform) {
-    const double gn2 = G.g[0] * G.g[0] + G.g[1] * G.g[1] + G.g[2] * G.g[2];
-    if (gn2 > 0.0)
-      for (int a = 0; a < 3; ++a) gup[a] = G.g[a] * (-1.0 / std::sqrt(gn2));
-  }
   if (!gexp_ready_) {  // the faces' exposure, once (relative poses within a weld group are fixed)
     FaceExposure(m_.geoms, o_.pos, o_.mats, &gexp_, &gcov_);
     gexp_ready_ = true;
@@ -548,7 +533,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     const int wm = displaces && nw_ > 0 ? wmode_[geom.weld] : 0;
     const int64_t mb = wm == 1 ? wmbody_[geom.weld] : 0;
     PieceFlags pf{displaces && buoy, drag && wm != 2, record, sea, anysurf, uniform, false, G.g, up_.n, 0.0,
-                  wm == 1 ? wkeep_.data() + 6 * geom.weld : nullptr, d.xmat + 9 * mb, d.xpos + 3 * mb, gup};
+                  wm == 1 ? wkeep_.data() + 6 * geom.weld : nullptr, d.xmat + 9 * mb, d.xpos + 3 * mb, gup_};
     if (uniform && anysurf) {
       Up(G.g, k);
       pf.surf = up_.gn > 0.0;
