@@ -30,7 +30,7 @@ def pytest_configure(config):
         raise
 
 
-# the slow tier (README "Set-up"): tests/slow_tests.txt's node ids, written by tools/test_tiers.py from a
+# the slow tier (README "Set-up", docs/getting-started.md): tests/slow_tests.txt's node ids, written by tools/test_tiers.py from a
 # timed run, are marked ``slow``; pyproject.toml's addopts leave them out of ``pytest -q`` and
 # ``pytest -q -m slow`` runs them
 SLOW = Path(__file__).with_name("slow_tests.txt")

@@ -55,7 +55,8 @@ def _aurgen(args, cwd, timeout=900, env_only=False):
 
 
 def test_cli_tour_from_an_empty_folder(tmp_path):
-    """Every command of the README's 'CLI by example', in order, from an empty folder."""
+    """Every command of the README's tour and docs/guide/build.md's 'The CLI by example', in order,
+    from an empty folder."""
     steps = [
         (["--version"], []),
         (["specs", "blueboat.yaml"], []),

@@ -1,6 +1,6 @@
 """No bundled vehicle writes a translational term into Gazebo's Hydrodynamics (issue 37).
 
-README (Limits): "Stock Hydrodynamics damps against `/ocean_current`, which gz-maritime does not
+docs/performance.md (Limits): "Stock Hydrodynamics damps against `/ocean_current`, which gz-maritime does not
 publish, so the translational terms are not also written there: they would damp against still
 water." Translational terms are those giving a force along x, y or z from a velocity u, v or w:
 linear (``xU``, ``yV``, ``zW`` and the cross terms) and quadratic (``xUabsU`` ...). The ROVs' quadratic

@@ -98,7 +98,7 @@ def test_pybullet_loads_the_specs_mass_and_com(out, config, pybullet):
             total += m
             first += m * np.asarray(pos)
         # merging fixed links (URDF_MERGE_FIXED_LINKS) keeps the mass too: no frame gains any. (pybullet's
-        # merged CoM is its own business: it is off with or without aurgen's frame links; README)
+        # merged CoM is its own business: it is off with or without aurgen's frame links; docs/performance.md, Limits)
         merged = pybullet.loadURDF(str(out / v.name / f"{v.name}.urdf"), basePosition=(10.0, 0.0, 0.0),
                                    flags=pybullet.URDF_MERGE_FIXED_LINKS, physicsClientId=cid)
         m_merged = sum(pybullet.getDynamicsInfo(merged, i, physicsClientId=cid)[0]
@@ -138,7 +138,7 @@ def test_drake_loads_the_specs_mass_and_com_from_urdf_and_sdf(out, config, pydra
     # the SDF's marker links (displacement, windage) carry a token inertial that the base link's
     # carries less (SDF gives a link without one 1 kg): every body counts, as in Gazebo
     # Drake refuses elements outside the SDF spec, and gz-sim reads a sensor's frame_id from one
-    # (<gz_frame_id>, copied through by libsdformat with a warning): the README tells Drake users to
+    # (<gz_frame_id>, copied through by libsdformat with a warning): docs/performance.md tells Drake users to
     # drop those lines, which is what is loaded here (nothing else is touched)
     sdf = out / v.name / "model.sdf"
     text = sdf.read_text(encoding="utf-8")

@@ -173,7 +173,7 @@ def test_bad_settings_and_actions_are_refused():
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"actions: expected shape \(2, 2\)"):
         env.step(np.zeros((3, 2)))
-    # a non-finite command is refused before anything steps (README: "nothing is stepped"), in the CPU
+    # a non-finite command is refused before anything steps (docs/guide/analysis.md: "nothing is stepped"), in the CPU
     # environments' words, from a host array and from a device array alike
     import warp as wp
 

@@ -160,7 +160,7 @@ def test_gazebo_finds_every_mesh_uri_on_the_output_folder(two):
     uris = re.findall(r"<uri>(model://[^<]+)</uri>", text)
     assert uris
     for uri in uris:
-        found = _gz_find_model_uri(uri, [a])  # GZ_SIM_RESOURCE_PATH=<output> (README)
+        found = _gz_find_model_uri(uri, [a])  # GZ_SIM_RESOURCE_PATH=<output> (docs/guide/build.md)
         assert found is not None and found.read_bytes() == (FEATURES / "parts" / "meshes" / "block.stl").read_bytes()
 
 

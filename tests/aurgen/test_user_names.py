@@ -7,7 +7,7 @@ files), never from aurgen's own naming code: topics, frame ids, links, joints, f
 plugins' joints and topics, bridge entries, ROS package names and files, world names and includes,
 the TF prefix each world's launch gives a vehicle, MJCF bodies, joints, sites and actuators. They
 are compared with the checked-in, sorted list tests/data/golden/user_names.txt, so a rename only
-happens deliberately: regenerate with ``AURGEN_UPDATE_GOLDEN=1`` and say so in README's "Changes".
+happens deliberately: regenerate with ``AURGEN_UPDATE_GOLDEN=1`` and say so in CHANGELOG.md.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ HEADER = """\
 # The user-visible names of every bundled vehicle and world, read from the files `aurgen build --all`
 # writes (tests/aurgen/test_user_names.py): <file> <kind> <name> [<what goes with it>]. A rename here
 # breaks users' nodes, launch files and TF lookups: make it deliberately (AURGEN_UPDATE_GOLDEN=1) and
-# list it in README's "Changes".
+# list it in CHANGELOG.md.
 """
 
 
@@ -165,7 +165,7 @@ def test_every_bundled_vehicle_and_world_keeps_its_user_visible_names(tmp_path, 
     assert want == sorted(want), "tests/data/golden/user_names.txt is not sorted"
     diff = "\n".join(difflib.unified_diff(want, got, "user_names.txt", "built", lineterm="", n=0))
     assert got == want, ("user-visible names changed (a rename breaks users' nodes: if deliberate, regenerate "
-                         "with AURGEN_UPDATE_GOLDEN=1 and list it in README's Changes):\n" + diff)
+                         "with AURGEN_UPDATE_GOLDEN=1 and list it in CHANGELOG.md):\n" + diff)
     _restored(got)
 
 

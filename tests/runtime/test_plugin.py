@@ -222,7 +222,7 @@ def test_a_c_host_floats_the_blueboat_and_without_the_library_gets_the_documente
     """A MuJoCo host with no Python (tests/data/mujoco_host.c: the C API, as MuJoCo's simulate app
     or a C++ controller) loads the plugin library with mj_loadPluginLibrary and floats the BlueBoat
     at its specs draft; without the library the world fails to load with MuJoCo's error, which
-    the README quotes next to the fix."""
+    docs/guide/simulate.md quotes next to the fix."""
     from test_vehicles_sim import specs_rows
 
     path = tmp_path / "open_water_plugin.xml"
@@ -238,9 +238,9 @@ def test_a_c_host_floats_the_blueboat_and_without_the_library_gets_the_documente
     assert r.returncode == 1 and r.stdout == ""
     error = r.stderr.splitlines()[0]
     assert f"plugin {hplugin.NAME} not found" in error, r.stderr
-    readme = Path(__file__).resolve().parents[2] / "README.md"
-    if readme.exists():  # a source checkout (the installed wheel has no README)
-        assert f"\"{error}\"" in " ".join(readme.read_text().split())
+    page = Path(__file__).resolve().parents[2] / "docs" / "guide" / "simulate.md"
+    if page.exists():  # a source checkout (the installed wheel has no docs)
+        assert f"\"{error}\"" in " ".join(page.read_text().split())
 
 
 @pytest.mark.parametrize("source, kwargs", [("blueboat/blueboat.xml", {"water": 1025.0}),
