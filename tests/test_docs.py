@@ -55,6 +55,8 @@ PYTHON = {"python", "py", "python3"}
 MARKER = re.compile(r"<!--\s*not run:(.*?)-->")
 FENCE = re.compile(r"^(?P<indent> {0,12})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
 SHELL_SYNTAX = re.compile(r"[|&;<>]|\$\(|`")
+# a pymdownx.snippets line: the site shows the file there (mkdocs.yml: base_path is the repository's root)
+SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+["']([^"']+)["']\s*$""")
 
 
 def _rel(page: Path) -> str:
@@ -177,6 +179,13 @@ def test_every_block_runs_or_says_why_not(page):
     for b in BLOCKS[page]:
         if b.reason == "":
             problems.append(f"{b.where}: `<!-- not run: -->` gives no reason")
+        for n, ln in enumerate(b.lines, b.line + 1):
+            embeds = SNIPPET.match(ln)
+            if embeds and not (ROOT / embeds.group(1)).is_file():
+                problems.append(f"{_rel(page)}:{n}: embeds {embeds.group(1)}, which is not in the repository")
+            if embeds and b.runs:
+                problems.append(f"{_rel(page)}:{n}: a ```{b.lang} block embedding {embeds.group(1)} is not run here: "
+                                "mark it <!-- not run: REASON --> (e.g. run by tests/test_examples.py)")
         if b.lang in SHELL and b.reason is None:
             why = why_not_runnable(b)
             if why:
@@ -271,7 +280,12 @@ def _needs(code: str) -> str | None:
     return None
 
 
-RUN_PAGES = [page for page in PAGES if any(b.runs and (b.lang in PYTHON or not why_not_runnable(b)) for b in BLOCKS[page])]
+def runs_here(b: Block) -> bool:
+    """``b`` is run by the test of its page (the convention's test fails for the unmarked blocks that are not)."""
+    return b.runs and not (b.lang in SHELL and why_not_runnable(b)) and not any(SNIPPET.match(ln) for ln in b.lines)
+
+
+RUN_PAGES = [page for page in PAGES if any(runs_here(b) for b in BLOCKS[page])]
 
 
 @pytest.mark.parametrize("page", RUN_PAGES, ids=_rel)
@@ -281,8 +295,8 @@ def test_page_blocks_run_and_print_what_the_page_shows(page, tmp_path, monkeypat
     namespace = {"__name__": "__doc__"}
     skipped, ran = [], 0
     for b in BLOCKS[page]:
-        if not b.runs or (b.lang in SHELL and why_not_runnable(b)):
-            continue  # test_every_block_runs_or_says_why_not fails for the latter
+        if not runs_here(b):
+            continue
         if b.lang in PYTHON:
             code = "\n".join(b.lines) + "\n"
             missing = _needs(code)
