@@ -201,19 +201,21 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
     }
 
 
-VIEW_MARGIN = 4.0  # m: the extent beyond the vehicles' spread (a vehicle alone: a 6 m view)
+VIEW_MARGIN = 1.5  # m: the extent beyond the vehicles' spread (a vehicle alone: seen from 2.25 m)
 
 
 def _view(placed: list[Placed]) -> dict | None:
     """Where MuJoCo's free camera looks first (``<statistic center extent>``: it looks at the centre
-    from 1.5 extents away): the vehicles' mean position, and twice their largest distance from it
-    plus :data:`VIEW_MARGIN`; None without vehicles (MuJoCo's own, the whole model)."""
+    from 1.5 extents away): the vehicles' mean position, and their largest distance from it plus
+    :data:`VIEW_MARGIN`, so the vehicles fill the view (with MuJoCo's 45° field of view and a
+    16:9 window, at 1.5 extents the view's half-width is 1.1 extents); None without vehicles
+    (MuJoCo's own, the whole model)."""
     if not placed:
         return None
     xs = [[float(c) for c in pl.placement.xyz] for pl in placed]
     centre = [math.fsum(x[a] for x in xs) / len(xs) for a in range(3)]
     spread = max(math.sqrt(math.fsum((x[a] - centre[a]) ** 2 for a in range(3))) for x in xs)
-    return {"center": vec(_clean(centre)), "extent": num(2.0 * spread + VIEW_MARGIN)}
+    return {"center": vec(_clean(centre)), "extent": num(spread + VIEW_MARGIN)}
 
 
 def _unique_models(vehicles):

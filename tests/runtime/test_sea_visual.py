@@ -103,14 +103,17 @@ def built(tmp_path_factory):
 @pytest.mark.parametrize("world", ["open_water", "open_sea"])
 def test_the_default_view_is_on_the_vehicles(built, world):
     """open_water and open_sea place the BlueBoat at (0, 0, 0.05) and the BlueROV2 at (5, 0, -3): the
-    free camera looks at their mean from 1.5 × (twice the spread + 4 m), about 15 m."""
+    free camera looks at their mean from 1.5 × (the spread + 1.5 m), about 6.6 m, and both are in
+    its view (their distance from the camera's axis within the 45° field of view's half-width)."""
     m = mujoco.MjModel.from_xml_path(str(built / "worlds" / f"{world}.xml"))
     cam = mujoco.MjvCamera()
     mujoco.mjv_defaultFreeCamera(m, cam)
     centre = np.array([2.5, 0.0, -1.475])
     spread = math.hypot(2.5, 3.05 / 2)
     assert np.allclose(cam.lookat, centre, atol=1e-12)
-    assert cam.distance == pytest.approx(1.5 * (2 * spread + 4.0), rel=1e-12)
+    assert cam.distance == pytest.approx(1.5 * (spread + 1.5), rel=1e-12)
+    half_height = cam.distance * math.tan(math.radians(m.vis.global_.fovy / 2))
+    assert spread < 16 / 9 * half_height and spread + 1.5 > 0.5 * half_height  # in view, and not lost in it
 
 
 RENDER = """
