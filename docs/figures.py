@@ -19,7 +19,7 @@ The figures (``FIGURES``: name -> what it shows):
   runtime (``aurgen.runtime.sim.Simulation``) to t = 12 s, after the ramp, and rendered offscreen
   from the world's default camera: the free camera MuJoCo's viewer (``aurgen view``) opens with,
   ``mjv_defaultFreeCamera`` on the world's ``<statistic center extent>`` (azimuth 90°, elevation
-  -45°, 1.5 extents, about 15 m, from the vehicles' mean position). Two switches differ from the
+  -45°, 1.5 extents, about 6.6 m, from the vehicles' mean position). Two switches differ from the
   viewer's defaults, both ones a user has too (the viewer's Rendering panel): static bodies hidden
   ("Static Body", key D, ``mjVIS_STATIC``) and additive transparency ("Additive", key L,
   ``mjRND_ADDITIVE``).
