@@ -1,4 +1,4 @@
-"""The documented limits on input (README "Limits of input", docs/config.md): one place.
+"""The documented limits on input (docs/config.md "Limits of input"): one place.
 
 Configs come from other people and run unattended in CI, so every name is an
 identifier, every number lies in a stated range, and every size a YAML file
