@@ -257,12 +257,16 @@ def test_vector_reset_mask_resets_only_those_worlds():
         single.close()
 
 
-def test_sb3_example_byte_compiles(tmp_path):
-    """docs/train_sb3.py is not run (stable-baselines3 is not a dependency); it must compile."""
+def test_the_examples_byte_compile(tmp_path):
+    """Every example and docs/train_sb3.py (the wrapper at the old path) compiles in the fast tier;
+    tests/test_examples.py runs them in the slow one (stable-baselines3 from the examples extra)."""
     import py_compile
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "docs" / "train_sb3.py"
-    if not path.is_file():
-        pytest.skip("docs/ is not beside the tests (an installed wheel)")
-    py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / "train_sb3.pyc"))
+    root = Path(__file__).resolve().parents[2]
+    paths = sorted((root / "examples").glob("*.py")) + [root / "docs" / "train_sb3.py"]
+    if not (root / "examples").is_dir():
+        pytest.skip("examples/ is not beside the tests (an installed wheel)")
+    assert (root / "examples" / "train_sb3.py") in paths
+    for i, path in enumerate(paths):
+        py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / f"{i}.pyc"))
