@@ -207,7 +207,13 @@ def main(argv=None) -> int:
     finally:
         sock.close()
         proc.send_signal(signal.SIGINT)
-        rest, err = proc.communicate(timeout=60)
+        try:
+            rest, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # SIGINT ignored (a shell's background job without job control)
+            proc.kill()
+            proc.communicate()
+            sys.exit("aurgen sitl did not end within 60 s of Ctrl-C (SIGINT) and was killed: was this run "
+                     "as a background job of a shell that ignores SIGINT there?")
     print("".join("  [aurgen sitl] " + line + "\n" for line in rest.splitlines()), end="")
     if proc.returncode != 0:
         sys.exit(f"aurgen sitl ended with exit {proc.returncode}: {err}")
