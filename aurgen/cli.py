@@ -180,6 +180,9 @@ def _add_sitl(sub):
                    help="run at most X times real time (default: as fast as ArduPilot's packets come)")
     s.add_argument("--water", type=float, metavar="RHO",
                    help="for a vehicle file with no environment: open water of this density (kg/m^3; default 1025)")
+    s.add_argument("--view", action="store_true",
+                   help="open MuJoCo's viewer on the world, following the flown vehicle (needs a display); "
+                        "closing it ends the run")
     return s
 
 
@@ -270,10 +273,15 @@ def main(argv=None) -> int:
         return 130
 
 
+def _draws(command: str | None, argv: list[str]) -> bool:
+    """Whether the command opens a window or renders (then MuJoCo picks its GL back end itself)."""
+    return command == "view" or (command == "sitl" and "--view" in argv)
+
+
 def console() -> int:
     """The ``aurgen`` command (and ``python -m aurgen``): :func:`main` in a process of its own.
 
-    No command but ``view`` draws with OpenGL, so unless the user chose a backend, MuJoCo's GL
+    No command but ``view`` and ``sitl --view`` draws with OpenGL, so unless the user chose a backend, MuJoCo's GL
     context is disabled before anything imports ``mujoco``: its default (GLFW) probes for the
     library with a fork and exec of a child Python on every import, a fifth of a cold
     ``aurgen build``. Set here, not in :func:`main`, which a program may call in-process before
@@ -281,7 +289,7 @@ def console() -> int:
     """
     argv = sys.argv[1:]
     command = next((a for a in argv if not a.startswith("-")), None)
-    if "MUJOCO_GL" not in os.environ and command != "view":
+    if "MUJOCO_GL" not in os.environ and not _draws(command, argv):
         os.environ["MUJOCO_GL"] = "disable"
     from aurgen import SourceTreeError
 

@@ -1,4 +1,4 @@
-"""``aurgen sitl <world-or-vehicle> [--vehicle NAME] [--port 9002] [--bind ADDR] [--speedup X] [--water RHO]``.
+"""``aurgen sitl <world-or-vehicle> [--vehicle NAME] [--port 9002] [--bind ADDR] [--speedup X] [--water RHO] [--view]``.
 
 Serves ArduPilot's JSON physics backend on UDP (the socket loop is this module's only I/O): each
 datagram goes to the :class:`~aurgen.runtime.sitl.bridge.Bridge`, its reply back to the sender. On a
@@ -28,7 +28,7 @@ MAX_DATAGRAM = 65536
 
 
 class _Stop(Exception):
-    """SIGTERM: end as Ctrl-C does."""
+    """SIGTERM, or a watcher's end (the viewer closed): end as Ctrl-C does."""
 
 
 def _terminate(signum, frame):
@@ -69,8 +69,15 @@ class Run:
         return self.sim_time() / wall if wall > 0 else 0.0
 
 
-def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=None) -> int:
+def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=None, watchers=()) -> int:
     """Answer packets until Ctrl-C, SIGTERM or invalid health; print the summary; the exit status.
+
+    ``watchers`` look at the world after every reply sent, and every half second while waiting for the
+    first packet (a viewer, a video stream): each has
+    ``frame(sim)``, called after the reply is sent, returning False to end the run as Ctrl-C does (a
+    viewer's window closed); ``summary()``, a line for the summary or None; and ``close()``. A watcher
+    decides itself when to act (by wall or simulated time) and must return quickly: ArduPilot waits
+    for the next reply.
 
     Until the first packet the socket waits with a timeout (the status line says so); then it blocks
     (a wait with a timeout costs a poll per packet), and the health, the status line and the pacing
@@ -87,6 +94,8 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
                 data, addr = sock.recvfrom(MAX_DATAGRAM)
                 break
             except socket.timeout:
+                if watchers and not all([w.frame(bridge.sim) for w in watchers]):
+                    raise _Stop() from None
                 continue
         run.started = time.perf_counter()
         sock.settimeout(None)
@@ -100,6 +109,8 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
                 break
             if reply is not None:
                 send(reply, addr)
+                if watchers and not all([w.frame(sim) for w in watchers]):
+                    break
             n += 1
             if n % BOOK_EVERY == 0 or speedup is not None:
                 if speedup is not None:
@@ -125,6 +136,11 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
         status(None)
     health = bridge.sim.check()
     _summary(run, health, out)
+    for w in watchers:
+        line = w.summary()
+        if line:
+            print(f"  {line}", file=out)
+    out.flush()
     return 0 if health.ok else 1
 
 
@@ -184,6 +200,8 @@ def cli_sitl(args) -> int:
     if speedup is not None and not (math.isfinite(speedup) and speedup > 0):
         raise AurgenError(f"--speedup must be a positive number (times real time), got {speedup}")
     simcli._check_water(args.model, water)
+    if getattr(args, "view", False):
+        _check_display()
     if water is None and not simcli._declares_environment(args.model):
         water = 1025.0  # a vehicle file: open water, as aurgen view gives it
     with loading.deferred_notes() as notes:
@@ -198,8 +216,13 @@ def cli_sitl(args) -> int:
         sim.close()
         raise
     loading.print_notes(notes)
+    watchers = []
     try:
         bridge = Bridge(sim, rig)
+        if getattr(args, "view", False):
+            from aurgen.runtime.sitl.view import Viewer
+
+            watchers.append(Viewer(sim, rig))
         port = sock.getsockname()[1]
         wiring = ", ".join(f"{t.name} SERVO{t.channel}" for t in sorted(rig.thrusters, key=lambda t: t.channel))
         print(f"aurgen sitl: {rig.name} in {args.model} ({wiring}"
@@ -208,7 +231,21 @@ def cli_sitl(args) -> int:
             print("  open water of 1025 kg/m^3 at z = 0 (a vehicle file; --water RHO to change)")
         print(f"  listening on udp {args.bind}:{port} for ArduPilot's JSON backend "
               f"(sim_vehicle.py ... --model JSON); Ctrl-C ends", flush=True)
-        return serve(bridge, sock, speedup=speedup, status=_terminal_status(sys.stderr))
+        return serve(bridge, sock, speedup=speedup, status=_terminal_status(sys.stderr), watchers=watchers)
     finally:
+        for w in watchers:
+            w.close()
         sock.close()
         sim.close()
+
+
+def _check_display() -> None:
+    """``--view`` where no window can open: one line saying so and what to do (before the port is bound)."""
+    import os
+
+    from aurgen.runtime.sim.view import no_display_reason
+
+    why = no_display_reason(sys.platform, os.environ)
+    if why:
+        raise AurgenError(f"--view: {why}: run it on a desktop or with X forwarding (ssh -X), or leave --view "
+                          "out (the bridge needs no window)")
