@@ -225,7 +225,26 @@ def sensor_ctx(s) -> dict:
                        "aperture": math.degrees(p["beam_aperture"])} for i, rot in enumerate((45.0, 135.0, -135.0, -45.0))]
     return {"name": s.name, "type": s.type, "sdf_type": st.sdf, "gz_type": st.gz_type, "xyz": s.xyz, "rpy": s.rpy,
             "rate": s.rate, "topic": s.topic, "frame_id": s.frame_id, "p": p,
-            "format": "R_FLOAT32" if st.sdf == "depth_camera" else "R8G8B8"}
+            "format": "R_FLOAT32" if st.sdf == "depth_camera" else "R8G8B8", "mj_camera": mj_camera(s)}
+
+
+# A MuJoCo camera looks along its -z with y up; gz-sim's camera sensor along its +x with z up: the
+# MuJoCo camera's axes in the sensor's frame (columns x, y, z: right = -y, up = +z, back = -x).
+_MJ_CAMERA_AXES = np.array([[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def mj_camera(s) -> dict | None:
+    """A camera sensor (``camera``, ``rgbd_camera``) as a MuJoCo ``<camera>``: its pose in the link's
+    frame (m; quaternion w, x, y, z of the sensor's rotation times the looking-along-x to
+    looking-along-minus-z turn), ``fovy`` the vertical field of view in degrees (from the horizontal
+    ``hfov``, rad, and the image's aspect), ``resolution`` (width, height) px. None for other sensors."""
+    if s.type not in ("camera", "rgbd_camera"):
+        return None
+    p = dict(s.params)
+    w, h = int(p["width"]), int(p["height"])
+    fovy = math.degrees(2.0 * math.atan(math.tan(float(p["hfov"]) / 2.0) * h / w))
+    q = spatial.quat_of(spatial.rot_rpy(s.rpy) @ _MJ_CAMERA_AXES)
+    return {"xyz": s.xyz, "quat": tuple(float(x) for x in q), "fovy": round(fovy, 9), "resolution": (w, h)}
 
 
 def controllers_ctx(vehicle: Vehicle) -> list:
