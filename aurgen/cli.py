@@ -170,8 +170,11 @@ def _add_sitl(sub):
     s = sub.add_parser("sitl", help="fly a world's vehicle with ArduPilot SITL (its JSON physics backend, over UDP)")
     s.add_argument("model", help="MJCF world (build/worlds/<world>.xml) or vehicle file (build/<name>/<name>.xml) "
                    "written by aurgen")
-    s.add_argument("--vehicle", metavar="NAME", help="the vehicle ArduPilot flies, by its name in the world "
-                   "(needed where the world has more than one with thrusters)")
+    s.add_argument("--vehicle", metavar="NAME[:PORT]", action="append",
+                   help="the vehicle ArduPilot flies, by its name in the world (needed where the world has more "
+                        "than one with thrusters); repeat it to fly several at once, each by its own ArduPilot "
+                        "instance: the k-th listens on --port + 10k, where ArduPilot's instance k sends, or on "
+                        "its :PORT")
     s.add_argument("--port", type=int, default=9002, help="UDP port ArduPilot sends its servo packets to "
                    "(default: 9002, ArduPilot's instance 0; 0: any free port, printed)")
     s.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
@@ -180,6 +183,8 @@ def _add_sitl(sub):
                    help="run at most X times real time (default: as fast as ArduPilot's packets come)")
     s.add_argument("--water", type=float, metavar="RHO",
                    help="for a vehicle file with no environment: open water of this density (kg/m^3; default 1025)")
+    s.add_argument("--wait", action="store_true",
+                   help="with several vehicles: wait for one that goes silent instead of ending the run after 10 s")
     s.add_argument("--view", action="store_true",
                    help="open MuJoCo's viewer on the world, following the flown vehicle (needs a display); "
                         "closing it ends the run")

@@ -200,6 +200,7 @@ def cli_sitl(args) -> int:
     if speedup is not None and not (math.isfinite(speedup) and speedup > 0):
         raise AurgenError(f"--speedup must be a positive number (times real time), got {speedup}")
     simcli._check_water(args.model, water)
+    flown = vehicle_ports(args.vehicle, args.port)
     if getattr(args, "view", False):
         _check_display()
     if water is None and not simcli._declares_environment(args.model):
@@ -209,9 +210,13 @@ def cli_sitl(args) -> int:
             sim = Simulation(args.model, water=water)
         except envmod.EnvironmentInvalid as exc:
             raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
+    if len(flown) > 1:
+        from aurgen.runtime.sitl.fleet import cli_fleet
+
+        return cli_fleet(args, sim, flown, notes, speedup)
     try:
-        rig = rigmod.find(sim.model, str(args.model), args.vehicle)
-        sock = bind(args.bind, args.port)
+        rig = rigmod.find(sim.model, str(args.model), flown[0][0])
+        sock = bind(args.bind, flown[0][1])
     except BaseException:
         sim.close()
         raise
@@ -237,6 +242,31 @@ def cli_sitl(args) -> int:
             w.close()
         sock.close()
         sim.close()
+
+
+def vehicle_ports(vehicles, port: int) -> list:
+    """[(vehicle name or None, UDP port)] from the ``--vehicle`` values (``NAME`` or ``NAME:PORT``, in
+    order) and ``--port``: the k-th vehicle without its own port listens on ``port`` + 10·k (ArduPilot's
+    instance k; ``--port 0``: any free port for each). AurgenError for a malformed value, a vehicle
+    named twice or two vehicles on one port."""
+    out = []
+    for k, value in enumerate(vehicles or [None]):
+        name, own = value, None
+        if value is not None and ":" in value:
+            name, _, text = value.rpartition(":")
+            if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65535) or not name:
+                raise AurgenError(f"--vehicle {value}: expected NAME or NAME:PORT with a UDP port 1–65535")
+            own = int(text)
+        out.append((name, own if own is not None else (port + 10 * k if port else 0)))
+    names = [n for n, _ in out]
+    if len(set(names)) < len(names):
+        raise AurgenError(f"--vehicle: {', '.join(n for n in names if names.count(n) > 1)} named twice: "
+                          "each vehicle is flown by one ArduPilot instance")
+    ports = [p for _, p in out if p]
+    if len(set(ports)) < len(ports):
+        raise AurgenError(f"--vehicle: two vehicles on one port ({', '.join(f'{n}:{p}' for n, p in out)}): "
+                          "give each its own (NAME:PORT), or leave the ports to --port + 10·k")
+    return out
 
 
 def _check_display() -> None:

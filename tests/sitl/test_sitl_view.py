@@ -116,7 +116,8 @@ def test_the_state_goes_to_the_viewer_at_the_screen_rate_not_per_frame(tmp_path)
     """At 400 Hz the bridge runs many frames per 1/60 s of wall time: far fewer syncs than frames,
     each of a later simulated time, the first before any packet (the world as loaded)."""
     rc, _, handle, _, replies, sim = _fly(tmp_path, frames=2000, close_after=10 ** 9)
-    assert rc == 0 and replies == 2001  # the last one answered, then the closed window ends the run
+    # the window closes while frame 1999's reply is out or at frame 2000's: the run ends there
+    assert rc == 0 and replies in (2000, 2001)
     assert handle.synced[0] == 0.0 and handle.synced == sorted(handle.synced)
     # a sync per frame would mean frames SYNC_EVERY (17 ms) apart: 400 Hz frames take well under that
     assert 2 <= len(handle.synced) < 2001 / 4, (len(handle.synced), SYNC_EVERY)
