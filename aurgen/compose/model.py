@@ -147,6 +147,7 @@ class Vehicle:
     extra_bridge: tuple = ()  # the config's extra_bridge_topics (aurgen.config.bridge.ExtraBridge)
     discontinued: tuple = ()  # (instance, part type, note) of each part its catalog marks discontinued
     ardupilot: bool = False  # the config's ardupilot: (the SDF's ArduPilotPlugin block)
+    ardupilot_instance: int = 0  # the config's ardupilot: {instance: N} (sim_vehicle.py -I N), else 0
     wiring: object = None  # the base part's ArduPilot wiring (aurgen.config.autopilot.Wiring), or None
 
     def link(self, name: str) -> Link:

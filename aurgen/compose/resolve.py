@@ -201,7 +201,8 @@ def resolve(config, catalog: Catalog | None = None) -> Vehicle:
         openings=openings(cfg, asm), extra_bridge=cfg.extra_bridge,
         discontinued=tuple((i.name, i.part.type, i.part.discontinued) for i in asm.instances
                            if i.part.discontinued is not None),
-        ardupilot=cfg.ardupilot, wiring=asm.instance(cfg.base_name).part.ardupilot)
+        ardupilot=cfg.ardupilot, ardupilot_instance=cfg.ardupilot_instance,
+        wiring=asm.instance(cfg.base_name).part.ardupilot)
 
 
 def openings(cfg: VehicleConfig, asm: Assembly) -> tuple:

@@ -121,3 +121,22 @@ def parse(r: Reader, data, slots) -> Wiring | None:
             used[(what, v)] = slot
         servos.append(Servo(str(slot), n, fn))
     return Wiring(firmware, frame, lo, trim, hi, tuple(params), tuple(sorted(servos, key=lambda s: s.servo)))
+
+
+INSTANCE_MAX = 255  # sim_vehicle.py -I N: ArduPilot's SITL keeps the instance in a uint8_t (SITL_cmdline.cpp)
+
+
+def config_key(r: Reader, data) -> tuple[bool, int]:
+    """A vehicle config's ``ardupilot:`` (docs/config.md) as (on, instance): absent or ``false`` is
+    (False, 0), ``true`` is (True, 0), ``{instance: N}`` is (True, N) with N a whole number 0..255:
+    ``sim_vehicle.py -I N``, whose JSON backend sends to UDP 9002 + 10·N. Anything else is refused
+    naming the key."""
+    if "ardupilot" not in data or isinstance(data["ardupilot"], bool):
+        return bool(data.get("ardupilot", False)), 0
+    node = data["ardupilot"]
+    if not isinstance(node, dict):
+        raise r.error("ardupilot", f"expected true, false or {{instance: N}}, got {node!r}",
+                      "write 'ardupilot: true' (instance 0) or 'ardupilot: {instance: 1}'",
+                      node=data, field="ardupilot")
+    r.check_keys(node, {"instance"}, "ardupilot", required=("instance",))
+    return True, _whole(r, node, "instance", "ardupilot", 0, INSTANCE_MAX)

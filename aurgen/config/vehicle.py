@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from aurgen.core import limits as lim
+from aurgen.config import autopilot
 from aurgen.config.bridge import extra_bridge_topics
 from aurgen.config.catalog import JOINT_TYPES, SLOT_KEYS, Limits, Slot, joint_limits, slot_fields
 from aurgen.core.errors import ConfigError
@@ -124,6 +125,7 @@ class VehicleConfig:
     openings: tuple = ()  # Opening, in file order
     extra_bridge: tuple = ()  # aurgen.config.bridge.ExtraBridge, in file order
     ardupilot: bool = False  # the SDF carries ardupilot_gazebo's ArduPilotPlugin (aurgen.emit.ardupilot)
+    ardupilot_instance: int = 0  # sim_vehicle.py -I N: UDP ports 9002 + 10·N, video 5600 + 10·N + k
 
 
 @record
@@ -298,6 +300,7 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
     hydro = _hydro(r, data.get("hydrodynamics"), data) if "hydrodynamics" in data else ()
     openings = _openings(r, data)
     namespace = r.topic(data, "topic_namespace", "", default=name)
+    ardupilot, instance = autopilot.config_key(r, data)
     return VehicleConfig(
         path=str(path), name=name, namespace=namespace,
         description=str(data.get("description", "")),
@@ -307,7 +310,7 @@ def vehicle_from_mapping(data, path: str | Path, sha256: str | None = None) -> V
         base_line=getattr(data, "lines", {}).get("base"),
         entries=entries, adhoc_slots=adhoc, hull_displacement=hull, buoyancy=buoy, hydrodynamics=hydro,
         sha256=sha256, openings=openings, extra_bridge=extra_bridge_topics(r, data, namespace),
-        ardupilot=r.boolean(data, "ardupilot", "", default=False))
+        ardupilot=ardupilot, ardupilot_instance=instance)
 
 
 def _check_nesting(r: Reader, entries, base: str, nodes) -> None:

@@ -24,6 +24,21 @@ thruster filling slot ``s`` of the base is the one named ``s`` (a slot fill's de
   forward-right-down. The chassis' ``imu`` sensor has a topic (for ROS), so the block adds
   ``ardupilot_imu`` beside it on the same link: the same point and noise, turned π about x,
   no topic, IMU_RATE Hz.
+- ``fdm_port_in`` 9002 + 10·N for ``ardupilot: {instance: N}`` (``true``: N = 0): ``sim_vehicle.py -I N``
+  sends its servo packets there (ArduPilot ``libraries/AP_HAL_SITL/SITL_cmdline.cpp``: ``-I`` adds
+  10·N to ``_simin_port``). The plugin's reply port is the sender's (``fdm_port_out`` is deprecated and
+  ignored), so nothing else is per instance.
+
+**Video** (ardupilot_gazebo ``src/GstCameraPlugin.cc``, same commit, ``GstCameraPlugin::Configure``,
+``PreUpdate``, ``OnImage``): each camera sensor (``camera``, ``rgbd_camera``) carries a
+``<plugin filename="GstCameraPlugin" name="GstCameraPlugin">`` inside its ``<sensor>`` (a sensor
+system: Configure refuses an entity that is not a sensor), streaming H.264 over RTP/UDP
+(``use_basic_pipeline``: what QGroundControl's "UDP h.264 Video Stream" and the README's
+``gst-launch-1.0 udpsrc port=5600 ... rtph264depay`` receive) to 127.0.0.1:``5600 + 10·N + k``, k the
+camera's place (0, 1, …) in the SDF (links in order, a link's sensors in order), at most
+VIDEO_PORTS cameras. The image topic is the sensor's own for a camera; an RGB-D camera publishes its
+colour image on ``<topic>/image`` (gz-sensors RgbdCameraSensor), written as ``image_topic``. The
+stream starts when ``<sensor topic>/enable_streaming`` gets a gz.msgs.Boolean true.
 """
 
 from __future__ import annotations
@@ -35,6 +50,10 @@ from aurgen.core.errors import BuildError
 
 FDM_ADDR = "127.0.0.1"
 FDM_PORT_IN = 9002  # ArduPilot's JSON backend sends to 9002 + 10·instance
+PORT_STRIDE = 10  # ports per SITL instance (sim_vehicle.py -I N adds 10·N to each of its ports)
+VIDEO_PORT = 5600  # GstCameraPlugin's default udp_port, QGroundControl's default video port
+VIDEO_PORTS = PORT_STRIDE  # cameras per instance: instance N streams on 5600 + 10·N … 5609 + 10·N
+STREAMED = ("camera", "rgbd_camera")  # the sensor types whose images are RGB (R8G8B8), as OnImage reads them
 IMU_NAME = "ardupilot_imu"
 IMU_RATE = 1000.0  # Hz: at least the worlds' step rate (0.002 s), as ardupilot_gazebo's examples
 GAZEBO_XYZ_TO_NED = (0.0, 0.0, 0.0, math.pi, 0.0, math.pi / 2)
@@ -78,10 +97,38 @@ def check(vehicle) -> None:
                              f"{s.slot!r} and no thruster of this vehicle is named {s.slot!r} (the slot is empty, "
                              "or its entry renames the part with name:): fill the slot with a propeller under "
                              "its own name, or drop 'ardupilot: true'")
+    cams = streamed_cameras(vehicle)
+    if len(cams) > VIDEO_PORTS:
+        raise BuildError(f"{vehicle.source}: ardupilot: true, but the vehicle has {len(cams)} cameras and an instance "
+                         f"streams at most {VIDEO_PORTS} (UDP {VIDEO_PORT} + 10·instance + 0..{VIDEO_PORTS - 1}): "
+                         "empty a camera slot, or drop 'ardupilot: true'")
     if _base_imu(vehicle) is None:
         raise BuildError(f"{vehicle.source}: ardupilot: true, but the base link {vehicle.base!r} carries no IMU "
                          f"sensor (ArduPilot's plugin needs one): give {base!r} a sensors: entry of type imu, or "
                          "drop 'ardupilot: true'")
+
+
+def fdm_port(vehicle) -> int:
+    """The UDP port ArduPilotPlugin binds (``fdm_port_in``) for the config's instance N: 9002 + 10·N."""
+    return FDM_PORT_IN + PORT_STRIDE * vehicle.ardupilot_instance
+
+
+def streamed_cameras(vehicle) -> list:
+    """The sensors that carry GstCameraPlugin, in SDF order (links in order, then placement order)."""
+    order = {link.name: i for i, link in enumerate(vehicle.links)}
+    cams = [s for s in vehicle.sensors if s.type in STREAMED]
+    return sorted(cams, key=lambda s: order.get(s.link, len(order)))  # stable: placement order within a link
+
+
+def video_ctx(vehicle) -> dict:
+    """``"<link>::<sensor>"`` → the template's GstCameraPlugin block (``udp_host``, ``udp_port``,
+    ``image_topic`` or None for the sensor's own topic); {} without ``ardupilot``."""
+    if not vehicle.ardupilot:
+        return {}
+    base = VIDEO_PORT + PORT_STRIDE * vehicle.ardupilot_instance
+    return {f"{s.link}::{s.name}": {"udp_host": FDM_ADDR, "udp_port": base + k,
+                                    "image_topic": f"{s.topic}/image" if s.type == "rgbd_camera" else None}
+            for k, s in enumerate(streamed_cameras(vehicle))}
 
 
 def _base_imu(vehicle):
@@ -108,7 +155,8 @@ def plugin_ctx(vehicle, thrusters: list) -> dict | None:
                  "multiplier": multiplier} for t in thrusters if t["name"] in servo]
     imu = _base_imu(vehicle)
     R = spatial.matmul(spatial.rot_rpy(imu.rpy), spatial.rot_rpy((math.pi, 0.0, 0.0)))
-    return {"fdm_addr": FDM_ADDR, "fdm_port_in": FDM_PORT_IN, "have_32_channels": int(max(servo.values()) > 16),
+    return {"fdm_addr": FDM_ADDR, "fdm_port_in": fdm_port(vehicle), "video": video_ctx(vehicle),
+            "have_32_channels": int(max(servo.values()) > 16),
             "gazebo_xyz_to_ned": GAZEBO_XYZ_TO_NED, "model_xyz_to_airplane": MODEL_XYZ_TO_AIRPLANE,
             "imu_scoped": f"{imu.link}::{IMU_NAME}",
             "imu": {"name": IMU_NAME, "link": imu.link, "xyz": imu.xyz, "rpy": tuple(spatial.rpy_of(R)),
@@ -129,11 +177,17 @@ def parm_text(vehicle, header_comment: str) -> str | None:
     servo = servo_channels(vehicle)
     if not servo:
         return None
+    n = vehicle.ardupilot_instance
     lines = [header_comment,
              f"# ArduPilot parameters for {vehicle.name}'s SITL ({w.sim_vehicle}, frame {w.frame}): the chassis'",
              "# wiring as the real vehicle ships, for aurgen's MuJoCo bridge and Gazebo alike. Loaded after",
              "# ArduPilot's defaults for the frame, e.g. from the vehicle's folder:",
-             f"#   sim_vehicle.py -v {w.sim_vehicle} -f {w.frame} --model JSON --add-param-file={parm_name(vehicle)}"]
+             f"#   sim_vehicle.py -v {w.sim_vehicle} -f {w.frame} --model JSON{f' -I {n}' if n else ''} "
+             f"--add-param-file={parm_name(vehicle)}"]
+    if n:
+        video = f"; its cameras stream from UDP {VIDEO_PORT + PORT_STRIDE * n}" if video_ctx(vehicle) else ""
+        lines.append(f"# (instance {n}: ArduPilot's JSON backend sends to UDP {fdm_port(vehicle)}, where model.sdf's "
+                     f"ArduPilotPlugin listens{video})")
     lines += [f"{name} {_fmt(v)}" for name, v in w.params]
     for s in w.servos:
         lines += [f"SERVO{s.servo}_FUNCTION {s.function}", f"SERVO{s.servo}_MIN {w.pwm_min}",
