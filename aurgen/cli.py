@@ -188,6 +188,12 @@ def _add_sitl(sub):
     s.add_argument("--view", action="store_true",
                    help="open MuJoCo's viewer on the world, following the flown vehicle (needs a display); "
                         "closing it ends the run")
+    s.add_argument("--video", metavar="udp://HOST:PORT",
+                   help="stream the vehicle's camera as H.264 over RTP to HOST:PORT (QGroundControl: "
+                        "udp://127.0.0.1:5600), 30 frames per simulated second; writes an SDP file (needs aurgen[video])")
+    s.add_argument("--video-size", metavar="WxH", help="the video's size in pixels (default: the camera sensor's)")
+    s.add_argument("--video-sdp", metavar="PATH", help="where to write the stream's SDP file "
+                   "(default: <model stem>.sdp in the current folder)")
     return s
 
 
@@ -280,7 +286,8 @@ def main(argv=None) -> int:
 
 def _draws(command: str | None, argv: list[str]) -> bool:
     """Whether the command opens a window or renders (then MuJoCo picks its GL back end itself)."""
-    return command == "view" or (command == "sitl" and "--view" in argv)
+    return command == "view" or (command == "sitl" and any(a == "--view" or a.split("=")[0] == "--video"
+                                                           for a in argv))
 
 
 def console() -> int:
@@ -296,6 +303,9 @@ def console() -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     if "MUJOCO_GL" not in os.environ and not _draws(command, argv):
         os.environ["MUJOCO_GL"] = "disable"
+    elif ("MUJOCO_GL" not in os.environ and command == "sitl" and "--view" not in argv and sys.platform == "linux"
+          and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        os.environ["MUJOCO_GL"] = "egl"  # --video alone, no display: draw offscreen with EGL
     from aurgen import SourceTreeError
 
     try:

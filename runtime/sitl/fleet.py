@@ -237,14 +237,12 @@ def _status_line(fleet: Fleet, started) -> str:
     return f"t = {fleet.sim_time():.2f} s  " + "  ".join(f"{p.rig.name} {p.frames}" for p in fleet.pilots)
 
 
-def cli_fleet(args, sim, flown, notes, speedup) -> int:
-    """``aurgen sitl`` with several ``--vehicle``: find each, bind each port (nothing bound if one
-    cannot be), print where each listens, fly them; closes ``sim``."""
-    import sys
-
+def cli_fleet(args, sim, flown, notes, speedup, *, bind, status) -> int:
+    """``aurgen sitl`` with several ``--vehicle``: find each, bind each port with ``bind(address, port)``
+    (nothing bound if one cannot be), print where each listens, fly them (``status``: the terminal's
+    status writer or None); closes ``sim``."""
     from aurgen.runtime.sim import loading
     from aurgen.runtime.sitl import rig as rigmod
-    from aurgen.runtime.sitl.server import _terminal_status, bind
 
     pilots = []
     try:
@@ -275,7 +273,7 @@ def cli_fleet(args, sim, flown, notes, speedup) -> int:
             print(f"  {p.rig.name} ({wiring}): listening on udp {args.bind}:{port} "
                   f"(sim_vehicle.py -I {k} ... --model JSON, or --sim-port-out {port})")
         print("  Ctrl-C ends", flush=True)
-        return serve(fleet, wait_forever=args.wait, status=_terminal_status(sys.stderr), watchers=watchers)
+        return serve(fleet, wait_forever=args.wait, status=status, watchers=watchers)
     finally:
         for w in watchers:
             w.close()

@@ -211,11 +211,15 @@ def cli_sitl(args) -> int:
         except envmod.EnvironmentInvalid as exc:
             raise envmod.EnvironmentInvalid(f"{args.model}: {exc}") from None
     if len(flown) > 1:
+        if getattr(args, "video", None):
+            sim.close()
+            raise AurgenError("--video streams one vehicle's camera: give one --vehicle")
         from aurgen.runtime.sitl.fleet import cli_fleet
 
-        return cli_fleet(args, sim, flown, notes, speedup)
+        return cli_fleet(args, sim, flown, notes, speedup, bind=bind, status=_terminal_status(sys.stderr))
     try:
         rig = rigmod.find(sim.model, str(args.model), flown[0][0])
+        video = _video_plan(args, sim, rig)  # --video's refusals come before the port is bound
         sock = bind(args.bind, flown[0][1])
     except BaseException:
         sim.close()
@@ -228,6 +232,10 @@ def cli_sitl(args) -> int:
             from aurgen.runtime.sitl.view import Viewer
 
             watchers.append(Viewer(sim, rig))
+        if video is not None:
+            from aurgen.runtime.sitl.video import Video
+
+            watchers.append(Video(video, bridge))
         port = sock.getsockname()[1]
         wiring = ", ".join(f"{t.name} SERVO{t.channel}" for t in sorted(rig.thrusters, key=lambda t: t.channel))
         print(f"aurgen sitl: {rig.name} in {args.model} ({wiring}"
@@ -236,6 +244,9 @@ def cli_sitl(args) -> int:
             print("  open water of 1025 kg/m^3 at z = 0 (a vehicle file; --water RHO to change)")
         print(f"  listening on udp {args.bind}:{port} for ArduPilot's JSON backend "
               f"(sim_vehicle.py ... --model JSON); Ctrl-C ends", flush=True)
+        for w in watchers:
+            if hasattr(w, "describe"):
+                print(w.describe(), flush=True)
         return serve(bridge, sock, speedup=speedup, status=_terminal_status(sys.stderr), watchers=watchers)
     finally:
         for w in watchers:
@@ -279,3 +290,12 @@ def _check_display() -> None:
     if why:
         raise AurgenError(f"--view: {why}: run it on a desktop or with X forwarding (ssh -X), or leave --view "
                           "out (the bridge needs no window)")
+
+
+def _video_plan(args, sim, rig):
+    """``--video``'s checks (URL, host, PyAV, the camera, GL), or None without it."""
+    if not getattr(args, "video", None):
+        return None
+    from aurgen.runtime.sitl.video import Plan
+
+    return Plan(args, sim, rig)
