@@ -16,12 +16,23 @@ Then, in this process and in interleaved rounds, the same frames three ways: ``p
 simulation's ``mj_step`` for the frame's steps, thrusts set directly), ``bridge`` (the bridge's
 ``answer`` on the packet's bytes: decode, PWM to thrust, the steps, the sensors, the JSON), so that
 ``bridge − plain`` is the bridge's own cost per frame with the same physics.
+Then two vehicles at once (``--vehicle blueboat --vehicle bluerov2``, each with its own client socket, both
+clients on one core, the bridge pinned to the other): the lockstep loop's real-time factor and the
+bridge's CPU per world frame (the acceptance: ≥ 20x real time). And, where PyAV and an offscreen GL
+are there, the BlueROV2's camera streamed (``--video`` at 640x480 to a port nobody reads): the lockstep
+loop's real-time factor (the acceptance: ≥ 1x) and the frames sent and dropped, from the summary.
+``--view`` needs a display and is not measured here: its cost per frame is a clock read, and a
+``sync()`` (a state copy) 60 times a wall second.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import select
+import socket
+import subprocess
 import statistics
 import sys
 import tempfile
@@ -71,6 +82,76 @@ def udp_run(world: Path, frames: int, same_core: bool) -> tuple:
     return wall / n * 1e6, cpu / n * 1e6
 
 
+def fleet_run(world: Path, frames: int) -> tuple:
+    """(wall µs per world frame, the bridge's CPU µs per world frame): the BlueBoat and the BlueROV2
+    each at 400 Hz from its own socket, both sent before either reply is read (two ArduPilots)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
+    from sitl_client import aurgen_cmd, clean_env, packet  # noqa: E402
+
+    cpus = sorted(os.sched_getaffinity(0))
+    names = ("blueboat", "bluerov2")
+    cmd = aurgen_cmd() + ["sitl", str(world), "--port", "0"] + [a for n in names for a in ("--vehicle", n)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(),
+                            preexec_fn=_pin(cpus[0]))
+    ports = {}
+    for line in proc.stdout:
+        m = re.match(r"\s+(\w+) \(.*\): listening on udp [0-9.]+:(\d+)", line)
+        if m:
+            ports[m[1]] = int(m[2])
+        if line.strip() == "Ctrl-C ends":
+            break
+    os.sched_setaffinity(0, {cpus[-1]})
+    socks = {n: socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for n in names}
+    try:
+        def frame(i):
+            for n in names:
+                socks[n].sendto(packet(i, _pwm(i), RATE), ("127.0.0.1", ports[n]))
+            for n in names:
+                assert select.select([socks[n]], [], [], 10.0)[0], "no reply"
+                socks[n].recvfrom(65536)
+        for i in range(200):
+            frame(i)
+        cpu0, t0 = _cpu_seconds(proc.pid), time.perf_counter()
+        for i in range(200, frames):
+            frame(i)
+        wall, cpu = time.perf_counter() - t0, _cpu_seconds(proc.pid) - cpu0
+    finally:
+        proc.send_signal(2)
+        proc.communicate(timeout=60)
+        for s in socks.values():
+            s.close()
+        os.sched_setaffinity(0, set(cpus))
+    n = frames - 200
+    return wall / n * 1e6, cpu / n * 1e6
+
+
+def video_run(world: Path, frames: int) -> tuple | None:
+    """(wall µs per frame, the summary's video line) of the BlueROV2 with ``--video`` at 640x480 to
+    a port nobody reads; None where the stream cannot start here (no PyAV, no offscreen GL)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
+    from sitl_client import Sitl, packet  # noqa: E402
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            s = Sitl(world, "--vehicle", "bluerov2", "--video", f"udp://127.0.0.1:{port}", "--video-size", "640x480",
+                     "--video-sdp", str(Path(tmp) / "v.sdp"))
+        except AssertionError as exc:
+            print(f"  (--video not measured: {str(exc).strip().splitlines()[-1]})")
+            return None
+        with s:
+            t0 = time.perf_counter()
+            for i in range(frames):
+                s.ask(packet(i, _pwm(i), RATE))
+            wall = time.perf_counter() - t0
+            _, out, _ = s.stop()
+    line = next((ln.strip() for ln in out.splitlines() if "video" in ln.lower() and "frames" in ln), "")
+    return wall / frames * 1e6, line
+
+
 def in_process(world: Path, frames: int, rounds: int) -> dict:
     """Median µs per frame: ``plain`` and ``bridge``, interleaved in each round."""
     from aurgen.runtime.sim import Simulation
@@ -117,6 +198,8 @@ def main(argv=None) -> int:
         runs = {"client on another core": udp_run(world, args.frames, False),
                 "client on the same core": udp_run(world, args.frames, True)}
         ip = in_process(world, 2000, 5)
+        fleet = fleet_run(world, args.frames)
+        video = video_run(world, min(args.frames, 2400))
     print(f"aurgen sitl, the BlueROV2 in open_water at {RATE} Hz ({ip['substeps']} steps a frame), "
           f"{args.frames - 200} frames over UDP in lockstep, the bridge pinned to one core:")
     for name, (wall, cpu) in runs.items():
@@ -124,6 +207,13 @@ def main(argv=None) -> int:
               f"{cpu:6.1f} µs/frame (one core answers {1e6 / cpu / RATE:5.1f}x real time)")
     print(f"  in process: plain {ip['plain']:7.1f} µs/frame, bridge {ip['bridge']:7.1f} µs/frame "
           f"(the bridge's own: {ip['bridge'] - ip['plain']:.1f} µs)")
+    wall, cpu = fleet
+    print(f"  two vehicles (blueboat, bluerov2), each its own client: {wall:7.1f} µs/frame  "
+          f"{1e6 / wall / RATE:5.1f}x real time;  the bridge's CPU {cpu:6.1f} µs/frame "
+          f"(one core answers {1e6 / cpu / RATE:5.1f}x real time)")
+    if video is not None:
+        wall, line = video
+        print(f"  --video 640x480: {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  {line}")
     return 0
 
 
