@@ -30,15 +30,28 @@ G = 9.81  # m/s^2: the report's open water and the bundled worlds
 
 
 def _env() -> dict:
-    """This environment less the checkout on PYTHONPATH (the installed aurgen is the one under test)."""
+    """This environment less the checkout on PYTHONPATH (the installed aurgen is the one under test),
+    with a Ray temp folder of the example's own (RAY_TMPDIR: where Ray keeps its sessions and where
+    ``--ray auto`` looks for a cluster), so a Ray cluster an example starts is never the one another
+    test running beside it (xdist) finds, and no RAY_ADDRESS."""
+    import tempfile
+
     keep = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
             if p and ROOT != Path(p).resolve() and ROOT not in Path(p).resolve().parents]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(keep), MPLBACKEND="Agg")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    return env | {"PYTHONPATH": os.pathsep.join(keep), "MPLBACKEND": "Agg", "RAY_TMPDIR": ray_tmp}
 
 
 def _run(args, cwd, timeout=600) -> subprocess.CompletedProcess:
-    res = subprocess.run([sys.executable, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                         env=_env(), timeout=timeout)
+    import shutil
+
+    env = _env()
+    try:
+        res = subprocess.run([sys.executable, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                             env=env, timeout=timeout)
+    finally:
+        shutil.rmtree(env["RAY_TMPDIR"], ignore_errors=True)
     assert res.returncode == 0, f"{args} exited {res.returncode}\n{res.stdout[-4000:]}\n{res.stderr[-4000:]}"
     return res
 

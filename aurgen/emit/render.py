@@ -243,7 +243,7 @@ def mj_camera(s) -> dict | None:
     p = dict(s.params)
     w, h = int(p["width"]), int(p["height"])
     fovy = math.degrees(2.0 * math.atan(math.tan(float(p["hfov"]) / 2.0) * h / w))
-    q = spatial.quat_of(spatial.rot_rpy(s.rpy) @ _MJ_CAMERA_AXES)
+    q = spatial.quat_of(spatial.matmul(spatial.rot_rpy(s.rpy), _MJ_CAMERA_AXES))  # no BLAS: the same bits anywhere
     return {"xyz": s.xyz, "quat": tuple(float(x) for x in q), "fovy": round(fovy, 9), "resolution": (w, h)}
 
 

@@ -360,8 +360,23 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
+def _no_ray_cluster_running(timeout: float = 180.0) -> None:
+    """Wait until no Ray cluster runs on this machine: ``--ray auto`` joins any running one it detects
+    (Ray's legacy lookup, ray._private.services.find_gcs_addresses, scans the processes whatever
+    RAY_TMPDIR says), and tests beside this one (xdist) start local clusters."""
+    import time
+
+    find = pytest.importorskip("ray._private.services").find_gcs_addresses
+    end = time.monotonic() + timeout
+    while find():
+        if time.monotonic() > end:
+            pytest.fail(f"a Ray cluster kept running for {timeout:g} s: {find()}")
+        time.sleep(1.0)
+
+
 def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path):
     p = write(tmp_path, "vehicle: blueboat.yaml\n")
+    _no_ray_cluster_running()
     r = run_aurgen(["sweep", p, "-o", tmp_path / "o", "--quiet", "--ray", "auto"], tmp_path)  # a Ray folder with no cluster
     assert r.returncode == 2 and "--ray auto" in r.stderr, r.stderr[-3000:]
     assert "Traceback" not in r.stderr
