@@ -131,9 +131,9 @@ class Fleet:
                 rng = measure.ranges(sim.model, d, p.rig)
             state, p.v_imu = measure.fdm(d, p.rig, self.gravity, p.home, p.v_imu, max(now - p.last, EPS), rng)
             p.reply = protocol.reply(state)
-            p.sock.sendto(p.reply, p.addr)
-            p.frames += 1
+            p.frames += 1  # counted before it goes: a Ctrl-C right after the send finds it in the summary
             p.last, p.packet, p.due = now, None, math.inf
+            p.sock.sendto(p.reply, p.addr)
 
     def wait(self, timeout: float, wait_forever: bool, clock=time.perf_counter) -> None:
         """Read what has come from the vehicles the world waits for (at most ``timeout`` s); Silent
