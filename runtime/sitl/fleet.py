@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import mujoco
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import measure, protocol, thrust
+from aurgen.runtime.sitl.ending import interruptible, watcher_lines
 from aurgen.runtime.sitl.lockstep import REPEAT, RESET, Lockstep
 
 SILENT_AFTER = 10.0  # s of wall time a vehicle may keep the others waiting
@@ -159,28 +160,16 @@ CHECK_EVERY = 0.25  # s of simulated time between health checks, as for one vehi
 STATUS_EVERY = 0.5  # s of wall time between status lines
 
 
-class _Stop(Exception):
-    """SIGTERM, or a watcher's end: end as Ctrl-C does."""
-
-
-def _terminate(signum, frame):
-    raise _Stop()
-
-
 def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, watchers=()) -> int:
     """Fly the fleet until Ctrl-C, SIGTERM, a silent vehicle or invalid health; the summary; the exit
     status (0 while healthy; 1 for invalid health or a silent vehicle). ``watchers`` as
     :func:`aurgen.runtime.sitl.server.serve` takes them, after every world step."""
-    import signal
     import sys
-    import threading
 
     out = out or sys.stdout
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, _terminate) if main else None
     t0, started, silent = time.perf_counter(), None, None
     next_check, next_status = CHECK_EVERY, 0.0
-    try:
+    with interruptible():
         while True:
             if fleet.ready():
                 if started is None:
@@ -204,11 +193,6 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, wa
             if status is not None and time.perf_counter() >= next_status:
                 next_status = time.perf_counter() + STATUS_EVERY
                 status(_status_line(fleet, started))
-    except (KeyboardInterrupt, _Stop):
-        pass
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
     if status is not None:
         status(None)
     health = fleet.sim.check()
@@ -222,11 +206,7 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, wa
     if silent is not None:
         print(f"  stopped: {silent}", file=out)
     print(f"  health: {health}", file=out)
-    for w in watchers:
-        line = w.summary()
-        if line:
-            print(f"  {line}", file=out)
-    out.flush()
+    watcher_lines(watchers, out)
     return 0 if health.ok and silent is None else 1
 
 

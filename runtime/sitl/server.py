@@ -13,26 +13,18 @@ from __future__ import annotations
 
 import errno
 import math
-import signal
 import socket
 import sys
 import time
 
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import protocol
+from aurgen.runtime.sitl.ending import Stop, interruptible, watcher_lines
 
 CHECK_EVERY = 0.25  # s of simulated time between health checks
 STATUS_EVERY = 0.5  # s of wall time between status lines
 BOOK_EVERY = 32  # packets between looks at the health, the status line and the clock
 MAX_DATAGRAM = 65536
-
-
-class _Stop(Exception):
-    """SIGTERM, or a watcher's end (the viewer closed): end as Ctrl-C does."""
-
-
-def _terminate(signum, frame):
-    raise _Stop()
 
 
 def bind(address: str, port: int) -> socket.socket:
@@ -84,8 +76,7 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
     are looked at every :data:`BOOK_EVERY` packets (the health by simulated time, the status by wall
     time). Ctrl-C and SIGTERM interrupt a blocked wait."""
     run = Run(bridge)
-    old = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
-    try:
+    with interruptible():
         sock.settimeout(STATUS_EVERY)
         while True:  # waiting for ArduPilot
             if status is not None:
@@ -95,7 +86,7 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
                 break
             except socket.timeout:
                 if watchers and not all([w.frame(bridge.sim) for w in watchers]):
-                    raise _Stop() from None
+                    raise Stop() from None
                 continue
         run.started = time.perf_counter()
         sock.settimeout(None)
@@ -127,27 +118,12 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
                     next_status = time.perf_counter() + STATUS_EVERY
                     status(_status_line(run))
             data, addr = recv(MAX_DATAGRAM)
-    except (KeyboardInterrupt, _Stop):
-        pass
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
     if status is not None:
         status(None)
     health = bridge.sim.check()
     _summary(run, health, out)
-    for w in watchers:
-        line = w.summary()
-        if line:
-            print(f"  {line}", file=out)
-    out.flush()
+    watcher_lines(watchers, out)
     return 0 if health.ok else 1
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _status_line(run) -> str:

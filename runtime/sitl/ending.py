@@ -1,0 +1,41 @@
+"""How a bridge run ends, for one vehicle's loop (``server``) and the fleet's (``fleet``) alike: Ctrl-C,
+SIGTERM and a watcher's end (:class:`Stop`: the viewer closed) end the loop quietly, then the summary,
+to which each watcher adds its line."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+
+
+class Stop(Exception):
+    """SIGTERM, or a watcher's end (the viewer closed): end as Ctrl-C does."""
+
+
+def _terminate(signum, frame):
+    raise Stop()
+
+
+@contextmanager
+def interruptible():
+    """The loop inside ends quietly on Ctrl-C, SIGTERM (in the main thread, where a handler can be set;
+    the previous one is restored after) or :class:`Stop`."""
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _terminate) if main else None
+    try:
+        yield
+    except (KeyboardInterrupt, Stop):
+        pass
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+
+
+def watcher_lines(watchers, out) -> None:
+    """Each watcher's summary line (those that have one), indented as the summary's, then flush."""
+    for w in watchers:
+        line = w.summary()
+        if line:
+            print(f"  {line}", file=out)
+    out.flush()
