@@ -85,10 +85,7 @@ class Bridge:
     def step(self, packet) -> bytes:
         """Apply ``packet``'s PWM, step one frame, and the reply."""
         sim, rig = self.sim, self.rig
-        pwm, top = packet.pwm, thrust.PWM_VALID[1]
-        sim.data.ctrl[self._actuators] = [
-            t.table[pwm[t.channel - 1]] if t.channel <= len(pwm) and pwm[t.channel - 1] <= top else 0.0
-            for t in rig.thrusters]
+        sim.data.ctrl[self._actuators] = thrust.thrusts(rig.thrusters, packet.pwm)
         dt = packet.dt
         n = self.substeps if dt == self._dt else self._timestep(dt)
         sim.step(n)

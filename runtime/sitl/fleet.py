@@ -67,6 +67,7 @@ class Fleet:
         self.sim, self.pilots = sim, pilots
         self.world_dt = float(sim.model.opt.timestep)
         self.gravity = measure.Gravity(sim)
+        self._actuators = [[t.actuator for t in p.rig.thrusters] for p in pilots]
         self.resets = 0
         self.flown = 0.0  # simulated seconds before the last reset
         self._start()
@@ -108,11 +109,8 @@ class Fleet:
         """Every vehicle has its packet: apply each one's PWM, step to the earliest frame end, reply to
         every vehicle whose frame ends there."""
         sim, d = self.sim, self.sim.data
-        for p in self.pilots:
-            pwm, top = p.packet.pwm, thrust.PWM_VALID[1]
-            d.ctrl[[t.actuator for t in p.rig.thrusters]] = [
-                t.table[pwm[t.channel - 1]] if t.channel <= len(pwm) and pwm[t.channel - 1] <= top else 0.0
-                for t in p.rig.thrusters]
+        for p, actuators in zip(self.pilots, self._actuators):
+            d.ctrl[actuators] = thrust.thrusts(p.rig.thrusters, p.packet.pwm)
         target = min(p.due for p in self.pilots)
         span = target - float(d.time)
         if span > EPS:

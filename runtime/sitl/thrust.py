@@ -48,3 +48,11 @@ def table(pwms: tuple, thrusts: tuple) -> tuple:
     """The thrust (N) at every whole PWM 0…2200 µs (:func:`thrust` at each): ArduPilot's PWM is a whole
     number of µs, so the bridge looks it up instead of interpolating each frame."""
     return tuple(thrust(pwms, thrusts, p) for p in range(PWM_VALID[1] + 1))
+
+
+def thrusts(thrusters, pwm) -> list:
+    """Each of ``thrusters``' thrust (N) for a servo packet's ``pwm`` (µs per channel): its ``table``
+    at its channel's PWM; 0 where the packet has no such channel or the PWM is above the valid range."""
+    top = PWM_VALID[1]
+    return [t.table[pwm[t.channel - 1]] if t.channel <= len(pwm) and pwm[t.channel - 1] <= top else 0.0
+            for t in thrusters]
