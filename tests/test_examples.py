@@ -94,6 +94,19 @@ def test_every_example_is_tested_and_documented():
         assert f"def test_{name}" in tests, name
 
 
+def test_what_needs_the_examples_extra_runs_in_the_slow_tier():
+    """.ci/run installs the examples extra (stable-baselines3) only before ``pytest -m slow``: a test here
+    that needs one of the examples' packages and sits in the fast tier fails CI's first command."""
+    text = Path(__file__).read_text(encoding="utf-8")
+    slow = set(Path(__file__).with_name("slow_tests.txt").read_text(encoding="utf-8").split())
+    chunks = re.split(r"^def ", text, flags=re.M)[1:]
+    bodies = {c.split("(", 1)[0]: c for c in chunks if c.startswith("test_")}
+    needle = "_need(" + '"stable_baselines3"'  # built, so this test's own body does not match it
+    needing = [name for name, body in bodies.items() if needle in body]
+    assert "test_train_sb3" in needing and len(needing) >= 2
+    assert [n for n in needing if f"tests/test_examples.py::{n}" not in slow] == []
+
+
 def test_mesh_hull_vehicle(tmp_path):
     """The catamaran's specs displace its mesh: the specs' volume is trimesh's volume of the STL, the
     mass is the catalog's (the example's 20 kg chassis and two T200 propellers), the volume under the
