@@ -29,7 +29,9 @@ Then: the cost of a sea (the environment's ``waves``; docs/kernel.md "Waves"): t
 in open water as above, then the same model in a regular wave (one component) and in JONSWAP
 seas of 8 and 64 components (hs 0.5 m, tp 4 s, seed 1), each under the three integrators, all
 interleaved in each round against plain ``mj_step``; the extra cost over still water is divided by
-the components and the displacement geoms: µs per wave component per geom per step.
+the components and the displacement geoms: µs per wave component per geom per step, and per
+(component, geom) pair per force evaluation (RK4 evaluates four times a step) in ns and in cycles
+of the time-stamp counter (``tsc_ghz``: its rate calibrated against ``perf_counter``).
 Then: ``mujoco.batch.Batch`` throughput of the open_water world on 1 and 2
 threads, with and without the plugin (medians of alternating rounds: plain
 MuJoCo's 2-thread scaling in the same rounds is the ceiling the shared machine
@@ -56,6 +58,7 @@ import mujoco
 import numpy as np
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")
+EVALUATIONS = {"Euler": 1, "implicitfast": 1, "RK4": 4}  # the plugin's force evaluations per step
 
 
 def build(out: Path) -> Path:
@@ -142,6 +145,38 @@ def sea_environment(decl: dict) -> dict:
                       for c in env.cells],
             "gravity": {"type": "uniform", "g": [0.0, 0.0, -9.81]},
             "waves": {**sea.block(), **({"fk": FK} if FK else {})}}
+
+
+def tsc_ghz() -> float | None:
+    """The time-stamp counter's rate (GHz: cycles per ns), calibrated against ``time.perf_counter``
+    over 50 ms, or None where it cannot be read (not x86-64, or no executable memory). The counter
+    is read by ``rdtsc`` from four instructions mapped executable through ctypes (the native module
+    has no entry for it): on every x86-64 of the last decade it runs at the nominal clock whatever
+    the core's turbo or idle state, so a figure in its cycles is ns times the nominal GHz."""
+    import ctypes
+    import mmap
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    # rdtsc; shl rdx, 32; or rax, rdx; ret
+    code = b"\x0f\x31\x48\xc1\xe2\x20\x48\x09\xd0\xc3"
+    try:
+        buf = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    except (OSError, AttributeError, ValueError):
+        return None
+    buf.write(code)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    rdtsc = ctypes.CFUNCTYPE(ctypes.c_uint64)(addr)
+    rates = []
+    for _ in range(3):
+        t0, c0 = time.perf_counter(), rdtsc()
+        while time.perf_counter() - t0 < 0.05:
+            pass
+        t1, c1 = time.perf_counter(), rdtsc()
+        rates.append((c1 - c0) / ((t1 - t0) * 1e9))
+    del rdtsc
+    return statistics.median(rates)
 
 
 def sea_cost(path: Path, steps: int, rounds: int):
@@ -324,13 +359,18 @@ def main(argv=None) -> int:
                 print(f"{n:8d} {nbox:6d} {npart:8.2f} {pl:8.2f} {au:8.2f} {au - pl:8.2f}")
             print(f"  slope: {slope:.3f} µs per partial box ({slope / TARGET_US_PER_BOX:.2f}x the "
                   f"{TARGET_US_PER_BOX} µs target)")
+        ghz = tsc_ghz()
         print("a sea, BlueBoat (waves on the surface; per step: extra over still water / (components x "
-              "displacement geoms)):")
+              "displacement geoms); per pair: the same per force evaluation (RK4 evaluates four times a step), "
+              "in ns and in TSC cycles at "
+              + (f"{ghz:.3f} GHz, calibrated here):" if ghz else "an unreadable TSC: none):"))
         print(f"{'sea':11s} {'integrator':13s} {'plain':>8s} {'still':>8s} {'sea':>9s} {'ratio':>6s} "
-              f"{'us/comp/geom':>13s}")
+              f"{'us/comp/geom':>13s} {'ns/pair':>8s} {'cyc/pair':>9s}")
         for name, integ, pl, st, se, nc, ng in sea_cost(files["BlueBoat"], a.steps // 2, a.rounds):
+            ns = (se - st) * 1e3 / (nc * ng * EVALUATIONS[integ])
+            cyc = f"{ns * ghz:9.0f}" if ghz else f"{'-':>9s}"
             print(f"{name:11s} {integ:13s} {pl:8.2f} {st:8.2f} {se:9.2f} {se / pl:6.2f} "
-                  f"{(se - st) / (nc * ng):13.3f}")
+                  f"{(se - st) / (nc * ng):13.3f} {ns:8.1f} {cyc}")
         if a.sea_only:
             return 0
         thr = batch_throughput(files["open_water"], a.steps // 4, a.rounds)
