@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "sea.h"
+#include "sea_series.h"
 
 namespace aurgen::core {
 namespace {
@@ -314,55 +315,6 @@ void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap,
   });
 }
 
-// The series of the eight moments at x and at -x: plus[q] = sum_{n<N} x^n s[q][n], minus[q] likewise at
-// -x (even + odd, even - odd), (re, im).
-inline void Series(const Moments& m, int N, double x, double plus[8][2], double minus[8][2]) {
-  double e[16] = {}, o[16] = {};
-  double xn = 1.0;
-  int n = 0;
-  for (; n + 1 < N; n += 2) {
-    const double xo = xn * x;
-    const double* se = &m.s[n][0][0];
-    const double* so = &m.s[n + 1][0][0];
-    for (int i = 0; i < 16; ++i) {
-      e[i] += xn * se[i];
-      o[i] += xo * so[i];
-    }
-    xn = xo * x;
-  }
-  if (n < N) {
-    const double* se = &m.s[n][0][0];
-    for (int i = 0; i < 16; ++i) e[i] += xn * se[i];
-  }
-  for (int q = 0; q < 8; ++q)
-    for (int i = 0; i < 2; ++i) {
-      plus[q][i] = e[2 * q + i] + o[2 * q + i];
-      minus[q][i] = e[2 * q + i] - o[2 * q + i];
-    }
-}
-
-// Series of TakeUp's moments, whose even orders are real and odd ones imaginary (the other slot 0):
-// the same sums over the written slots only.
-inline void SeriesUp(const Moments& m, int N, double x, double plus[8][2]) {
-  double e[8] = {}, o[8] = {};
-  double xn = 1.0;
-  int n = 0;
-  for (; n + 1 < N; n += 2) {
-    const double xo = xn * x;
-    for (int q = 0; q < 8; ++q) {
-      e[q] += xn * m.s[n][q][0];
-      o[q] += xo * m.s[n + 1][q][1];
-    }
-    xn = xo * x;
-  }
-  if (n < N)
-    for (int q = 0; q < 8; ++q) e[q] += xn * m.s[n][q][0];
-  for (int q = 0; q < 8; ++q) {
-    plus[q][0] = e[q];
-    plus[q][1] = o[q];
-  }
-}
-
 }  // namespace
 
 void HullPolys(HullPlanes* hp) {
@@ -535,61 +487,46 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     const double* u = sea.dirs.data() + 3 * g;
     if (hasb) Take(B, c, sea.n, u, Ng, cap, &mb);
     if (hasu) TakeUp(Up, c, u, Ng, cap, &mu);
-    for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
-      const int j = sea.by_dir[q];
-      if (only[j]) continue;
-      const Wave& w = sea.waves[j];
-      const int N = order[j];
-      const double Z[2] = {zre[j], zim[j]};
-      // the field's terms: coefficient C (complex: e^{i theta} at x0 times the term's real factor), kappa =
-      // s kn n + i k, the series S (conj: the mirrored term's, the conjugate of the series at -kn).  Summed
-      // over the terms: X = C int W dV, Jv = C int y W dV (y from x0), Xa = Re C int W dA, Ja = Re C int
-      // y W dA; Re[kappa X] = kn n Xs - k Im X and Re[Jv x kappa] = kn Jvs x n - Im Jv x k, with Xs,
-      // Jvs the real parts weighted by s.  The lever x0 - p is applied once, after every component.
-      double Xs = 0.0, Xi = 0.0, Xa = 0.0, Js[3] = {0.0, 0.0, 0.0}, Ji[3] = {0.0, 0.0, 0.0},
-             Ja[3] = {0.0, 0.0, 0.0};
-      // (s = 0, above the mean level: no real part weighted, none summed)
-      auto term = [&](const double S[8][2], double Cr, double Ci, double s, bool conj) {
-        const double sg = conj ? -1.0 : 1.0;
-        const double Ir = S[0][0], Ii = sg * S[0][1];
-        if (s != 0.0) Xs += s * (Cr * Ir - Ci * Ii);
-        Xi += Cr * Ii + Ci * Ir;
-        Xa += Cr * S[4][0] - Ci * (sg * S[4][1]);
-        for (int a = 0; a < 3; ++a) {
-          const double vr = S[1 + a][0], vi = sg * S[1 + a][1];
-          if (s != 0.0) Js[a] += s * (Cr * vr - Ci * vi);
-          Ji[a] += Cr * vi + Ci * vr;
-          Ja[a] += Cr * S[5 + a][0] - Ci * (sg * S[5 + a][1]);
-        }
-      };
-      double sp[8][2], sm[8][2];
-      if (hasb) {
-        Series(mb, N, w.kn, sp, sm);
-        const double A1 = w.c * ebs[j];
-        term(sp, A1 * Z[0], A1 * Z[1], 1.0, false);
-        if (fin && w.e2h > 0.0) {
-          const double A2 = w.c * w.e2h / ebs[j];
-          term(sm, A2 * Z[0], A2 * Z[1], -1.0, true);
-        }
+    // the group's components on the moments, in its order, a chunk at a time in lanes (sea_series.h);
+    // their forces and moments summed in that order
+    const double* nc = planes + 4 * cap;
+    int list[kMaxWaves];
+    int ml = 0;
+    for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q)
+      if (!only[sea.by_dir[q]]) list[ml++] = sea.by_dir[q];
+    for (int c0 = 0; c0 < ml; c0 += kSeriesChunk) {
+      const int mc = std::min(kSeriesChunk, ml - c0);
+      int Nj[kSeriesChunk];
+      double kn[kSeriesChunk], zr[kSeriesChunk], zi[kSeriesChunk], a1[kSeriesChunk], a2[kSeriesChunk],
+          amp[kSeriesChunk], kv[3][kSeriesChunk];
+      for (int i = 0; i < mc; ++i) {
+        const int j = list[c0 + i];
+        const Wave& w = sea.waves[j];
+        Nj[i] = order[j];
+        kn[i] = w.kn;
+        zr[i] = zre[j];
+        zi[i] = zim[j];
+        a1[i] = w.c * ebs[j];
+        a2[i] = fin && w.e2h > 0.0 ? w.c * w.e2h / ebs[j] : 0.0;
+        amp[i] = w.a;
+        for (int a = 0; a < 3; ++a) kv[a][i] = w.k[a];
       }
-      if (hasu) {
-        SeriesUp(mu, N, w.kn, sp);
-        term(sp, Z[0], Z[1], 0.0, false);
+      SeriesIn in;
+      in.m = mc;
+      in.N = Nj;
+      in.kn = kn;
+      in.zr = zr;
+      in.zi = zi;
+      in.a1 = a1;
+      in.a2 = a2;
+      in.amp = amp;
+      for (int a = 0; a < 3; ++a) in.k[a] = kv[a];
+      double out[6][kSeriesChunk];
+      SeriesForces(&mb.s[0][0][0], &mu.s[0][0][0], Ng, hasb, fin, hasu, sea.n, nc, in, out);
+      for (int i = 0; i < mc; ++i) {
+        for (int a = 0; a < 3; ++a) Fs[a] += out[a][i];
+        for (int a = 0; a < 3; ++a) Ts[a] += out[3 + a][i];
       }
-      // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
-      const double* nc = planes + 4 * cap;
-      const double kn = w.kn;
-      const double Fv[3] = {kn * sea.n[0] * Xs - w.k[0] * Xi, kn * sea.n[1] * Xs - w.k[1] * Xi,
-                            kn * sea.n[2] * Xs - w.k[2] * Xi};
-      const double Tv[3] = {kn * (Js[1] * sea.n[2] - Js[2] * sea.n[1]) - (Ji[1] * w.k[2] - Ji[2] * w.k[1]),
-                            kn * (Js[2] * sea.n[0] - Js[0] * sea.n[2]) - (Ji[2] * w.k[0] - Ji[0] * w.k[2]),
-                            kn * (Js[0] * sea.n[1] - Js[1] * sea.n[0]) - (Ji[0] * w.k[1] - Ji[1] * w.k[0])};
-      Fs[0] += w.a * (-Fv[0] + Xa * nc[0]);
-      Fs[1] += w.a * (-Fv[1] + Xa * nc[1]);
-      Fs[2] += w.a * (-Fv[2] + Xa * nc[2]);
-      Ts[0] += w.a * (-Tv[0] + (Ja[1] * nc[2] - Ja[2] * nc[1]));
-      Ts[1] += w.a * (-Tv[1] + (Ja[2] * nc[0] - Ja[0] * nc[2]));
-      Ts[2] += w.a * (-Tv[2] + (Ja[0] * nc[1] - Ja[1] * nc[0]));
     }
   }
   // about p: the lever x0 - p times the force
