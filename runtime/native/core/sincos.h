@@ -2,7 +2,8 @@
 // sea_moments.cc).
 //
 // Branch-free IEEE double arithmetic (adds, multiplies, bit selects) in lanes (lanes.h: two
-// angles per SSE2 register, the scalar code's bits in every lane); no FMA (the build's
+// angles per SSE2 register, the scalar code's bits in every lane; SinCosWide, sincos.cc: four, as the
+// compiler's vector type, in SSE2 or AVX2 registers); no FMA (the build's
 // -ffp-contract=off), so the bits are the same on every machine and at every width.  Per angle x (rad):
 //   q = round(x 2 / pi) (by adding and subtracting 1.5 2^52), r = x - q pi / 2 in three parts
 //   (Cody-Waite: pi / 2 = P1 + P2 + P3, P1 and P2 of 22 significant bits, so q P1 and q P2 are
@@ -87,8 +88,17 @@ inline void Kernel(const double* x, double* c, double* s) {
 
 }  // namespace sincos_detail
 
-// c[i] = cos x[i], s[i] = sin x[i] for i < n.
+// SinCos over many angles (sincos.cc): Kernel's arithmetic four angles at a time, on x86-64 Linux in
+// AVX2 where the CPU has it, else SSE2, chosen at run time: the same bits as the lanes below.
+void SinCosWide(const double* x, int n, double* c, double* s);
+
+// c[i] = cos x[i], s[i] = sin x[i] for i < n: a few (a column's chord ends) inline in SSE2 pairs, many
+// (a sea's components) by SinCosWide.
 inline void SinCos(const double* x, int n, double* c, double* s) {
+  if (n >= 8) {
+    SinCosWide(x, n, c, s);
+    return;
+  }
   int i = 0;
 #if defined(__SSE2__)
   for (; i + 2 <= n; i += 2) sincos_detail::Kernel<lanes::D2>(x + i, c + i, s + i);
