@@ -32,7 +32,8 @@ and gradient torques, each piece's buoyancy at its g; MuJoCo's option gravity mu
 as the plugin requires); any cells, each geom cut by at most one plane of a cell at a time (a geom
 cut by two planes of one cell in some world, at a corner of a tank, is flagged in ``m.aurgen.flags``
 for that world and its piece in that cell left out: docs/runtime.md); declared damping; a sea
-(runtime/mjwarp/sea.py mirrors sea.cc), a sea per world through ``set_waves``. Refused: added mass
+(runtime/mjwarp/sea.py mirrors sea.cc; its Froude-Krylov force by the volume moments as the plugin takes it,
+runtime/mjwarp/sea_moments.py, unless the sea declares fk: exact), a sea per world through ``set_waves``. Refused: added mass
 (it must enter the mass matrix, which a passive callback cannot). The health ledger does not run
 here (docs/runtime.md "MuJoCo Warp").
 
@@ -51,6 +52,8 @@ from aurgen.runtime.mjwarp import drag as mjwarp_drag
 from aurgen.runtime.mjwarp import gravity as mjwarp_gravity
 from aurgen.runtime.mjwarp import mesh as mjwarp_mesh
 from aurgen.runtime.mjwarp import sea as mjwarp_sea
+from aurgen.runtime.mjwarp import sea_hull as mjwarp_sea_hull
+from aurgen.runtime.mjwarp import sea_poly as mjwarp_sea_poly
 
 MARK_DISPLACEMENT, MARK_WINDAGE = 1, 2
 GAS_DENSITY = 10.0  # forces.GAS_DENSITY: a cell below it is a gas (windage geoms feel it)
@@ -176,6 +179,7 @@ def records(mjm, env, config=None) -> dict:
             "flow": np.array([c.flow for c in env.cells] or [(0.0, 0.0, 0.0)], float).reshape(-1, 3),
             "gravity": np.array(env.gravity.g, float), "ncell": nc, "sea": sea, **dampers, **grav}
     out["hull_planes"], out["hull_range"] = mjwarp_sea.hull_planes(out)
+    out["hull_verts"], out["hull_faces"], out["hull_polys"] = mjwarp_sea_hull.hull_polys(mjm, geoms)
     try:
         out.update(mjwarp_drag.records(mjm, geoms, size, cen, weld, len(welds), declared))
     except ValueError as exc:
@@ -216,13 +220,8 @@ def thresholds(components) -> np.ndarray:
 def _sea(env) -> dict:
     """The sea's records (sea.h Sea; ForceStage's per-cell surface row and side) (every displacement shape: runtime/mjwarp/sea_shapes.py)."""
     w = env.waves
-    # issue 38: the kernels mirror sea.cc's columns only; a sea that declares no fk is integrated by them
-    # (the plugin's default is the moments: the two agree to their errors, docs/kernel.md "Waves"), and a
-    # declared fk: moments is refused
-    if getattr(w, "fk", None) == "moments":
-        raise MjWarpRefused(f"waves.fk: {w.fk}: the MuJoCo Warp backend integrates the Froude-Krylov force by "
-                            "the columns only (fk: exact); declare waves.fk: exact (or leave it out), or run this "
-                            "world on the plugin")
+    # the Froude-Krylov force as the plugin takes it (issue 48): by the volume moments (sea_moments.py) unless the
+    # sea declares fk: exact (the columns, sea.py and sea_shapes.py)
     rows, sides = [], []
     for cell in env.cells:  # the surface's row among the cell's planes (cell_planes' order) and side
         used = [j for j, sg in enumerate(cell.signs) if sg != 0]
@@ -237,7 +236,8 @@ def _sea(env) -> dict:
     comps = np.asarray(w.components, float)
     return {"n": np.array(env.planes[w.surface, :3], float), "d": float(env.planes[w.surface, 3]),
             "depth": w.depth, "ramp": float(w.ramp), "components": comps, "lmax": thresholds(comps),
-            "gx": gx, "gw": gw, "row": np.array(rows or [0], np.int32), "side": np.array(sides or [0], np.int32)}
+            "gx": gx, "gw": gw, "row": np.array(rows or [0], np.int32), "side": np.array(sides or [0], np.int32),
+            "fk_moments": getattr(w, "fk", None) != "exact", "fk_tol": float(getattr(w, "fk_tolerance", 1e-4))}
 
 
 def _dampers(mjm, geoms, weld) -> dict:
@@ -316,7 +316,7 @@ class Hydro:
         self.sea = sea is not None
         z = {"n": np.array([0.0, 0.0, 1.0]), "d": 0.0, "depth": None, "ramp": 0.0, "components": np.zeros((1, 6)),
              "lmax": np.zeros(17), "gx": np.zeros(136), "gw": np.zeros(136), "row": np.zeros(1, np.int32),
-             "side": np.zeros(1, np.int32)}
+             "side": np.zeros(1, np.int32), "fk_moments": False, "fk_tol": 1e-4}
         sea = sea or z
         self.sea_n, self.sea_d = wp.vec3d(*sea["n"]), float(sea["d"])
         self.deep = sea["depth"] is None
@@ -324,6 +324,12 @@ class Hydro:
         self.ramp = sea["ramp"]
         self.gx, self.gw = a(sea["gx"], wp.float64), a(sea["gw"], wp.float64)
         self.sea_row, self.sea_side = a(sea["row"], int), a(sea["side"], int)
+        # the moments (sea_moments.py): on, their tolerance, the hulls' polyhedra, the scratch's capacity
+        self.fkm, self.fktol = int(bool(sea["fk_moments"])), float(sea["fk_tol"])
+        self.hpv, self.hpf = a(r["hull_verts"], wp.vec3d), a(r["hull_faces"], int)
+        self.hpr = a(r["hull_polys"], wp.vec2i)
+        self.mf, self.mv = mjwarp_sea_hull.capacity(r["geom_type"], r["hull_faces"], r["hull_polys"],
+                                                       r["nplanes"])
         self._waves(sea["components"][None], sea["lmax"][None])
         self.set_cells(1)
         self._nworld = 0
@@ -359,6 +365,10 @@ class Hydro:
         wp = self._wp
         self.comps = wp.array(np.ascontiguousarray(comps, float), dtype=wp.float64, device=self.device)
         self.lmax = wp.array(np.ascontiguousarray(lmax, float), dtype=wp.float64, device=self.device)
+        groups = [mjwarp_sea_hull.directions(rows) for rows in comps]  # Sea::Prepare's, per world
+        a = lambda x, dt: wp.array(np.ascontiguousarray(x), dtype=dt, device=self.device)  # noqa: E731
+        self.dby, self.dstart = a([g[0] for g in groups], int), a([g[1] for g in groups], int)
+        self.ndir, self.dirs = a([g[2] for g in groups], int), a([g[3] for g in groups], wp.vec3d)
 
     def set_waves(self, components) -> None:
         """Per-world seas (a wave seed per world, say): ``components`` (nworld, N, 6) rows
@@ -396,6 +406,12 @@ class Hydro:
         self.df = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
         self.flags = wp.zeros(nworld, dtype=int, device=self.device)
         self.qfrc = wp.zeros((nworld, max(self.mjm.nv, 1)), dtype=wp.float64, device=self.device)
+        # the moments' scratch, a slot per (world, geom): three polyhedra and the cut points, their faces,
+        # the moments below and above the mean level and the cut points' angles (sea_moments.py Scr)
+        ns, mf, mv = (nworld * n, self.mf, self.mv) if self.fkm else (1, 1, 1)
+        self.sv = wp.zeros((ns, 4 * mf * mv), dtype=wp.vec3d, device=self.device)
+        self.sm = wp.zeros((ns, 3 * (2 * mf + 1) + mf * mv), dtype=int, device=self.device)
+        self.ss = wp.zeros((ns, 2 * mjwarp_sea_poly.NMOM + mf * mv), dtype=wp.float64, device=self.device)
         self._nworld = nworld
 
     def clear_flags(self) -> None:
@@ -419,7 +435,8 @@ class Hydro:
                               self.cellhas, int(fl["drag"]), int(fl["buoyancy"]),
                               int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
                               float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,
-                              self.sea_side, self.gexp, self.gcov, self.gcd, self.gweld, self.wkeep, self.wmode, self.wbody,
+                              self.sea_side, self.fkm, self.fktol, self.dby, self.dstart, self.ndir, self.dirs,
+                              self.hpf, self.hpv, self.hpr, self.sv, self.sm, self.ss, self.mf, self.mv, self.gexp, self.gcov, self.gcd, self.gweld, self.wkeep, self.wmode, self.wbody,
                               d.xpos, d.xmat],
                       outputs=[self.gm, self.gf, self.rv, self.flags], device=self.device)
         if self.gkind != mjwarp_gravity.UNIFORM:  # the bodies' weights (BodyGravity)

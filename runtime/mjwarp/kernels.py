@@ -95,6 +95,7 @@ def kernels():
     # a sea (sea.cc), runtime/mjwarp/sea.py
     sea = mjwarp_sea.build(wp, vec6d)
     _ramp, _tangent, _orbital, _plane, _fk = sea["ramp"], sea["tangent"], sea["orbital"], sea["plane"], sea["fk"]
+    _moments, Scr, vec16i = sea["moments"], sea["Scr"], sea["vec16i"]  # runtime/mjwarp/sea_moments.py
 
     @wp.func
     def _dry(cv: int, w: int, c: int, geom_xpos: wp.array2d(dtype=wp.vec3), geom_xmat: wp.array2d(dtype=wp.mat33),
@@ -141,6 +142,10 @@ def kernels():
                sea: int, sea_n: vec3d, sea_d: f64, depth: f64, deep: int, ramp: f64, time: wp.array(dtype=float),
                comps: wp.array3d(dtype=f64), lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
                gw: wp.array(dtype=f64), sea_row: wp.array(dtype=int), sea_side: wp.array(dtype=int),
+               fkm: int, fktol: f64, dby: wp.array2d(dtype=int), dstart: wp.array2d(dtype=int),
+               ndir: wp.array(dtype=int), dirs: wp.array2d(dtype=vec3d), hpf: wp.array(dtype=int),
+               hpv: wp.array(dtype=vec3d), hpr: wp.array(dtype=wp.vec2i), sv: wp.array2d(dtype=vec3d),
+               sm: wp.array2d(dtype=int), ss: wp.array2d(dtype=f64), mf: int, mv: int,
                gexp: wp.array2d(dtype=f64), gcov: wp.array2d(dtype=int), gcd: wp.array(dtype=f64),
                gweld: wp.array(dtype=int),
                wkeep: wp.array2d(dtype=f64), wmode: wp.array(dtype=int), wbody: wp.array(dtype=int),
@@ -338,8 +343,31 @@ def kernels():
             Fs = Fs + F
             Ms = Ms + T + wp.cross(dx, F)
             if side > 0 and displaces and buoy != 0:  # ForceStage::SeaForces
-                fk = _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c], srow, tp, comps,
-                         ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx, gw)
+                # the volume moments where they serve (fkm: the sea's fk is moments), the columns where not
+                # and for the components the moments' bound sends there (sea_moments.py)
+                fk = wp.spatial_vectord()
+                done = int(0)
+                if fkm != 0:
+                    sc_ = Scr()
+                    sc_.v = sv
+                    sc_.m = sm
+                    sc_.s = ss
+                    sc_.slot = w * gid.shape[0] + k
+                    sc_.mf = mf
+                    sc_.mv = mv
+                    mres = _moments(sc_, typ, size, hpr[k], hpf, hpv, pos, R, planes, c, nplanes[c], srow, tp, x,
+                                    comps, ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, fktol, dby, dstart, ndir,
+                                    dirs)
+                    if mres.ok != 0:
+                        done = 1
+                        fk = mres.w
+                        if mres.nfb > 0:
+                            fk = fk + _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c],
+                                          srow, tp, comps, ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx,
+                                          gw, mres.only, 1)
+                if done == 0:
+                    fk = _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c], srow, tp, comps,
+                             ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx, gw, vec16i(), 0)
                 Ff = vec3d(fk[0], fk[1], fk[2])
                 Tf = vec3d(fk[3], fk[4], fk[5])
                 Fs = Fs + Ff

@@ -10,6 +10,7 @@ Sums::CapAt); the column rules of every geom type and ``fk`` (FroudeKrylov) are 
 
 import math
 
+from aurgen.runtime.mjwarp import sea_moments as mjwarp_sea_moments
 from aurgen.runtime.mjwarp import sea_shapes as mjwarp_sea_shapes
 
 
@@ -18,6 +19,7 @@ def build(wp, vec6d) -> dict:
     f64 = wp.float64
     vec3d, mat33d = wp.vec3d, wp.mat33d
     vec8d, vec9d = (wp.types.vector(length=m, dtype=wp.float64) for m in (8, 9))
+    vec16i = wp.types.vector(length=16, dtype=wp.int32)  # a bit per component (256), 16 a word
     # sea.cc kP1, kP2: the series of phi1 and phi2, 1 / (n+1)! and 1 / (n! (n+2)), n = 0 .. 8
     P1 = wp.constant(vec9d(*[1.0 / math.factorial(n + 1) for n in range(9)]))
     P2 = wp.constant(vec9d(*[1.0 / (math.factorial(n) * (n + 2)) for n in range(9)]))
@@ -134,6 +136,8 @@ def build(wp, vec6d) -> dict:
         lmax: wp.array2d(dtype=f64)
         gx: wp.array(dtype=f64)
         gw: wp.array(dtype=f64)
+        only: vec16i  # masked != 0: the components integrated (FroudeKrylov's only), the others left out
+        masked: int
 
     @wp.func
     def _integrals(e: f64, th: f64, L: f64, zr: f64, zi: f64) -> vec6d:
@@ -300,6 +304,9 @@ def build(wp, vec6d) -> dict:
         plo = f64(0.0)  # sum a Re W at the chord's ends (the caps' dynamic pressure)
         phi = f64(0.0)
         for jw in range(S.comps.shape[1]):
+            if S.masked != 0:
+                if ((S.only[jw >> 4] >> (jw & 15)) & 1) == 0:
+                    continue
             cw = _wave(S.comps, S.ws, jw)
             k = vec3d(cw[2], cw[3], cw[4])
             kn = wp.length(k)
@@ -380,9 +387,12 @@ def build(wp, vec6d) -> dict:
         return out
 
     # the column rules by geom type and FroudeKrylov itself: runtime/mjwarp/sea_shapes.py
-    shapes = mjwarp_sea_shapes.build(wp, Fk, _column, _order, _plane)
+    shapes = mjwarp_sea_shapes.build(wp, Fk, _column, _order, _plane, vec16i)
+    # the same correction by the piece's volume moments: runtime/mjwarp/sea_moments.py
+    mo = mjwarp_sea_moments.build(wp, _plane, vec16i)
     return {"ramp": _ramp, "tangent": _tangent, "orbital": _orbital, "order": _order, "plane": _plane,
-            "column": _column, "fk": shapes["fk"]}
+            "column": _column, "fk": shapes["fk"], "moments": mo["moments"], "Scr": mo["Scr"],
+            "vec16i": vec16i}
 
 
 def hull_planes(records) -> tuple:

@@ -25,10 +25,10 @@ BOX, SPHERE, ELLIPSOID, CYLINDER, CAPSULE, MESH = (int(t) for t in (
 CURVED_MIN = 8  # sea.cc kCurvedMin: the fewest points of a curved section's rule
 
 
-def build(wp, Fk, column, order, plane) -> dict:
+def build(wp, Fk, column, order, plane, vec16i) -> dict:
     """The Warp functions of the column rules and FroudeKrylov, by name. ``Fk``: mjwarp_sea's struct of
     what the columns read; ``column``: its Sums::Column; ``order``: its Sea::Order; ``plane``: its
-    ForceStage::GeomPlanes row."""
+    ForceStage::GeomPlanes row; ``vec16i``: the components' bit mask (FroudeKrylov's only)."""
     f64, vec3d, vec4d, mat33d = wp.float64, wp.vec3d, wp.vec4d, wp.mat33d
     spatial = wp.spatial_vectord
     # a curved section's cuts: [0 .. 9] the angles (its ends included, ascending), [11] how many (sea.cc
@@ -210,12 +210,15 @@ def build(wp, Fk, column, order, plane) -> dict:
             hplanes: wp.array(dtype=wp.vec4d), planes: wp.array2d(dtype=wp.vec4d), c: int, npl: int,
             row: int, tp: vec4d, comps: wp.array3d(dtype=f64), ws: int, n: vec3d, dsea: f64, depth: f64,
             deep: int, t: f64, r: f64, rg: f64, lmax: wp.array2d(dtype=f64), gx: wp.array(dtype=f64),
-            gw: wp.array(dtype=f64)) -> spatial:
+            gw: wp.array(dtype=f64), only: vec16i, masked: int) -> spatial:
         # sea.cc FroudeKrylov: the piece of geom typ (MuJoCo sizes; a mesh: hplanes[hr[0]:hr[1]], its
         # bounding box then its face planes, mjwarp_sea.hull_planes) in cell c (npl planes, row the surface
         # replaced by the tangent plane tp, world), ramp r, rho g rg: (F, T about pos), world. ``cen`` (the
-        # full volume's centroid) is read by the tangent plane only (the pieces kernel)
+        # full volume's centroid) is read by the tangent plane only (the pieces kernel). masked != 0: only the
+        # components whose bit is set in only (sea_moments' fallback), the cap's hydrostatic term kept
         S = Fk()
+        S.only = only
+        S.masked = masked
         S.pos = pos
         S.R = R
         S.sc = vec3d(f64(1.0), f64(1.0), f64(1.0))
