@@ -32,8 +32,9 @@ and gradient torques, each piece's buoyancy at its g; MuJoCo's option gravity mu
 as the plugin requires); any cells, each geom cut by at most one plane of a cell at a time (a geom
 cut by two planes of one cell in some world, at a corner of a tank, is flagged in ``m.aurgen.flags``
 for that world and its piece in that cell left out: docs/runtime.md); declared damping; a sea
-(runtime/mjwarp/sea.py mirrors sea.cc; its Froude-Krylov force by the volume moments as the plugin takes it,
-runtime/mjwarp/sea_moments.py, unless the sea declares fk: exact), a sea per world through ``set_waves``. Refused: added mass
+(runtime/mjwarp/sea.py mirrors sea.cc; its Froude-Krylov force by the volume moments as the plugin
+takes it, runtime/mjwarp/sea_moments.py, unless the sea declares fk: exact), a sea per world through
+``set_waves``. Refused: added mass
 (it must enter the mass matrix, which a passive callback cannot). The health ledger does not run
 here (docs/runtime.md "MuJoCo Warp").
 
