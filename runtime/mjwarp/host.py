@@ -34,9 +34,8 @@ cut by two planes of one cell in some world, at a corner of a tank, is flagged i
 for that world and its piece in that cell left out: docs/runtime.md); declared damping; a sea
 (runtime/mjwarp/sea.py mirrors sea.cc; its Froude-Krylov force by the volume moments as the plugin
 takes it, runtime/mjwarp/sea_moments.py, unless the sea declares fk: exact), a sea per world through
-``set_waves``. Refused: added mass
-(it must enter the mass matrix, which a passive callback cannot). The health ledger does not run
-here (docs/runtime.md "MuJoCo Warp").
+``set_waves``. Refused: added mass (it must enter the mass matrix, which a passive callback cannot).
+The health ledger does not run here (docs/runtime.md "MuJoCo Warp").
 
 Frames and units: world frame, SI, as the plugin (docs/runtime.md).
 """
