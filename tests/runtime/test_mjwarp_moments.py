@@ -177,11 +177,15 @@ def test_the_moments_are_what_warp_took(scene):
     assert (moved > 1e3 * TOL).mean() >= 0.5, np.sort(moved)
 
 
-def test_a_box_takes_the_moments_in_a_sea_of_two_components():
+@pytest.mark.parametrize("tolerance", [None, 1e-9])
+def test_a_box_takes_the_moments_in_a_sea_of_two_components(tolerance):
     """Fast: one box across the surface of a two-component sea (the fewest a box takes the moments in),
-    three heeled states, Warp's moments against the plugin's to TOL."""
+    three heeled states, Warp's moments against the plugin's to TOL; at the default truncation tolerance
+    and a declared waves.fk_tolerance (the orders the bound picks follow it on both)."""
     env = sea_env([component(0.05, 2.0, finite_k(2.0, 4.0), 0.3), component(0.03, 3.0, finite_k(3.0, 4.0), -0.8, 1.0)],
                   depth=4.0)
+    if tolerance is not None:
+        env["waves"]["fk_tolerance"] = tolerance
     sim = Simulation(_box_xml(), environment=env)
     q = _f32(np.tile(sim.model.qpos0, (3, 1)))
     for i, (ang, z) in enumerate(((0.3, -0.05), (1.0, 0.1), (0.6, -0.9))):
@@ -189,6 +193,7 @@ def test_a_box_takes_the_moments_in_a_sea_of_two_components():
     v, t = np.zeros((3, sim.model.nv)), _f32([1.0, 7.5, 13.0])
     mjm, config = mjwarp.plain_model(sim.to_xml())
     m = mjwarp.put_model(mjm, config=config)
+    assert m.aurgen.fktol == (tolerance or 1e-4)
     d = warp_forward(m, mjm, q, v, t)
     got = m.aurgen.qfrc.numpy()
     ref = np.array([plugin_at(sim.model, mjm, d, i) for i in range(3)])

@@ -393,16 +393,18 @@ def test_fallback_to_the_columns_where_the_bound_is_not_met():
         assert np.abs(Fm - Fe).max() <= 1e-6 * S and np.abs(Tm - Te).max() <= 1e-6 * ST
 
 
-def test_warp_refuses_moments():
-    """The MuJoCo Warp backend mirrors the columns only: an environment asking for the moments is
-    refused there, in words that say so (runtime/mjwarp/host.py)."""
+def test_warp_takes_the_moments_as_the_plugin():
+    """The MuJoCo Warp backend takes the Froude-Krylov force as the plugin does (issue 48): the moments for
+    a sea declaring fk: moments or no fk, the columns for fk: exact (runtime/mjwarp/host.py; the forces
+    against the plugin's: tests/runtime/test_mjwarp_moments.py)."""
     host = pytest.importorskip("aurgen.runtime.mjwarp.host", reason="the MuJoCo Warp backend's host module")
     env = ss.sea_env([ss.component(0.01, math.sqrt(G * 1.0), 1.0)])
-    env["waves"]["fk"] = "moments"
-    with pytest.raises(host.MjWarpRefused, match=r"waves\.fk: moments: the MuJoCo Warp backend integrates"):
-        host._sea(envschema.parse(json.dumps(env)))
-    env["waves"]["fk"] = "exact"
-    assert host._sea(envschema.parse(json.dumps(env)))["components"].shape == (1, 6)
+    for fk, moments in (("moments", True), (None, True), ("exact", False)):
+        env["waves"].pop("fk", None)
+        if fk is not None:
+            env["waves"]["fk"] = fk
+        got = host._sea(envschema.parse(json.dumps(env)))
+        assert got["fk_moments"] is moments and got["fk_tol"] == 1e-4 and got["components"].shape == (1, 6)
 
 
 # a hexagonal prism with a slanted top (z = 0.12 + x / 6), metres: 8 faces, which the hull gives as
