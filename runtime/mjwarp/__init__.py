@@ -5,7 +5,8 @@ else does. It imports the environment schema (aurgen.runtime.environment) and th
 never the simulation. ``host`` builds the model's records and the callback (``put_model``,
 ``plain_model``, ``Hydro``); the device side mirrors the plugin's force stage module for module
 (``kernels``: the force stage; ``box``, ``smooth``, ``mesh``: the clip tiers; ``gravity``; ``sea``,
-``sea_shapes`` and ``sea_box``; docs/runtime.md "MuJoCo Warp" has the mirroring table).
+``sea_shapes`` and ``sea_box``: the columns; ``sea_moments`` and ``sea_poly``, with ``sea_hull`` on the
+host: the volume moments; docs/runtime.md "MuJoCo Warp" has the mirroring table).
 
     import mujoco_warp as mjw
     from aurgen.runtime import mjwarp
