@@ -467,14 +467,24 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   Moments mb, mu;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
-    int Ng = 0;
-    for (int q = sea.dir_start[g]; q < sea.dir_start[g + 1]; ++q) {
-      const int j = sea.by_dir[q];
+    // each component's order from its bound's rho = kn R and amplitude factor (the depth factor at c, at
+    // least 1): MomentOrder's, in lanes (MomentOrders)
+    const int q0 = sea.dir_start[g], mg = sea.dir_start[g + 1] - q0;
+    double rhos[kMaxWaves], amps[kMaxWaves];
+    int Ns[kMaxWaves];
+    for (int q = 0; q < mg; ++q) {
+      const int j = sea.by_dir[q0 + q];
       const Wave& w = sea.waves[j];
       const double eb = own_exp ? std::exp(w.kn * zc) : zex[j];
       ebs[j] = eb;
       const double db = w.c * (eb + (fin ? w.e2h / eb : 0.0));  // the depth factor at c
-      const int N = MomentOrder(w.kn * Rm, std::max(db, 1.0), sea.fk_tol);
+      rhos[q] = w.kn * Rm;
+      amps[q] = std::max(db, 1.0);
+    }
+    MomentOrders(rhos, amps, sea.fk_tol, mg, Ns);
+    int Ng = 0;
+    for (int q = 0; q < mg; ++q) {
+      const int j = sea.by_dir[q0 + q], N = Ns[q];
       order[j] = N;
       if (N > kMaxMomentOrder) {
         only[j] = 1;

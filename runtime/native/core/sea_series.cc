@@ -54,7 +54,48 @@ inline void TermAbove(const Rows& E, const Rows& O, int j, double cr, double ci,
   }
 }
 
+// 1 / n! as sea_moments.cc's table (the same running quotients, so the same bits)
+struct InvFact {
+  double inv[kMaxMomentOrder + 1];
+  InvFact() {
+    inv[0] = 1.0;
+    for (int n = 1; n <= kMaxMomentOrder; ++n) inv[n] = inv[n - 1] / n;
+  }
+};
+const InvFact kInvFact;
+
 }  // namespace
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void MomentOrders(const double* rho, const double* amp, double tol, int m, int* N) {
+  // MomentOrder's loop (sea_moments.cc): t = sqrt(2) amp rho^K, the bound met at the first K with
+  // rho < K + 1 and t / K! (K + 1) <= tol (K + 1 - rho); none: kMaxMomentOrder + 1
+  constexpr double kSqrt2 = 1.4142135623730951;
+  constexpr int kB = 8;
+  for (int j0 = 0; j0 < m; j0 += kB) {
+    double r[kB], t[kB];
+    int n[kB];
+    for (int i = 0; i < kB; ++i) {  // a short block's spare lanes: rho 0, met at K = 1, never read
+      r[i] = j0 + i < m ? rho[j0 + i] : 0.0;
+      t[i] = j0 + i < m ? kSqrt2 * amp[j0 + i] : 0.0;
+      n[i] = kMaxMomentOrder + 1;
+    }
+    for (int K = 1; K <= kMaxMomentOrder; ++K) {
+      const double k1 = K + 1.0, f = kInvFact.inv[K];
+      int open = 0;
+      for (int i = 0; i < kB; ++i) {
+        t[i] *= r[i];
+        const bool met = r[i] < k1 && t[i] * f * k1 <= tol * (k1 - r[i]);
+        n[i] = met && n[i] > kMaxMomentOrder ? K : n[i];
+        open |= n[i] > kMaxMomentOrder;
+      }
+      if (!open) break;
+    }
+    for (int i = 0; i < kB && j0 + i < m; ++i) N[j0 + i] = n[i];
+  }
+}
 
 // Chosen at run time on x86-64 Linux (an ifunc): AVX2 where the CPU has it (not FMA: the same bits).
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
@@ -68,14 +109,17 @@ void SeriesForces(const double* sb, const double* su, int Ng, bool hasb, bool mi
   for (int j = 0; j < m; ++j) P[0][j] = 1.0;
   for (int k = 1; k < Ng; ++k)
     for (int j = 0; j < m; ++j) P[k][j] = k < in.N[j] ? P[k - 1][j] * in.kn[j] : 0.0;
-  Acc a;
-  for (int q = 0; q < kAcc; ++q)
-    for (int j = 0; j < m; ++j) a[q][j] = 0.0;
+  Acc a = {};  // whole (one store of the block, not one per row of m)
   Rows E, O;
+  // each sum starts from its first order's term (E: order 0, O: order 1, or 0 where there is none), 1 s = s
+  // as the scalar code's 0 + 1 s (but for the sign of a zero)
   if (hasb) {  // the even and odd orders' sums of the moments below the mean level
     for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < m; ++j) E[i][j] = O[i][j] = 0.0;
-    for (int k = 0; k < Ng; ++k) {
+      for (int j = 0; j < m; ++j) {
+        E[i][j] = P[0][j] * sb[i];
+        O[i][j] = Ng > 1 ? P[1][j] * sb[16 + i] : 0.0;
+      }
+    for (int k = 2; k < Ng; ++k) {
       const double* s = sb + 16 * k;
       Rows& A = (k & 1) ? O : E;
       for (int i = 0; i < 16; ++i) {
@@ -89,8 +133,11 @@ void SeriesForces(const double* sb, const double* su, int Ng, bool hasb, bool mi
   }
   if (hasu) {  // above: the even orders' real parts (E[q]) and the odd ones' imaginary (O[q]), q < 8
     for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < m; ++j) E[i][j] = O[i][j] = 0.0;
-    for (int k = 0; k < Ng; ++k) {
+      for (int j = 0; j < m; ++j) {
+        E[i][j] = P[0][j] * su[2 * i];
+        O[i][j] = Ng > 1 ? P[1][j] * su[16 + 2 * i + 1] : 0.0;
+      }
+    for (int k = 2; k < Ng; ++k) {
       const double* s = su + 16 * k + (k & 1);
       Rows& A = (k & 1) ? O : E;
       for (int i = 0; i < 8; ++i) {

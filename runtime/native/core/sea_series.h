@@ -36,6 +36,11 @@ struct SeriesIn {
 void SeriesForces(const double* sb, const double* su, int Ng, bool hasb, bool mirror, bool hasu,
                   const double n[3], const double nc[3], const SeriesIn& in, double out[6][kSeriesChunk]);
 
+// N[j] = MomentOrder(rho[j], amp[j], tol) for j < m (sea.h): the same arithmetic, so the same orders, in
+// lanes of 8 components, each block's loop over the orders ending where its last component has its own
+// (no branch per component, whose orders vary from one to the next).
+void MomentOrders(const double* rho, const double* amp, double tol, int m, int* N);
+
 }  // namespace aurgen::core
 
 #endif  // AURGEN_CORE_SEA_SERIES_H_
