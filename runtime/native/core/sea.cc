@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exp_lanes.h"
 #include "sincos.h"
 
 namespace aurgen::core {
@@ -92,6 +93,14 @@ void Sea::Prepare() {
     dirs.insert(dirs.end(), u.begin() + 3 * j, u.begin() + 3 * j + 3);
     dir_start.push_back(static_cast<int>(by_dir.size()));
   }
+  const size_t nw = waves.size();
+  soa.assign(kSoaCols * nw, 0.0);
+  for (size_t j = 0; j < nw; ++j) {
+    const Wave& w = waves[j];
+    const double col[kSoaCols] = {w.k[0], w.k[1], w.k[2], w.omega, w.phase, w.a, w.a * w.omega * w.c * w.cu,
+                                  w.kn, w.e2h};
+    for (int c = 0; c < kSoaCols; ++c) soa[c * nw + j] = col[c];
+  }
   gx.assign(kMaxRule * (kMaxRule + 1) / 2, 0.0);
   gw.assign(gx.size(), 0.0);
   for (int n = 1; n <= kMaxRule; ++n) Legendre(n, gx.data() + n * (n - 1) / 2, gw.data() + n * (n - 1) / 2);
@@ -111,52 +120,81 @@ int Sea::Order(double L) const {
 }
 
 void Sea::Phases(const double x[3], double t, size_t j0, int m, double* c, double* s) const {
+  const double *kx = Soa(kSoaKx) + j0, *ky = Soa(kSoaKy) + j0, *kz = Soa(kSoaKz) + j0;
+  const double *om = Soa(kSoaOmega) + j0, *phi = Soa(kSoaPhase) + j0;
   double th[kPhaseChunk];
-  for (int i = 0; i < m; ++i) {
-    const Wave& w = waves[j0 + i];
-    th[i] = Dot(w.k, x) - w.omega * t + w.phase;
-  }
+  for (int i = 0; i < m; ++i) th[i] = (kx[i] * x[0] + ky[i] * x[1] + kz[i] * x[2]) - om[i] * t + phi[i];
   SinCos(th, m, c, s);
 }
 
+namespace {
+
+// Sums over components in four lanes: f(i, l) adds component i's terms to lane l, for i < m in blocks of
+// four (component i in lane i mod 4; a chunk starts at a multiple of 4).
+template <class F>
+inline void InLanes(int m, F&& f) {
+  int i = 0;
+  for (; i + 4 <= m; i += 4)
+    for (int l = 0; l < 4; ++l) f(i + l, l);
+  for (int l = 0; i + l < m; ++l) f(i + l, l);
+}
+inline double Lanes(const double v[4]) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+}  // namespace
+
 void Sea::Elevation(const double x[3], double t, double* eta, double grad[3]) const {
+  static_assert(kPhaseChunk % 4 == 0, "a chunk starts at lane 0");
   const double r = Ramp(t);
-  double e = 0.0, G[3] = {0.0, 0.0, 0.0};
-  EachPhase(x, t, [&](const Wave& w, double cs, double sn) {
-    e += w.a * cs;
-    const double q = w.a * sn;
-    G[0] -= q * w.k[0];
-    G[1] -= q * w.k[1];
-    G[2] -= q * w.k[2];
-  });
-  *eta = r * e;
-  for (int i = 0; i < 3; ++i) grad[i] = r * G[i];
+  double E[4] = {}, G0[4] = {}, G1[4] = {}, G2[4] = {};
+  double cs[kPhaseChunk], sn[kPhaseChunk];
+  for (size_t j0 = 0; j0 < waves.size(); j0 += kPhaseChunk) {
+    const int m = static_cast<int>(std::min<size_t>(kPhaseChunk, waves.size() - j0));
+    Phases(x, t, j0, m, cs, sn);
+    const double *a = Soa(kSoaA) + j0, *kx = Soa(kSoaKx) + j0, *ky = Soa(kSoaKy) + j0, *kz = Soa(kSoaKz) + j0;
+    InLanes(m, [&](int i, int l) {
+      E[l] += a[i] * cs[i];
+      const double q = a[i] * sn[i];
+      G0[l] -= q * kx[i];
+      G1[l] -= q * ky[i];
+      G2[l] -= q * kz[i];
+    });
+  }
+  *eta = r * Lanes(E);
+  grad[0] = r * Lanes(G0);
+  grad[1] = r * Lanes(G1);
+  grad[2] = r * Lanes(G2);
 }
 
 void Sea::Orbital(const double x[3], double t, double u[3], double* ph) const {
   const double r = Ramp(t);
   // the depth factor held above the mean level and below the seabed (deep water: -inf)
   const double zeta = std::max(std::min(Dot(n, x) - d, 0.0), -depth);
-  double U[3] = {0.0, 0.0, 0.0}, W = 0.0;
+  double U0[4] = {}, U1[4] = {}, U2[4] = {}, W[4] = {};
   const size_t nw = waves.size();
-  size_t j = 0;
-  EachPhase(x, t, [&](const Wave& w, double cs, double sn) {
-    const double e1 = std::exp(w.kn * zeta);
+  double cs[kPhaseChunk], sn[kPhaseChunk], ex[kPhaseChunk], e1[kPhaseChunk];
+  for (size_t j0 = 0; j0 < nw; j0 += kPhaseChunk) {
+    const int m = static_cast<int>(std::min<size_t>(kPhaseChunk, nw - j0));
+    Phases(x, t, j0, m, cs, sn);
+    const double *kn = Soa(kSoaKn) + j0, *aw = Soa(kSoaAw) + j0, *e2h = Soa(kSoaE2h) + j0;
+    const double *kx = Soa(kSoaKx) + j0, *ky = Soa(kSoaKy) + j0, *kz = Soa(kSoaKz) + j0;
+    for (int i = 0; i < m; ++i) ex[i] = kn[i] * zeta;
+    ExpWide(ex, m, e1);
     if (ph) {
-      ph[j] = cs;
-      ph[nw + j] = sn;
-      ph[2 * nw + j] = e1;
+      std::copy(cs, cs + m, ph + j0);
+      std::copy(sn, sn + m, ph + nw + j0);
+      std::copy(e1, e1 + m, ph + 2 * nw + j0);
     }
-    ++j;
-    const double e2 = w.e2h > 0.0 ? w.e2h / e1 : 0.0;
-    const double aw = w.a * w.omega * w.c * w.cu;
-    const double uh = aw * (e1 + e2) * cs / w.kn;  // along k / |k|: / kn below
-    U[0] += uh * w.k[0];
-    U[1] += uh * w.k[1];
-    U[2] += uh * w.k[2];
-    W += aw * (e1 - e2) * sn;
-  });
-  for (int i = 0; i < 3; ++i) u[i] = r * (U[i] + W * n[i]);
+    InLanes(m, [&](int i, int l) {
+      const double e2 = e2h[i] > 0.0 ? e2h[i] / e1[i] : 0.0;
+      const double uh = aw[i] * (e1[i] + e2) * cs[i] / kn[i];  // along k / |k|: / kn
+      U0[l] += uh * kx[i];
+      U1[l] += uh * ky[i];
+      U2[l] += uh * kz[i];
+      W[l] += aw[i] * (e1[i] - e2) * sn[i];
+    });
+  }
+  const double U[3] = {Lanes(U0), Lanes(U1), Lanes(U2)}, Ws = Lanes(W);
+  for (int i = 0; i < 3; ++i) u[i] = r * (U[i] + Ws * n[i]);
 }
 
 void HullPlanes::Build(const HullSet& hs) {

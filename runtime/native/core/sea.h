@@ -12,7 +12,8 @@
 // held at its mean-level value above zeta = 0 (vertical extrapolation: then the total
 // pressure -rho g zeta + p_d vanishes at the crest, zeta = eta, exactly), and r(t) the
 // ramp.  The orbital velocity is the gradient of the linear potential, with the same rule.
-// Every component is summed in its declared order: two runs are bitwise identical.
+// Every sum over components runs in a fixed order (in declared order, or in four lanes of it: Elevation,
+// Orbital), the same on every x86-64: two runs are bitwise identical.
 #ifndef AURGEN_CORE_SEA_H_
 #define AURGEN_CORE_SEA_H_
 
@@ -57,6 +58,11 @@ struct Sea {
   // and the truncation tolerance relative to each component's force scale (docs/kernel.md "Waves")
   bool fk_moments = true;
   double fk_tol = 1e-4;
+  // the components as structure-of-arrays for the lanes (Prepare): column c (kSoa*) of component j at
+  // soa[c * waves.size() + j]
+  enum { kSoaKx, kSoaKy, kSoaKz, kSoaOmega, kSoaPhase, kSoaA, kSoaAw, kSoaKn, kSoaE2h, kSoaCols };
+  std::vector<double> soa;
+  const double* Soa(int c) const { return soa.data() + c * waves.size(); }
   // the components grouped by direction (Prepare): group g holds the waves by_dir[dir_start[g]
   // .. dir_start[g + 1]), in declared order, travelling toward the unit dirs[3 g .. 3 g + 3)
   std::vector<int> by_dir, dir_start;
@@ -66,23 +72,15 @@ struct Sea {
   void Prepare();
   // cos and sin of the phases theta_j = k_j.x - omega_j t + phi_j of the components j0 .. j0 + m
   // at x, time t (core/sincos.h: the same bits at any width), into c and s (m each, m <=
-  // kPhaseChunk).  The sums over components take them a chunk at a time, in declared order.
+  // kPhaseChunk).  The sums over components take them a chunk at a time.
   static constexpr int kPhaseChunk = 64;
   void Phases(const double x[3], double t, size_t j0, int m, double* c, double* s) const;
-  // f(wave, cos theta_j, sin theta_j) for every component j at x, time t, in declared order.
-  template <class F>
-  void EachPhase(const double x[3], double t, F&& f) const {
-    double cs[kPhaseChunk], sn[kPhaseChunk];
-    for (size_t j0 = 0; j0 < waves.size(); j0 += kPhaseChunk) {
-      const int m = static_cast<int>(std::min<size_t>(kPhaseChunk, waves.size() - j0));
-      Phases(x, t, j0, m, cs, sn);
-      for (int i = 0; i < m; ++i) f(waves[j0 + i], cs[i], sn[i]);
-    }
-  }
   double Ramp(double t) const;
-  // eta (m) and its gradient (world, in the plane) at x, time t.
+  // eta (m) and its gradient (world, in the plane) at x, time t.  The sums over components in four
+  // lanes (component j in lane j mod 4, each in declared order; the lanes added (0 + 1) + (2 + 3)).
   void Elevation(const double x[3], double t, double* eta, double grad[3]) const;
-  // The orbital velocity (m/s, world) at x, time t.  ph (null: not kept): every component's
+  // The orbital velocity (m/s, world) at x, time t (its sums in lanes as Elevation's; e^{k zeta} by
+  // exp_lanes.h's ExpWide).  ph (null: not kept): every component's
   // cos theta_j, sin theta_j and vertical factor e^{k_j zeta} there (3 x waves.size(), in blocks:
   // the cosines, the sines, the factors; zeta = n.x - d held to [-depth, 0]), which
   // FroudeKrylovMoments takes at the same point instead of computing them again.

@@ -1,45 +1,17 @@
 // SinCosWide (sincos.h): its Kernel four angles at a time, as the compiler's vector of four doubles.
 //
-// The lane type here (V4) has lanes.h's operations on a GCC/Clang vector: elementwise IEEE adds,
-// subtracts, multiplies and comparisons, and bit operations on the same lanes as 64-bit integers, so
+// The lane type (vec4.h's V4) has lanes.h's operations on the compiler's vector of four doubles, so
 // each lane computes Kernel's scalar bits.  SinCosWide is built twice on x86-64 Linux (GCC): for every
 // x86-64 (the vector split into SSE2 pairs) and for AVX2 (one register), chosen at run time; AVX2's
 // clone does not take FMA (not in its target, and -ffp-contract=off), so the bits are the same.
 #include "sincos.h"
 
-#include <cstdint>
-#include <cstring>
+#include "vec4.h"
 
-// the lanes' helpers below are internal and inlined: their vector arguments' ABI is never seen
-#pragma GCC diagnostic ignored "-Wpsabi"
+#pragma GCC diagnostic ignored "-Wpsabi"  // vec4.h's helpers: inlined, their ABI never seen
 
 namespace aurgen::core {
-namespace {
-
-typedef double V4d __attribute__((vector_size(32)));
-typedef int64_t V4i __attribute__((vector_size(32)));
-
-struct V4 {
-  V4d v;
-};
-struct M4 {
-  V4i m;  // all ones or zero per lane
-};
-inline V4 Set(double c, V4) { return {V4d{c, c, c, c}}; }
-inline V4 operator+(V4 a, V4 b) { return {a.v + b.v}; }
-inline V4 operator-(V4 a, V4 b) { return {a.v - b.v}; }
-inline V4 operator*(V4 a, V4 b) { return {a.v * b.v}; }
-inline M4 operator<=(V4 a, V4 b) { return {a.v <= b.v}; }  // ordered: false on nan
-inline V4i Bits(V4 a) { return (V4i)a.v; }  // the same bits (a vector cast between equal sizes)
-inline V4 FromBits(V4i b) { return {(V4d)b}; }
-inline V4 Abs(V4 a) { return FromBits(Bits(a) & ~V4i{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}); }  // as fabs
-inline V4 Sel(M4 m, V4 a, V4 b) { return FromBits((m.m & Bits(a)) | (~m.m & Bits(b))); }
-inline V4 Load(const double* p, V4) {
-  V4 r;
-  std::memcpy(&r.v, p, sizeof r.v);
-  return r;
-}
-inline void Store(double* p, V4 x) { std::memcpy(p, &x.v, sizeof x.v); }
+namespace vec4 {
 
 // sincos.h's Quadrant on V4 (found by Kernel<V4> through V4's namespace): swapped where q is odd, the
 // signs flipped by q's bit 1 and (q + 1)'s bit 1
@@ -52,18 +24,18 @@ inline void Quadrant(V4 tq, V4 sr, V4 cr, V4* s, V4* c) {
   *c = FromBits(Bits(cv) ^ (((qb + one) & two) << 62));
 }
 
-}  // namespace
+}  // namespace vec4
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void SinCosWide(const double* x, int n, double* c, double* s) {
   int i = 0;
-  for (; i + 4 <= n; i += 4) sincos_detail::Kernel<V4>(x + i, c + i, s + i);
+  for (; i + 4 <= n; i += 4) sincos_detail::Kernel<vec4::V4>(x + i, c + i, s + i);
   if (i < n) {  // the last one to three, padded with zeros
     double xt[4] = {0.0, 0.0, 0.0, 0.0}, ct[4], st[4];
     for (int k = i; k < n; ++k) xt[k - i] = x[k];
-    sincos_detail::Kernel<V4>(xt, ct, st);
+    sincos_detail::Kernel<vec4::V4>(xt, ct, st);
     for (int k = i; k < n; ++k) {
       c[k] = ct[k - i];
       s[k] = st[k - i];
