@@ -18,6 +18,7 @@
 
 #include "sea.h"
 #include "sea_series.h"
+#include "sea_take.h"
 
 namespace aurgen::core {
 namespace {
@@ -315,6 +316,24 @@ void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap,
   });
 }
 
+// The fan triangles of P about c as structure-of-arrays (sea_take.h); false where more than it holds.
+bool Fan(const Poly& P, const double c[3], int cap, FanTris* T) {
+  T->n = 0;
+  bool room = true;
+  EachFanTriangle(P, c, cap, [&](const double(&q)[3][3], double v6, double a2, bool) {
+    if (T->n >= FanTris::kMax) {
+      room = false;
+      return;
+    }
+    const int t = T->n++;
+    for (int j = 0; j < 3; ++j)
+      for (int a = 0; a < 3; ++a) T->q[3 * j + a][t] = q[j][a];
+    T->v6[t] = v6;
+    T->a2[t] = a2;
+  });
+  return room;
+}
+
 }  // namespace
 
 void HullPolys(HullPlanes* hp) {
@@ -465,6 +484,9 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   const double* zex = ph + 2 * nw;
   const bool own_exp = !(zc <= 0.0 && zc >= -sea.depth);
   Moments mb, mu;
+  // the fan triangles below and above, in lanes (TakeLanes; too many: Take and TakeUp, one at a time)
+  FanTris fb, fu;
+  const bool lb = hasb && Fan(B, c, cap, &fb), lu = hasu && Fan(Up, c, cap, &fu);
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
     // each component's order from its bound's rho = kn R and amplitude factor (the depth factor at c, at
@@ -495,8 +517,10 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     }
     if (Ng == 0) continue;
     const double* u = sea.dirs.data() + 3 * g;
-    if (hasb) Take(B, c, sea.n, u, Ng, cap, &mb);
-    if (hasu) TakeUp(Up, c, u, Ng, cap, &mu);
+    if (lb) TakeLanes(fb, sea.n, u, Ng, false, &mb.s[0][0][0]);
+    else if (hasb) Take(B, c, sea.n, u, Ng, cap, &mb);
+    if (lu) TakeLanes(fu, sea.n, u, Ng, true, &mu.s[0][0][0]);
+    else if (hasu) TakeUp(Up, c, u, Ng, cap, &mu);
     // the group's components on the moments, in its order, a chunk at a time in lanes (sea_series.h);
     // their forces and moments summed in that order
     const double* nc = planes + 4 * cap;
