@@ -108,9 +108,13 @@ Vector version: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_
 threads=2)`` gives a :class:`MarineVectorEnv`: the N worlds share one compiled model and
 advance together on ``mujoco.batch.Batch`` (on ``threads`` threads); gymnasium's VectorEnv
 API with ``AutoresetMode.NEXT_STEP``; world i is bitwise the single environment reset with
-``seed + i`` and stepped with the same actions (tested). ``num_envs`` is a whole number in
-[1, 4096] (``MAX_NUM_ENVS``: each world keeps two MjData and costs Python per step; for more,
-run several processes) and ``threads`` in [1, 256], both checked before anything is
+``seed + i`` and stepped with the same actions (tested). A step computes the observations,
+rewards, ends, infos and health of every world at once, numpy over the batch's state rows, with
+the single environment's own arithmetic (each task is written once for one world and for many:
+aurgen.gym.kinematics), so the environment costs little beyond its physics; ``envs[i]`` is world
+i as a single environment, brought up to date when read. ``num_envs`` is a whole number in
+[1, 4096] (``MAX_NUM_ENVS``: each world keeps an MjData of its own; for more, run several
+processes) and ``threads`` in [1, 256], both checked before anything is
 allocated; ``actions`` must be of shape (num_envs, nu), each row checked as above (a
 non-finite row is refused even for a world being autoreset); ``reset(seed=)`` takes an int,
 None or one seed per world. Each world's health is in ``infos`` as above, and a world whose

@@ -10,6 +10,8 @@ import numbers
 import mujoco
 import numpy as np
 
+from aurgen.gym.kinematics import body_velocity, capsized, control_cost, frames, roll_pitch, stack, yaw_of
+
 try:
     import gymnasium
     from gymnasium import spaces
@@ -205,44 +207,99 @@ class _MarineEnv(gymnasium.Env):
         self._instance = find_instance(model)
 
     def reset(self, *, seed=None, options=None):
-        """gymnasium's reset (``np_random`` seeded by ``seed``), then, for an irregular sea of an env of
-        its own (not a vector env's world: the vector env draws its worlds' one sea), the episode's sea."""
+        """gymnasium's reset (``np_random`` seeded by ``seed``; for an irregular sea of an env of its own,
+        not a vector env's world, the episode's sea), then the episode's draws from ``np_random``, the
+        start pose and the task's state (the arithmetic of a vector env's reset of many worlds, here on
+        one): (observation, info)."""
         super().reset(seed=seed)
         if self.sim is not None:
             s = self.next_sea_seed(seed)
             if s is not None:
                 self.use_sea(s)
+        pos, quat, task = self._begin(self._draw()[None])
+        self._set_pose(pos[0], quat[0])
+        self._set_task(self._started(self.data.qpos, {k: v[0] for k, v in task.items()}))
+        self._steps = 0
+        return self._obs(), self._info({})
 
-    # -- kinematics of the free body
+    def draw_episode(self, seed=None) -> np.ndarray:
+        """A vector env's world reset: gymnasium's reset (``np_random`` seeded by ``seed``, else kept) and
+        the episode's draws (:meth:`_draw`), which the vector env turns into the world's start."""
+        gymnasium.Env.reset(self, seed=seed)
+        return self._draw()
+
+    # -- the task, written once for one world and for many (aurgen.gym.kinematics: one world's values
+    # give numpy scalars, arrays with a first axis over worlds give arrays over worlds)
+    _TASK: dict = {}  # the episode's state: {key of the task's values: the env's attribute}
+
+    def _draw(self) -> np.ndarray:
+        """The episode's random draws from ``np_random``, in the order drawn (1-D)."""
+        raise NotImplementedError
+
+    def _begin(self, draws) -> tuple:
+        """(pos (N, 3) m, quat (N, 4), the task's arrays) of episodes from their ``draws`` (N, k)."""
+        raise NotImplementedError
+
+    def _started(self, qpos, task) -> dict:
+        """The task's state once the worlds stand at their start ``qpos`` (the default: as it is)."""
+        return task
+
+    def _observe(self, qpos, qvel, task, R) -> np.ndarray:
+        """The observations (N, nobs) of worlds at ``qpos`` (N, nq), ``qvel`` (N, nv), with their task's
+        state and body rotations ``R`` (kinematics.frames); one world's (nobs,) from its own."""
+        raise NotImplementedError
+
+    def _score_worlds(self, obs, a, qpos, R) -> tuple:
+        """(reward, terminated, info {key: value}) of worlds that observe ``obs`` after a step with the
+        applied commands ``a`` (N, nu): arrays over worlds, or one world's scalars."""
+        raise NotImplementedError
+
+    def _step_worlds(self, qpos, qvel, task, a) -> tuple:
+        """(obs, reward, terminated, info) of worlds after a step with the applied commands ``a``; the
+        task's state in ``task`` updated (its entries rebound) where the step changes it."""
+        R = frames(qpos[..., 3:7])
+        obs = self._observe(qpos, qvel, task, R)
+        return (obs,) + self._score_worlds(obs, a, qpos, R)
+
+    # -- the single environment: one world
+    def _task_state(self) -> dict:
+        """This env's episode state as the task's values of one world (its arrays as they are, a number
+        as a numpy scalar)."""
+        out = {}
+        for k, attr in self._TASK.items():
+            v = getattr(self, attr)
+            out[k] = v if isinstance(v, np.ndarray) else np.asarray(v)[()]
+        return out
+
+    def _set_task(self, task) -> None:
+        """Take the episode state from the task's values of one world (a number as a Python number)."""
+        for k, attr in self._TASK.items():
+            v = task[k]
+            if v is not getattr(self, attr):
+                setattr(self, attr, v.item() if np.ndim(v) == 0 else np.array(v))
+
+    def _frames(self):
+        return frames(self.data.qpos[3:7])
+
     def _R(self) -> np.ndarray:
-        """The body rotation from qpos (after mj_step, xmat is still the step's start); kept for
-        the quaternion it was made from (an observation and its reward read it four times).
-        Read-only."""
-        key = self.data.qpos[3:7].tobytes()
-        if key != getattr(self, "_r_key", None):
-            q = self.data.qpos[3:7].copy()
-            mujoco.mju_normalize4(q)
-            R = np.empty(9)
-            mujoco.mju_quat2Mat(R, q)
-            self._r_val = R.reshape(3, 3)
-            self._r_val.flags.writeable = False
-            self._r_key = key
-        return self._r_val
+        """The body rotation (3, 3) from qpos (kinematics.frames; after mj_step, xmat is still the
+        step's start). Read-only."""
+        R = np.array(self._frames(), dtype=np.float64).reshape(3, 3)
+        R.flags.writeable = False
+        return R
 
     def _yaw(self) -> float:
-        R = self._R()
-        return math.atan2(R[1, 0], R[0, 0])
+        return float(yaw_of(self._frames()))
 
     def _rp(self):
-        R = self._R()
-        return math.atan2(R[2, 1], R[2, 2]), math.asin(max(-1.0, min(1.0, -R[2, 0])))
+        heel, trim = roll_pitch(self._frames())
+        return float(heel), float(trim)
 
     def _body_vel(self) -> np.ndarray:
-        q = self.data.qvel
-        return np.concatenate([self._R().T @ q[0:3], q[3:6]])
+        return stack(body_velocity(self._frames(), self.data.qvel))
 
     def _capsized(self) -> bool:
-        return bool(self._R()[2, 2] < 0.0)
+        return bool(capsized(self._frames()))
 
     def _set_pose(self, pos, quat):
         mujoco.mj_resetData(self.model, self.data)
@@ -255,13 +312,25 @@ class _MarineEnv(gymnasium.Env):
             mujoco.mj_forward(self.model, self.data)
 
     def _cost(self, a) -> float:
-        return 0.01 * float(np.sum((a / self._amax) ** 2))
+        return float(control_cost(np.asarray(a, float), self._amax))
+
+    def _obs(self) -> np.ndarray:
+        """The observation now (nobs,)."""
+        q = self.data.qpos
+        return self._observe(q, self.data.qvel, self._task_state(), frames(q[3:7]))
+
+    def _score(self, obs, a):
+        """(reward, terminated, info) of the observation ``obs`` after a step with the applied action ``a``."""
+        q = self.data.qpos
+        r, t, info = self._score_worlds(np.asarray(obs, float), np.asarray(a, float), q, frames(q[3:7]))
+        return float(r), bool(t), {k: v.item() for k, v in info.items()}
 
     def _transition(self, a):
         """(observation, reward, terminated, info) after a step with the (clipped) action ``a``."""
-        obs = self._obs()
-        reward, terminated, info = self._score(obs, a)
-        return obs, reward, terminated, info
+        task = self._task_state()
+        obs, r, t, info = self._step_worlds(self.data.qpos, self.data.qvel, task, np.asarray(a, float))
+        self._set_task(task)
+        return obs, float(r), bool(t), {k: v.item() for k, v in info.items()}
 
     def action(self, action, what: str = "action") -> np.ndarray:
         """The thruster commands ``action`` as applied: refused (ValueError) unless of the action
