@@ -22,6 +22,9 @@ def kernels():
     if _KERNELS is not None:
         return _KERNELS
     import warp as wp
+    # forward only: nothing differentiates the hydrostatics, and without the adjoints the module's source is a
+    # fraction of the size (MuJoCo Warp's own modules are built so too)
+    wp.set_module_options({"enable_backward": False})
     f64, vec3d, mat33d = wp.float64, wp.vec3d, wp.mat33d
     vec5d, vec6d = (wp.types.vector(length=n, dtype=wp.float64) for n in (5, 6))
     G = mujoco.mjtGeom
@@ -344,9 +347,12 @@ def kernels():
             Ms = Ms + T + wp.cross(dx, F)
             if side > 0 and displaces and buoy != 0:  # ForceStage::SeaForces
                 # the volume moments where they serve (fkm: the sea's fk is moments), the columns where not
-                # and for the components the moments' bound sends there (sea_moments.py)
+                # and for the components the moments' bound sends there (sea_moments.py); one call of the
+                # columns (fk starts at 0: where the moments do not serve, 0 + the columns, the same bits)
                 fk = wp.spatial_vectord()
-                done = int(0)
+                cols = int(1)
+                only = vec16i()
+                masked = int(0)
                 if fkm != 0:
                     sc_ = Scr()
                     sc_.v = sv
@@ -359,15 +365,14 @@ def kernels():
                                     comps, ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, fktol, dby, dstart, ndir,
                                     dirs)
                     if mres.ok != 0:
-                        done = 1
                         fk = mres.w
-                        if mres.nfb > 0:
-                            fk = fk + _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c],
-                                          srow, tp, comps, ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx,
-                                          gw, mres.only, 1)
-                if done == 0:
-                    fk = _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c], srow, tp, comps,
-                             ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx, gw, vec16i(), 0)
+                        if mres.nfb == 0:
+                            cols = 0
+                        only = mres.only
+                        masked = 1
+                if cols != 0:
+                    fk = fk + _fk(typ, size, pos, R, gcen[k], hrange[k], hplanes, planes, c, nplanes[c], srow, tp,
+                                  comps, ws, sea_n, sea_d, depth, deep, tw, rr, rc * gn, lmax, gx, gw, only, masked)
                 Ff = vec3d(fk[0], fk[1], fk[2])
                 Tf = vec3d(fk[3], fk[4], fk[5])
                 Fs = Fs + Ff
