@@ -1,56 +1,80 @@
 // The per-component part of the Froude-Krylov moments, components in lanes (sea_series.h).
 //
-// Every loop runs over the chunk's components j, on contiguous arrays, with no branch and no sum
-// across j: the compiler vectorises it (2 lanes in SSE2, 4 in AVX2) and each lane does, operation
-// for operation, what FroudeKrylovMoments' scalar code did for its component (the same products and
-// sums in the same order; -ffp-contract=off, and AVX2 is chosen without FMA), so the bits are the
-// scalar code's at either width.  The one difference: a component whose order N is below the chunk's
-// largest adds its zero powers' terms, 0 s = +-0, which changes nothing but, where a sum is exactly
-// zero, the sign of that zero.
+// Four components at a time (vec4.h), each lane doing, operation for operation, what
+// FroudeKrylovMoments' scalar code did for its component (the same products and sums in the same order;
+// -ffp-contract=off, and AVX2 is chosen without FMA), so the bits are the scalar code's at either width;
+// the orders' bound likewise (MomentOrders), eight lanes at a time.  The one difference: a component
+// whose order N is below the chunk's largest adds its zero powers' terms, 0 s = +-0, which changes
+// nothing but, where a sum is exactly zero, the sign of that zero.
 #include "sea_series.h"
 
 #include "sea.h"
+#include "vec4.h"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vec4.h's helpers: inlined, their ABI never seen
 
 namespace aurgen::core {
 namespace {
 
-// The scratch of one chunk: A[q][j] for q < 16 (an order's 8 complex moments, (re, im) interleaved).
-using Rows = double[16][kSeriesChunk];
+using vec4::V4;
 
-// The accumulated terms (sea_moments.cc): Xs, Xi, Xa, Js[3], Ji[3], Ja[3] per component.
-enum { kXs = 0, kXi = 1, kXa = 2, kJs = 3, kJi = 6, kJa = 9, kAcc = 12 };
-using Acc = double[kAcc][kSeriesChunk];
+inline V4 K(double v) { return vec4::Set(v, V4{}); }
+inline V4 At(const double* p) { return vec4::Load(p, V4{}); }
+
+// Four components' accumulated terms (sea_moments.cc): Xs, Xi, Xa, Js, Ji, Ja.
+struct Terms {
+  V4 xs, xi, xa, js[3], ji[3], ja[3];
+  Terms() {
+    xs = xi = xa = K(0.0);
+    for (int c = 0; c < 3; ++c) js[c] = ji[c] = ja[c] = K(0.0);
+  }
+};
+
+// The series' even and odd orders' sums for four components (their powers P[k] + j), nq rows of the
+// moments s0 (16 per order, ds apart per row; the odd orders' value at + odd): each in a register over the
+// orders, from its first order's term (1 s = s as the scalar code's 0 + 1 s, but for the sign of a zero).
+inline void Sums(const double (*P)[kSeriesChunk], int j, int Ng, const double* s0, int nq, int ds, int odd, V4* e,
+                 V4* o) {
+  for (int i = 0; i < nq; ++i) {
+    const double* s = s0 + ds * i;
+    e[i] = At(P[0] + j) * K(s[0]);
+    o[i] = Ng > 1 ? At(P[1] + j) * K(s[16 + odd]) : K(0.0);
+    for (int k = 2; k < Ng; k += 2) {
+      e[i] = e[i] + At(P[k] + j) * K(s[16 * k]);
+      if (k + 1 < Ng) o[i] = o[i] + At(P[k + 1] + j) * K(s[16 * (k + 1) + odd]);
+    }
+  }
+}
 
 // The field's term below the mean level (s = 1, the series S = E + O at +kn; C = (cr, ci)), and the
 // finite depth's mirrored one (s = -1, the conjugate of the series at -kn: E - O, imaginary parts
 // negated): sea_moments.cc's term(), its s and sign folded in (1 x = x and -1 x = -x exactly).
-inline void TermBelow(const Rows& E, const Rows& O, int j, double cr, double ci, bool mirror, Acc& a) {
-  double S[16];
-  for (int i = 0; i < 16; ++i) S[i] = mirror ? E[i][j] - O[i][j] : E[i][j] + O[i][j];
-  const double sg = mirror ? -1.0 : 1.0;
-  const double ir = S[0], ii = sg * S[1];
-  const double xs = cr * ir - ci * ii;
-  a[kXs][j] += mirror ? -xs : xs;
-  a[kXi][j] += cr * ii + ci * ir;
-  a[kXa][j] += cr * S[8] - ci * (sg * S[9]);
+template <bool kMirror>
+inline void TermBelow(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
+  V4 S[16];
+  for (int i = 0; i < 16; ++i) S[i] = kMirror ? e[i] - o[i] : e[i] + o[i];
+  const V4 sg = K(kMirror ? -1.0 : 1.0);
+  const V4 ir = S[0], ii = sg * S[1];
+  const V4 xs = cr * ir - ci * ii;
+  a.xs = kMirror ? a.xs + K(-1.0) * xs : a.xs + xs;
+  a.xi = a.xi + (cr * ii + ci * ir);
+  a.xa = a.xa + (cr * S[8] - ci * (sg * S[9]));
   for (int c = 0; c < 3; ++c) {
-    const double vr = S[2 + 2 * c], vi = sg * S[3 + 2 * c];
-    const double js = cr * vr - ci * vi;
-    a[kJs + c][j] += mirror ? -js : js;
-    a[kJi + c][j] += cr * vi + ci * vr;
-    a[kJa + c][j] += cr * S[10 + 2 * c] - ci * (sg * S[11 + 2 * c]);
+    const V4 vr = S[2 + 2 * c], vi = sg * S[3 + 2 * c];
+    const V4 js = cr * vr - ci * vi;
+    a.js[c] = kMirror ? a.js[c] + K(-1.0) * js : a.js[c] + js;
+    a.ji[c] = a.ji[c] + (cr * vi + ci * vr);
+    a.ja[c] = a.ja[c] + (cr * S[10 + 2 * c] - ci * (sg * S[11 + 2 * c]));
   }
 }
 
-// Above the mean level (s = 0): the series' even orders real (E), odd imaginary (O).
-inline void TermAbove(const Rows& E, const Rows& O, int j, double cr, double ci, Acc& a) {
-  const double ir = E[0][j], ii = O[0][j];
-  a[kXi][j] += cr * ii + ci * ir;
-  a[kXa][j] += cr * E[4][j] - ci * O[4][j];
+// Above the mean level (s = 0): the series' even orders real (e), odd imaginary (o).
+inline void TermAbove(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
+  a.xi = a.xi + (cr * o[0] + ci * e[0]);
+  a.xa = a.xa + (cr * e[4] - ci * o[4]);
   for (int c = 0; c < 3; ++c) {
-    const double vr = E[1 + c][j], vi = O[1 + c][j];
-    a[kJi + c][j] += cr * vi + ci * vr;
-    a[kJa + c][j] += cr * E[5 + c][j] - ci * O[5 + c][j];
+    a.ji[c] = a.ji[c] + (cr * o[1 + c] + ci * e[1 + c]);
+    a.ja[c] = a.ja[c] + (cr * e[5 + c] - ci * o[5 + c]);
   }
 }
 
@@ -109,61 +133,48 @@ void SeriesForces(const double* sb, const double* su, int Ng, bool hasb, bool mi
   for (int j = 0; j < m; ++j) P[0][j] = 1.0;
   for (int k = 1; k < Ng; ++k)
     for (int j = 0; j < m; ++j) P[k][j] = k < in.N[j] ? P[k - 1][j] * in.kn[j] : 0.0;
-  Acc a = {};  // whole (one store of the block, not one per row of m)
-  Rows E, O;
-  // each sum starts from its first order's term (E: order 0, O: order 1, or 0 where there is none), 1 s = s
-  // as the scalar code's 0 + 1 s (but for the sign of a zero)
-  if (hasb) {  // the even and odd orders' sums of the moments below the mean level
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < m; ++j) {
-        E[i][j] = P[0][j] * sb[i];
-        O[i][j] = Ng > 1 ? P[1][j] * sb[16 + i] : 0.0;
-      }
-    for (int k = 2; k < Ng; ++k) {
-      const double* s = sb + 16 * k;
-      Rows& A = (k & 1) ? O : E;
-      for (int i = 0; i < 16; ++i) {
-        const double si = s[i];
-        for (int j = 0; j < m; ++j) A[i][j] += P[k][j] * si;
-      }
-    }
-    for (int j = 0; j < m; ++j) TermBelow(E, O, j, in.a1[j] * in.zr[j], in.a1[j] * in.zi[j], false, a);
-    if (mirror)
-      for (int j = 0; j < m; ++j) TermBelow(E, O, j, in.a2[j] * in.zr[j], in.a2[j] * in.zi[j], true, a);
-  }
-  if (hasu) {  // above: the even orders' real parts (E[q]) and the odd ones' imaginary (O[q]), q < 8
-    for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < m; ++j) {
-        E[i][j] = P[0][j] * su[2 * i];
-        O[i][j] = Ng > 1 ? P[1][j] * su[16 + 2 * i + 1] : 0.0;
-      }
-    for (int k = 2; k < Ng; ++k) {
-      const double* s = su + 16 * k + (k & 1);
-      Rows& A = (k & 1) ? O : E;
-      for (int i = 0; i < 8; ++i) {
-        const double si = s[2 * i];
-        for (int j = 0; j < m; ++j) A[i][j] += P[k][j] * si;
+  // the inputs padded to whole blocks of four (the spare lanes' results never read)
+  const int mp = (m + 3) / 4 * 4;
+  double pad[10][kSeriesChunk];
+  const double* src[10] = {in.kn, in.zr, in.zi, in.a1, in.a2, in.amp, in.k[0], in.k[1], in.k[2], nullptr};
+  for (int c = 0; c < 9; ++c)
+    for (int j = 0; j < mp; ++j) pad[c][j] = j < m ? src[c][j] : 0.0;
+  for (int k = 0; k < Ng; ++k)
+    for (int j = m; j < mp; ++j) P[k][j] = 0.0;
+  const double *kn = pad[0], *zr = pad[1], *zi = pad[2], *a1 = pad[3], *a2 = pad[4], *amp = pad[5];
+  const double *kx = pad[6], *ky = pad[7], *kz = pad[8];
+  const V4 n0 = K(n[0]), n1 = K(n[1]), n2 = K(n[2]), c0 = K(nc[0]), c1 = K(nc[1]), c2 = K(nc[2]);
+  for (int j = 0; j < mp; j += 4) {
+    Terms a;
+    const V4 Zr = At(zr + j), Zi = At(zi + j);
+    if (hasb) {  // below the mean level: the 16 values of each order
+      V4 e[16], o[16];
+      Sums(P, j, Ng, sb, 16, 1, 0, e, o);
+      const V4 A1 = At(a1 + j);
+      TermBelow<false>(e, o, A1 * Zr, A1 * Zi, a);
+      if (mirror) {
+        const V4 A2 = At(a2 + j);
+        TermBelow<true>(e, o, A2 * Zr, A2 * Zi, a);
       }
     }
-    for (int j = 0; j < m; ++j) TermAbove(E, O, j, in.zr[j], in.zi[j], a);
-  }
-  // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
-  for (int j = 0; j < m; ++j) {
-    const double kn = in.kn[j], k0 = in.k[0][j], k1 = in.k[1][j], k2 = in.k[2][j], amp = in.amp[j];
-    const double xs = a[kXs][j], xi = a[kXi][j], xa = a[kXa][j];
-    const double js0 = a[kJs][j], js1 = a[kJs + 1][j], js2 = a[kJs + 2][j];
-    const double ji0 = a[kJi][j], ji1 = a[kJi + 1][j], ji2 = a[kJi + 2][j];
-    const double ja0 = a[kJa][j], ja1 = a[kJa + 1][j], ja2 = a[kJa + 2][j];
-    const double fv0 = kn * n[0] * xs - k0 * xi, fv1 = kn * n[1] * xs - k1 * xi, fv2 = kn * n[2] * xs - k2 * xi;
-    const double tv0 = kn * (js1 * n[2] - js2 * n[1]) - (ji1 * k2 - ji2 * k1);
-    const double tv1 = kn * (js2 * n[0] - js0 * n[2]) - (ji2 * k0 - ji0 * k2);
-    const double tv2 = kn * (js0 * n[1] - js1 * n[0]) - (ji0 * k1 - ji1 * k0);
-    out[0][j] = amp * (-fv0 + xa * nc[0]);
-    out[1][j] = amp * (-fv1 + xa * nc[1]);
-    out[2][j] = amp * (-fv2 + xa * nc[2]);
-    out[3][j] = amp * (-tv0 + (ja1 * nc[2] - ja2 * nc[1]));
-    out[4][j] = amp * (-tv1 + (ja2 * nc[0] - ja0 * nc[2]));
-    out[5][j] = amp * (-tv2 + (ja0 * nc[1] - ja1 * nc[0]));
+    if (hasu) {  // above: the even orders' real parts and the odd ones' imaginary, 8 values
+      V4 e[8], o[8];
+      Sums(P, j, Ng, su, 8, 2, 1, e, o);
+      TermAbove(e, o, Zr, Zi, a);
+    }
+    // F = -a Re[kappa X] + n_c a Xa; T (about x0) = -a Re[Jv x kappa] + a Ja x n_c
+    const V4 Kn = At(kn + j), k0 = At(kx + j), k1 = At(ky + j), k2 = At(kz + j), Am = At(amp + j);
+    const V4 fv0 = Kn * n0 * a.xs - k0 * a.xi, fv1 = Kn * n1 * a.xs - k1 * a.xi, fv2 = Kn * n2 * a.xs - k2 * a.xi;
+    const V4 tv0 = Kn * (a.js[1] * n2 - a.js[2] * n1) - (a.ji[1] * k2 - a.ji[2] * k1);
+    const V4 tv1 = Kn * (a.js[2] * n0 - a.js[0] * n2) - (a.ji[2] * k0 - a.ji[0] * k2);
+    const V4 tv2 = Kn * (a.js[0] * n1 - a.js[1] * n0) - (a.ji[0] * k1 - a.ji[1] * k0);
+    const V4 m1 = K(-1.0);
+    vec4::Store(out[0] + j, Am * (m1 * fv0 + a.xa * c0));
+    vec4::Store(out[1] + j, Am * (m1 * fv1 + a.xa * c1));
+    vec4::Store(out[2] + j, Am * (m1 * fv2 + a.xa * c2));
+    vec4::Store(out[3] + j, Am * (m1 * tv0 + (a.ja[1] * c2 - a.ja[2] * c1)));
+    vec4::Store(out[4] + j, Am * (m1 * tv1 + (a.ja[2] * c0 - a.ja[0] * c2)));
+    vec4::Store(out[5] + j, Am * (m1 * tv2 + (a.ja[0] * c1 - a.ja[1] * c0)));
   }
 }
 

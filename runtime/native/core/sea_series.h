@@ -1,8 +1,8 @@
 // The per-component part of the Froude-Krylov moments (sea_moments.cc FroudeKrylovMoments), with the
-// components in lanes: a direction's components side by side as structure-of-arrays, every loop over
-// them a plain loop over contiguous doubles that the compiler vectorises (on x86-64 Linux built twice,
-// SSE2 and AVX2, the AVX2 one chosen at run time where the CPU has it; neither contracts a multiply and
-// an add, so both give the scalar code's bits: the same on every x86-64).
+// components in lanes: a direction's components side by side as structure-of-arrays, four at a time in
+// vec4.h's lanes (on x86-64 Linux built twice, SSE2 and AVX2, the AVX2 one chosen at run time where the
+// CPU has it; neither contracts a multiply and an add, so both give the scalar code's bits: the same on
+// every x86-64).
 //
 // For one piece and one direction (its moments s[n][q][(re, im)] below the mean level, sb, and above
 // it, su: 8 complex moments per order n, laid out as sea_moments.cc's Moments), each component j's
