@@ -21,9 +21,10 @@ The format is ArduPilot's, ``libraries/SITL/SIM_JSON.cpp`` and ``SIM_JSON.h`` (`
 
 from __future__ import annotations
 
-import math
 import struct
 from typing import NamedTuple
+
+from aurgen.runtime import _native
 
 MAGIC_16 = 18458
 MAGIC_32 = 29569
@@ -102,22 +103,21 @@ class Fdm(NamedTuple):
     rng: tuple = ()
 
 
-# the reply's text: one format, keys in the order ArduPilot's substring search needs (no key written
-# before a longer key it is a prefix of); every number %r, Python's shortest round-trip text of the
-# double, so ArduPilot reads each value as its own conversion of the double would give (atof, then
-# float32 for the float fields)
-_REPLY = ('\n{"timestamp":%r,"imu":{"gyro":[%r, %r, %r],"accel_body":[%r, %r, %r]},"position":[%r, %r, %r],'
-          '"quaternion":[%r, %r, %r, %r],"velocity":[%r, %r, %r]')
-
-
 def reply(fdm: Fdm) -> bytes:
-    """The JSON line for ``fdm``, framed ``"\\n{...}\\n"``; ValueError for a non-finite value (JSON has
-    none, and ArduPilot's parser would read garbage)."""
-    values = tuple(map(float, (fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion,
-                               *fdm.velocity, *fdm.rng)))  # Python floats: numpy's repr is another text
-    if not all(map(math.isfinite, values)):
+    """The JSON line for ``fdm``, framed ``"\\n{...}\\n"``; :class:`NonFinite` for a non-finite value (JSON
+    has none, and ArduPilot's parser would read garbage).
+
+    The keys go in the order ArduPilot's substring search needs (no key written before a longer key it
+    is a prefix of): ``timestamp``, ``imu`` {``gyro``, ``accel_body``}, ``position``, ``quaternion``,
+    ``velocity``, then ``rng_1`` … with compact separators but ``", "`` inside the arrays. Every
+    number is written as Python's ``repr`` writes the double (the shortest text that reads back as
+    it), so ArduPilot reads each value as its own conversion of the double would give (atof, then
+    float32 for the float fields). The text is made by the compiled core (``_native.sitl_reply``,
+    ``runtime/native/core/json_number.cc``): Python's float formatting costs some 16 µs a reply, a
+    quarter of a 400 Hz frame's budget on one core; tests/sitl/test_protocol.py checks its bytes
+    against Python's own ``%r``."""
+    text = _native.sitl_reply((fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion,
+                               *fdm.velocity, *fdm.rng))
+    if text is None:
         raise NonFinite(f"a non-finite value in the reply: {fdm}")
-    text = _REPLY % values[:17]
-    for i, r in enumerate(values[17:]):
-        text += ',"rng_%d":%r' % (i + 1, r)
-    return (text + "}\n").encode("ascii")
+    return text

@@ -104,6 +104,49 @@ def test_the_reply_is_one_json_object_between_newlines():
     assert b"np.float64" not in protocol.reply(_fdm(timestamp=np.float64(2.5)))
 
 
+def _python_reply(fdm) -> bytes:
+    """The reply as Python's own %r writes it (the text the bridge wrote before the compiled core did)."""
+    fmt = ('\n{"timestamp":%r,"imu":{"gyro":[%r, %r, %r],"accel_body":[%r, %r, %r]},"position":[%r, %r, %r],'
+           '"quaternion":[%r, %r, %r, %r],"velocity":[%r, %r, %r]')
+    v = tuple(map(float, (fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion,
+                          *fdm.velocity, *fdm.rng)))
+    text = fmt % v[:17] + "".join(',"rng_%d":%r' % (i + 1, r) for i, r in enumerate(v[17:]))
+    return (text + "}\n").encode("ascii")
+
+
+def _doubles(rng, n: int) -> list:
+    """Finite doubles of every kind: random bit patterns (subnormals, huge and tiny exponents), the
+    range a state has, whole numbers, and the edges of repr's fixed and exponent forms."""
+    out = [0.0, -0.0, 1.0, 0.1, 0.1 + 0.2, 1e16, 1e15, 9999999999999998.0, 1e-4, 1e-5, 9.999999999999999e-5,
+           5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e22, 1e23, 123456789012345678.0, -9.81]
+    bits = rng.integers(0, 2**63, n, dtype=np.int64).view(np.float64) * rng.choice([-1.0, 1.0], n)
+    out += [float(x) for x in bits if math.isfinite(x)]
+    out += [float(x) for x in rng.uniform(-10, 10, n) * 10.0 ** rng.integers(-9, 21, n)]
+    out += [float(x) for x in rng.integers(-10**6, 10**6, n) / rng.choice([1, 2, 8, 10, 1000], n)]
+    return out
+
+
+def test_the_compiled_numbers_are_pythons_repr():
+    """``_native.repr_double`` (core/json_number.cc, std::to_chars) writes every double as repr does:
+    the same shortest digits and the same switch to the exponent form."""
+    from aurgen.runtime import _native
+    xs = _doubles(np.random.default_rng(7), 100_000)
+    assert [x for x in xs if _native.repr_double(x) != repr(x)] == []
+    with pytest.raises(ValueError, match="finite"):
+        _native.repr_double(math.inf)
+
+
+def test_the_reply_is_the_text_pythons_repr_writes():
+    """The compiled reply, byte for byte the %r format over random states, with and without rangefinders."""
+    rng = np.random.default_rng(11)
+    xs = _doubles(rng, 3000)
+    for k in range(0, len(xs) - 19, 19):
+        v = xs[k:k + 19]
+        fdm = protocol.Fdm(v[0], tuple(v[1:4]), tuple(v[4:7]), tuple(v[7:10]), tuple(v[14:17]), tuple(v[10:14]),
+                           tuple(v[17:17 + k % 3]))
+        assert protocol.reply(fdm) == _python_reply(fdm)
+
+
 def test_a_non_finite_state_is_no_reply():
     with pytest.raises(ValueError, match="non-finite"):
         protocol.reply(_fdm(velocity=(math.nan, 0.0, 0.0)))

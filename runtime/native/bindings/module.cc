@@ -593,6 +593,8 @@ static nb::tuple PackTuple(const core::HullPack& pack) {
                         I(pack.face_range), D(pack.volume, 0), D(pack.centre, 3));
 }
 
+void RegisterSitl(nb::module_& m);  // bindings/sitl.cc
+
 NB_MODULE(_native, m) {
   m.doc() =
       "aurgen's compiled hydrostatics kernel (C++17).  See aurgen.runtime.hydrostatics for the "
@@ -601,6 +603,7 @@ NB_MODULE(_native, m) {
   m.attr("N_ACC") = core::kNAcc;
   m.attr("NLON") = core::kNLon;
   m.attr("NLAT") = core::kNLat;
+  RegisterSitl(m);
 
   m.def("clip_into", &ClipInto, "types"_a, "sizes"_a, "pos"_a, "mats"_a, "mesh_ids"_a, "hulls"_a,
         "planes"_a, "out"_a.noconvert(), "want_wp"_a, "box_tier"_a = true, "smooth_rows"_a = true,
