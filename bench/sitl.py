@@ -82,9 +82,10 @@ def udp_run(world: Path, frames: int, same_core: bool) -> tuple:
     return wall / n * 1e6, cpu / n * 1e6
 
 
-def fleet_run(world: Path, frames: int) -> tuple:
+def fleet_run(world: Path, frames: int, same_core: bool) -> tuple:
     """(wall µs per world frame, the bridge's CPU µs per world frame): the BlueBoat and the BlueROV2
-    each at 400 Hz from its own socket, both sent before either reply is read (two ArduPilots)."""
+    each at 400 Hz from its own socket, both sent before either reply is read (two ArduPilots); the
+    clients on the other core, or on the bridge's own (``same_core``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import aurgen_cmd, clean_env, packet  # noqa: E402
 
@@ -100,7 +101,7 @@ def fleet_run(world: Path, frames: int) -> tuple:
             ports[m[1]] = int(m[2])
         if line.strip() == "Ctrl-C ends":
             break
-    os.sched_setaffinity(0, {cpus[-1]})
+    os.sched_setaffinity(0, {cpus[0] if same_core else cpus[-1]})
     socks = {n: socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for n in names}
     try:
         def frame(i):
@@ -198,7 +199,8 @@ def main(argv=None) -> int:
         runs = {"client on another core": udp_run(world, args.frames, False),
                 "client on the same core": udp_run(world, args.frames, True)}
         ip = in_process(world, 2000, 5)
-        fleet = fleet_run(world, args.frames)
+        fleet = {"clients on another core": fleet_run(world, args.frames, False),
+                 "clients on the same core": fleet_run(world, args.frames, True)}
         video = video_run(world, min(args.frames, 2400))
     print(f"aurgen sitl, the BlueROV2 in open_water at {RATE} Hz ({ip['substeps']} steps a frame), "
           f"{args.frames - 200} frames over UDP in lockstep, the bridge pinned to one core:")
@@ -207,10 +209,10 @@ def main(argv=None) -> int:
               f"{cpu:6.1f} µs/frame (one core answers {1e6 / cpu / RATE:5.1f}x real time)")
     print(f"  in process: plain {ip['plain']:7.1f} µs/frame, bridge {ip['bridge']:7.1f} µs/frame "
           f"(the bridge's own: {ip['bridge'] - ip['plain']:.1f} µs)")
-    wall, cpu = fleet
-    print(f"  two vehicles (blueboat, bluerov2), each its own client: {wall:7.1f} µs/frame  "
-          f"{1e6 / wall / RATE:5.1f}x real time;  the bridge's CPU {cpu:6.1f} µs/frame "
-          f"(one core answers {1e6 / cpu / RATE:5.1f}x real time)")
+    print("  two vehicles (blueboat, bluerov2), each its own client socket, per world frame:")
+    for name, (wall, cpu) in fleet.items():
+        print(f"  {name:24s} {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  the bridge's CPU "
+              f"{cpu:6.1f} µs/frame (one core answers {1e6 / cpu / RATE:5.1f}x real time)")
     if video is not None:
         wall, line = video
         print(f"  --video 640x480: {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  {line}")

@@ -45,7 +45,7 @@ class Bridge:
         self.last_reply = None
         self.substeps = 0
         self.gravity = measure.Gravity(sim)
-        self._actuators = [t.actuator for t in rig.thrusters]
+        self._actuators = thrust.ctrl_index(t.actuator for t in rig.thrusters)
         self._dt = None
         self._start()
 

@@ -67,7 +67,14 @@ class Fleet:
         self.sim, self.pilots = sim, pilots
         self.world_dt = float(sim.model.opt.timestep)
         self.gravity = measure.Gravity(sim)
-        self._actuators = [[t.actuator for t in p.rig.thrusters] for p in pilots]
+        self._actuators = [thrust.ctrl_index(t.actuator for t in p.rig.thrusters) for p in pilots]
+        # one poll set for the run, a socket in it while the world waits for its vehicle's packet
+        # (select.select would rebuild its sets at every wait; poll is POSIX, select the fallback)
+        self._poll = select.poll() if hasattr(select, "poll") else None
+        self._by_fd = {p.sock.fileno(): p for p in pilots}
+        if self._poll is not None:
+            for fd in self._by_fd:
+                self._poll.register(fd, select.POLLIN)
         self.resets = 0
         self.flown = 0.0  # simulated seconds before the last reset
         self._start()
@@ -93,6 +100,8 @@ class Fleet:
             p.sock.sendto(p.reply, addr)
             return
         p.packet, p.addr, p.waited_since = packet, addr, None
+        if self._poll is not None:
+            self._poll.modify(p.sock, 0)  # its next datagram waits in the socket until this frame is answered
         if action == RESET:
             self.flown += float(self.sim.data.time)
             self.sim.reset()
@@ -133,18 +142,25 @@ class Fleet:
             p.frames += 1  # counted before it goes: a Ctrl-C right after the send finds it in the summary
             p.last, p.packet, p.due = now, None, math.inf
             p.sock.sendto(p.reply, p.addr)
+            if self._poll is not None:
+                self._poll.modify(p.sock, select.POLLIN)
 
     def wait(self, timeout: float, wait_forever: bool, clock=time.perf_counter) -> None:
         """Read what has come from the vehicles the world waits for (at most ``timeout`` s); Silent
         when one of them has kept it waiting for SILENT_AFTER s (after its first packet)."""
-        waiting = [p for p in self.pilots if p.packet is None]
-        readable, _, _ = select.select([p.sock for p in waiting], [], [], timeout)
+        if self._poll is not None:
+            readable = [self._by_fd[fd] for fd, ev in self._poll.poll(timeout * 1000.0) if ev & select.POLLIN]
+        else:
+            socks = select.select([p.sock for p in self.pilots if p.packet is None], [], [], timeout)[0]
+            readable = [p for p in self.pilots if p.sock in socks]
+        for p in readable:
+            data, addr = p.sock.recvfrom(MAX_DATAGRAM)
+            self.receive(p, data, addr)
+        if wait_forever:
+            return
         now = clock()
-        for p in waiting:
-            if p.sock in readable:
-                data, addr = p.sock.recvfrom(MAX_DATAGRAM)
-                self.receive(p, data, addr)
-            elif p.lockstep.last is not None and not wait_forever:
+        for p in self.pilots:
+            if p.packet is None and p not in readable and p.lockstep.last is not None:
                 p.waited_since = p.waited_since or now
                 if now - p.waited_since > SILENT_AFTER:
                     raise Silent(f"vehicle {p.rig.name} sent nothing for {SILENT_AFTER:g} s while the world "

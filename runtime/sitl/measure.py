@@ -93,16 +93,20 @@ class Gravity:
 
 def ranges(m, d, rig) -> tuple:
     """Each rangefinder's distance (m) along its beam to the first collision geom (group 0) not of
-    the vehicle; :data:`NO_ECHO` for none. Needs ``d``'s kinematics current (``mj_kinematics``)."""
+    the vehicle; :data:`NO_ECHO` for none. Needs ``d``'s kinematics current (``mj_kinematics``).
+
+    The first ray leaves out the body the rangefinder's site is on (``mj_ray``'s ``bodyexclude``: the
+    transducer's own housing, which the beam starts inside), so a beam clear of the rest of the vehicle
+    takes one ray; a geom of the vehicle's other bodies in the beam is stepped past, as many as
+    :data:`MAX_OWN_GEOMS`."""
     out = []
     geomid = np.zeros(1, dtype=np.int32)
-    group = np.array([1, 0, 0, 0, 0, 0], dtype=np.uint8)  # collision geoms: the seabed, walls, hulls
     for r in rig.rangefinders:
-        start = np.array(d.site_xpos[r.site])
+        start = d.site_xpos[r.site].copy()
         direction = d.site_xmat[r.site].reshape(3, 3) @ r.direction
-        travelled, found = 0.0, NO_ECHO
+        travelled, found, exclude = 0.0, NO_ECHO, int(m.site_bodyid[r.site])
         for _ in range(MAX_OWN_GEOMS):
-            dist = mujoco.mj_ray(m, d, start, direction, group, 1, -1, geomid)
+            dist = mujoco.mj_ray(m, d, start, direction, _COLLISION, 1, exclude, geomid)
             if dist < 0:
                 break
             travelled += dist
@@ -112,6 +116,9 @@ def ranges(m, d, rig) -> tuple:
             start = start + direction * (dist + 1e-9)
         out.append(found)
     return tuple(out)
+
+
+_COLLISION = np.array([1, 0, 0, 0, 0, 0], dtype=np.uint8)  # geom group 0: the seabed, walls, hulls
 
 
 def fdm(d, rig, gravity: Gravity, home, v_imu_before, dt: float, rng: tuple = ()) -> tuple:

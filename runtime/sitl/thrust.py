@@ -56,3 +56,12 @@ def thrusts(thrusters, pwm) -> list:
     top = PWM_VALID[1]
     return [t.table[pwm[t.channel - 1]] if t.channel <= len(pwm) and pwm[t.channel - 1] <= top else 0.0
             for t in thrusters]
+
+
+def ctrl_index(actuators):
+    """The index into ``mjData.ctrl`` that sets ``actuators`` (their ids, in the thrusters' order) at
+    once: a slice where they are consecutive (a view, half the cost of a list index), else an array."""
+    ids = [int(a) for a in actuators]
+    if ids and ids == list(range(ids[0], ids[0] + len(ids))):
+        return slice(ids[0], ids[0] + len(ids))
+    return np.array(ids, dtype=np.intp)

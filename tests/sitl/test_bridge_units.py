@@ -167,6 +167,17 @@ def test_thrust_is_the_curve_interpolated():
         assert thrust.thrust(pw, th, p) == 0.0
 
 
+@pytest.mark.parametrize("ids", [[3, 4, 5, 6, 7, 8], [0], [5, 2, 9], [1, 2, 4], []])
+def test_the_ctrl_index_sets_each_actuator(ids):
+    """thrust.ctrl_index: one assignment sets each actuator to its own value, as one at a time does."""
+    values = [10.0 + k for k in range(len(ids))]
+    got, want = np.zeros(12), np.zeros(12)
+    got[thrust.ctrl_index(iter(ids))] = values
+    for a, v in zip(ids, values):
+        want[a] = v
+    assert got.tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("data, why", [([1100, 1.0, 1900], "pairs"), ([1100, 1.0], "pairs"),
                                        ([1900, 1.0, 1100, 2.0], "ascending"), ([1100, math.nan, 1900, 1.0], "finite")])
 def test_a_bad_curve_is_refused(data, why):
