@@ -126,9 +126,11 @@ def fleet_run(world: Path, frames: int, same_core: bool) -> tuple:
     return wall / n * 1e6, cpu / n * 1e6
 
 
-def video_run(world: Path, frames: int) -> tuple | None:
-    """(wall µs per frame, the summary's video line) of the BlueROV2 with ``--video`` at 640x480 to
-    a port nobody reads; None where the stream cannot start here (no PyAV, no offscreen GL)."""
+def video_run(world: Path, frames: int, paced: bool) -> tuple | None:
+    """(wall µs per frame, frames flown, video frames sent, dropped) of the BlueROV2 with ``--video`` at 640x480 to a
+    port nobody reads, the client sending as fast as the replies come or, ``paced``, at ArduPilot's
+    pace at SIM_SPEEDUP 1 (frame k sent k/400 s after the first, as a pilot flies); None where the
+    stream cannot start here (no PyAV, no offscreen GL)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import Sitl, packet  # noqa: E402
 
@@ -146,11 +148,16 @@ def video_run(world: Path, frames: int) -> tuple | None:
         with s:
             t0 = time.perf_counter()
             for i in range(frames):
+                if paced:
+                    ahead = t0 + i / RATE - time.perf_counter()
+                    if ahead > 0:
+                        time.sleep(ahead)
                 s.ask(packet(i, _pwm(i), RATE))
             wall = time.perf_counter() - t0
             _, out, _ = s.stop()
-    line = next((ln.strip() for ln in out.splitlines() if "video" in ln.lower() and "frames" in ln), "")
-    return wall / frames * 1e6, line
+    m = re.search(r"video: (\d+) frames sent, (\d+) dropped", out)
+    assert m, out
+    return wall / frames * 1e6, frames, int(m[1]), int(m[2])
 
 
 def in_process(world: Path, frames: int, rounds: int) -> dict:
@@ -201,7 +208,8 @@ def main(argv=None) -> int:
         ip = in_process(world, 2000, 5)
         fleet = {"clients on another core": fleet_run(world, args.frames, False),
                  "clients on the same core": fleet_run(world, args.frames, True)}
-        video = video_run(world, min(args.frames, 2400))
+        video = {"as fast as the replies come": video_run(world, min(args.frames, 2400), False),
+                 "at ArduPilot's pace (SIM_SPEEDUP 1)": video_run(world, 8 * RATE, True)}
     print(f"aurgen sitl, the BlueROV2 in open_water at {RATE} Hz ({ip['substeps']} steps a frame), "
           f"{args.frames - 200} frames over UDP in lockstep, the bridge pinned to one core:")
     for name, (wall, cpu) in runs.items():
@@ -213,9 +221,13 @@ def main(argv=None) -> int:
     for name, (wall, cpu) in fleet.items():
         print(f"  {name:24s} {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  the bridge's CPU "
               f"{cpu:6.1f} µs/frame (one core answers {1e6 / cpu / RATE:5.1f}x real time)")
-    if video is not None:
-        wall, line = video
-        print(f"  --video 640x480: {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  {line}")
+    for name, v in video.items():
+        if v is not None:
+            wall, frames, sent, dropped = v
+            secs = wall * 1e-6 * frames
+            print(f"  --video 640x480, {name}: {wall:7.1f} µs/frame  {1e6 / wall / RATE:5.1f}x real time;  video "
+                  f"frames sent {sent / secs:.1f}/s, dropped {dropped / secs:.1f}/s of wall time ({sent} and {dropped} "
+                  f"over {frames / RATE:.1f} s simulated)")
     return 0
 
 

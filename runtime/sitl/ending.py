@@ -39,3 +39,10 @@ def watcher_lines(watchers, out) -> None:
         if line:
             print(f"  {line}", file=out)
     out.flush()
+
+
+def watcher_status(watchers) -> str:
+    """The watchers' parts of the terminal's status line (those with a ``status()`` that says
+    something: the video's frames sent and dropped so far), each after two spaces."""
+    parts = [w.status() for w in watchers if hasattr(w, "status")]
+    return "".join(f"  {part}" for part in parts if part)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import mujoco
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import measure, protocol, thrust
-from aurgen.runtime.sitl.ending import interruptible, watcher_lines
+from aurgen.runtime.sitl.ending import interruptible, watcher_lines, watcher_status
 from aurgen.runtime.sitl.lockstep import REPEAT, RESET, Lockstep
 
 SILENT_AFTER = 10.0  # s of wall time a vehicle may keep the others waiting
@@ -206,7 +206,7 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, wa
                     break
             if status is not None and time.perf_counter() >= next_status:
                 next_status = time.perf_counter() + STATUS_EVERY
-                status(_status_line(fleet, started))
+                status(_status_line(fleet, started, watchers))
     if status is not None:
         status(None)
     health = fleet.sim.check()
@@ -224,11 +224,12 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, wa
     return 0 if health.ok and silent is None else 1
 
 
-def _status_line(fleet: Fleet, started) -> str:
+def _status_line(fleet: Fleet, started, watchers=()) -> str:
     if started is None:
         missing = [p.rig.name for p in fleet.pilots if p.lockstep.last is None]
         return "waiting for the first servo packet of " + ", ".join(missing)
-    return f"t = {fleet.sim_time():.2f} s  " + "  ".join(f"{p.rig.name} {p.frames}" for p in fleet.pilots)
+    return (f"t = {fleet.sim_time():.2f} s  " + "  ".join(f"{p.rig.name} {p.frames}" for p in fleet.pilots)
+            + watcher_status(watchers))
 
 
 def cli_fleet(args, sim, flown, notes, speedup, *, bind, status) -> int:

@@ -19,7 +19,7 @@ import time
 
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import protocol
-from aurgen.runtime.sitl.ending import Stop, interruptible, watcher_lines
+from aurgen.runtime.sitl.ending import Stop, interruptible, watcher_lines, watcher_status
 
 CHECK_EVERY = 0.25  # s of simulated time between health checks
 STATUS_EVERY = 0.5  # s of wall time between status lines
@@ -80,7 +80,7 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
         sock.settimeout(STATUS_EVERY)
         while True:  # waiting for ArduPilot
             if status is not None:
-                status(_status_line(run))
+                status(_status_line(run, watchers))
             try:
                 data, addr = sock.recvfrom(MAX_DATAGRAM)
                 break
@@ -116,7 +116,7 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
                         break
                 if status is not None and time.perf_counter() >= next_status:
                     next_status = time.perf_counter() + STATUS_EVERY
-                    status(_status_line(run))
+                    status(_status_line(run, watchers))
             data, addr = recv(MAX_DATAGRAM)
     if status is not None:
         status(None)
@@ -126,12 +126,13 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
     return 0 if health.ok else 1
 
 
-def _status_line(run) -> str:
+def _status_line(run, watchers=()) -> str:
     c = run.bridge.counts
     if run.started is None:
         return "waiting for ArduPilot's first servo packet"
     return (f"frames {c.frames}  t = {run.sim_time():.2f} s  {run.rate():.1f}x real time"
-            + (f"  dropped {c.dropped}" if c.dropped else "") + (f"  resets {c.resets}" if c.resets else ""))
+            + (f"  dropped {c.dropped}" if c.dropped else "") + (f"  resets {c.resets}" if c.resets else "")
+            + watcher_status(watchers))
 
 
 def _summary(run, health, out) -> None:

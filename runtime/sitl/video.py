@@ -223,6 +223,10 @@ class Video:
                 pass
             drawer.close()
 
+    def status(self) -> str:
+        """The status line's part: frames sent and dropped so far."""
+        return f"video {self.rendered} sent, {self.dropped} dropped"
+
     def summary(self) -> str | None:
         self.close()  # the last state drawn and sent first, so the counts are final
         return (f"video: {self.rendered} frames sent, {self.dropped} dropped (not drawn in time)"

@@ -224,3 +224,21 @@ def test_refusals(tank, tmp_path, case, model, url, extra, option):
     assert "listening" not in r.stdout
     assert not list(tmp_path.glob("*.sdp"))
     assert port_free(port)
+
+
+def test_the_status_line_counts_the_video_frames():
+    """The terminal's status line carries the stream's frames sent and dropped so far (a watcher with no
+    ``status``, the viewer, adds nothing)."""
+    from types import SimpleNamespace
+
+    from aurgen.runtime.sitl import server
+    from aurgen.runtime.sitl.bridge import Counts
+    from aurgen.runtime.sitl.video import Video
+
+    video = SimpleNamespace(rendered=41, dropped=3)
+    video.status = lambda: Video.status(video)
+    run = SimpleNamespace(bridge=SimpleNamespace(counts=Counts(frames=400)), started=0.0,
+                          sim_time=lambda: 1.0, rate=lambda: 1.0)
+    line = server._status_line(run, [SimpleNamespace(), video])
+    assert line.startswith("frames 400  t = 1.00 s") and line.endswith("  video 41 sent, 3 dropped"), line
+    assert "video" not in server._status_line(run, [SimpleNamespace()])
