@@ -32,9 +32,11 @@ from aurgen.core.errors import ConfigError, did_you_mean
 from aurgen.core.records import record
 from aurgen.core.resources import data_dir
 from aurgen.core.yamlio import Reader, load
+from aurgen.config.underwater import underwater_of
 from aurgen.config.vehicle import resolve_config_path
 
-TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles", "waves"}
+TOP_KEYS = {"description", "timestep", "integrator", "gravity", "planes", "cells", "ground", "vehicles", "waves",
+            "underwater"}
 WAVES_KEYS = {"surface", "spectrum", "height", "period", "hs", "tp", "gamma", "components", "seed", "spreading",
               "direction", "depth", "ramp", "fk", "fk_tolerance"}
 # keys one spectrum takes and the others refuse: {key: (the spectra that take it, what it says)}
@@ -108,6 +110,9 @@ class WorldConfig:
     # aurgen.runtime.environment.waves.Sea (synthesised at load, its fk and fk_tolerance as declared), or
     # None: still water
     waves: object = None
+    # underwater: (rgb (r, g, b) 0-1, visibility m) as declared, each None where left out (the camera's
+    # defaults, aurgen.runtime.sitl.camera); None without the key
+    underwater: tuple | None = None
 
     def plane_index(self, name: str) -> int:
         return [p.name for p in self.planes].index(name)
@@ -149,10 +154,11 @@ def load_world(path) -> WorldConfig:
     _check_cells(r, data, planes, cells, ground)
     placements = tuple(_placement(r, i, v, path) for i, v in enumerate(r.sequence(data, "vehicles", "")))
     sea = _waves(r, data, gravity, planes, cells, ground) if "waves" in data else None
+    underwater = underwater_of(r, data) if "underwater" in data else None
     return WorldConfig(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), name=path.stem,
                        description=str(data.get("description", "")),
                        timestep=timestep, integrator=integrator, gravity=gravity, planes=planes, cells=cells,
-                       ground=ground, placements=placements, waves=sea)
+                       ground=ground, placements=placements, waves=sea, underwater=underwater)
 
 
 def _gravity(r: Reader, data) -> dict:

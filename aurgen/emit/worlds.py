@@ -197,8 +197,20 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
         "environment": environment_json(world),
         "ground": [_plane_ctx(world, world.plane_index(g_), ground=True) for g_ in world.ground],
         "surfaces": surfaces, "vehicles": vehicles, "models": _unique_models(vehicles),
-        "water_density": num(water.density), "view": _view(placed),
+        "water_density": num(water.density), "view": _view(placed), "underwater": _underwater(world),
     }
+
+
+def _underwater(world: WorldConfig) -> str | None:
+    """The numeric ``aurgen:underwater`` (r g b visibility) of a world that declares ``underwater``, its
+    keys left out filled with the camera's defaults (aurgen.runtime.sitl.camera); None without the key."""
+    if world.underwater is None:
+        return None
+    from aurgen.runtime.sitl import camera
+
+    rgb, visibility = world.underwater
+    return vec(list(rgb if rgb is not None else camera.WATER_RGB)
+               + [visibility if visibility is not None else camera.VISIBILITY])
 
 
 VIEW_MARGIN = 1.5  # m: the extent beyond the vehicles' spread (a vehicle alone: seen from 2.25 m)
@@ -349,6 +361,9 @@ def _render(world: WorldConfig, placed: list[Placed], note) -> dict:
     except NotExpressible as exc:
         note(str(exc))
     else:
+        if world.underwater is not None:
+            note(f"{world.path}: underwater (the water's colour and visibility) is drawn by the MJCF world's "
+                 "cameras (aurgen sitl --video); the SDF world leaves it out, and Gazebo's cameras see clear water")
         if world.waves is not None:
             note(f"{world.path}: the SDF world for {world.name!r} is still water (no Gazebo system we can declare "
                  "models this sea: gz-sim's Buoyancy has no waves, VRX's and asv_wave_sim's wavefields take no "

@@ -5,8 +5,10 @@ world prefixes it with the vehicle's name, ``bluerov2/camera``), in the optical 
 (looking along its -z, y up), with ``fovy`` (vertical field of view, degrees) from the sensor's
 horizontal one and its aspect, and ``resolution`` its image size (width, height, px). The view is
 drawn from a copy of the model (the physics' own is never touched) with MuJoCo's fog of the water's
-colour between :data:`FOG_START` and :data:`VISIBILITY` metres from the camera, so that an
-underwater picture fades to the water's colour with distance (defaults, not a world key).
+colour between :data:`FOG_START` and the water's visibility (metres from the camera), so that an
+underwater picture fades to the water's colour with distance: the world config's ``underwater: {rgb,
+visibility}``, which ``aurgen build`` writes as the world's numeric ``aurgen:underwater`` (r, g, b,
+visibility), each value left out there being :data:`WATER_RGB` and :data:`VISIBILITY`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from aurgen.core.errors import AurgenError
 WATER_RGB = (0.05, 0.30, 0.40)  # the fog's colour: blue-green coastal water (0-1 RGB)
 FOG_START = 0.5  # m from the camera where the fog begins
 VISIBILITY = 8.0  # m from the camera where the fog hides everything (a clear harbour's visibility)
+VISIBILITY_RANGE = (1.0, 1000.0)  # m: a world's visibility (beyond the fog's start; 1 km: clear ocean water many times over)
+UNDERWATER = "aurgen:underwater"  # the world MJCF's numeric: r, g, b (0-1), visibility (m)
 HEADLIGHT = (0.45, 0.45, 0.45)  # the headlight's diffuse colour: the vehicle's lights, roughly
 
 
@@ -64,18 +68,35 @@ def even_size(size: tuple) -> tuple:
     return max(16, size[0] // 2 * 2), max(16, size[1] // 2 * 2)
 
 
+def water(model) -> tuple:
+    """(rgb, visibility m) of the water ``model``'s camera looks through: its numeric ``aurgen:underwater``
+    (a world built with an ``underwater`` key), else the defaults; CameraError for a numeric that is
+    not four numbers in range (a hand-edited file)."""
+    i = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_NUMERIC, UNDERWATER)
+    if i < 0:
+        return WATER_RGB, VISIBILITY
+    adr, size = int(model.numeric_adr[i]), int(model.numeric_size[i])
+    v = [float(x) for x in model.numeric_data[adr: adr + size]]
+    lo, hi = VISIBILITY_RANGE
+    if size != 4 or not all(0.0 <= c <= 1.0 for c in v[:3]) or not lo <= v[3] <= hi:
+        raise CameraError(f"the model's numeric {UNDERWATER} is {v}: expected r g b (0 to 1) and a visibility of "
+                          f"{lo:g} to {hi:g} m; rebuild the world with aurgen build")
+    return tuple(v[:3]), v[3]
+
+
 def view_model(model, size: tuple):
     """A copy of ``model`` set up to draw the camera at ``size`` (width, height) px: the offscreen
-    buffer that large, the underwater fog (distances in metres, set as MuJoCo's fractions of the
-    model's extent) and the headlight."""
+    buffer that large, the underwater fog (the water's colour and visibility, :func:`water`; distances
+    in metres, set as MuJoCo's fractions of the model's extent) and the headlight."""
     m = copy.copy(model)
     w, h = size
     m.vis.global_.offwidth = max(int(m.vis.global_.offwidth), w)
     m.vis.global_.offheight = max(int(m.vis.global_.offheight), h)
     extent = float(m.stat.extent) if m.stat.extent > 0 else 1.0
+    rgb, visibility = water(model)
     m.vis.map.fogstart = FOG_START / extent
-    m.vis.map.fogend = VISIBILITY / extent
-    m.vis.rgba.fog[:] = (*WATER_RGB, 1.0)
+    m.vis.map.fogend = visibility / extent
+    m.vis.rgba.fog[:] = (*rgb, 1.0)
     m.vis.headlight.diffuse[:] = HEADLIGHT
     return m
 

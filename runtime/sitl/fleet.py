@@ -174,10 +174,13 @@ CHECK_EVERY = 0.25  # s of simulated time between health checks, as for one vehi
 STATUS_EVERY = 0.5  # s of wall time between status lines
 
 
-def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, watchers=()) -> int:
+def serve(fleet: Fleet, *, wait_forever: bool = False, speedup: float | None = None, out=None, status=None,
+          watchers=()) -> int:
     """Fly the fleet until Ctrl-C, SIGTERM, a silent vehicle or invalid health; the summary; the exit
-    status (0 while healthy; 1 for invalid health or a silent vehicle). ``watchers`` as
-    :func:`aurgen.runtime.sitl.server.serve` takes them, after every world step."""
+    status (0 while healthy; 1 for invalid health or a silent vehicle). ``speedup``: at most that many
+    times real time (the world waits after a step that ran ahead of the wall clock, so every instance's
+    replies come at that pace). ``watchers`` as :func:`aurgen.runtime.sitl.server.serve` takes them,
+    after every world step."""
     import sys
 
     out = out or sys.stdout
@@ -192,6 +195,10 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, out=None, status=None, wa
                 if watchers and not all([w.frame(fleet.sim) for w in watchers]):
                     break
                 t = fleet.sim_time()
+                if speedup is not None:
+                    ahead = t / speedup - (time.perf_counter() - started)
+                    if ahead > 0:
+                        time.sleep(ahead)
                 if t >= next_check:
                     next_check = t + CHECK_EVERY
                     if not fleet.sim.check().ok:
@@ -241,9 +248,6 @@ def cli_fleet(args, sim, flown, notes, speedup, *, bind, status) -> int:
 
     pilots = []
     try:
-        if speedup is not None:
-            raise AurgenError("--speedup with several vehicles: not supported (each ArduPilot instance "
-                              "paces itself with its SIM_SPEEDUP)")
         rigs = [rigmod.find(sim.model, str(args.model), name) for name, _ in flown]
         for rig, (_, port) in zip(rigs, flown):
             pilots.append(Pilot(rig, bind(args.bind, port)))
@@ -268,7 +272,7 @@ def cli_fleet(args, sim, flown, notes, speedup, *, bind, status) -> int:
             print(f"  {p.rig.name} ({wiring}): listening on udp {args.bind}:{port} "
                   f"(sim_vehicle.py -I {k} ... --model JSON, or --sim-port-out {port})")
         print("  Ctrl-C ends", flush=True)
-        return serve(fleet, wait_forever=args.wait, status=status, watchers=watchers)
+        return serve(fleet, wait_forever=args.wait, speedup=speedup, status=status, watchers=watchers)
     finally:
         for w in watchers:
             w.close()

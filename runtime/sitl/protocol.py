@@ -114,7 +114,7 @@ def reply(fdm: Fdm) -> bytes:
     it), so ArduPilot reads each value as its own conversion of the double would give (atof, then
     float32 for the float fields). The text is made by the compiled core (``_native.sitl_reply``,
     ``runtime/native/core/json_number.cc``): Python's float formatting costs some 16 µs a reply, a
-    quarter of a 400 Hz frame's budget on one core; tests/sitl/test_protocol.py checks its bytes
+    quarter of a 400 Hz frame's budget on one core; tests/sitl/test_bridge_units.py checks its bytes
     against Python's own ``%r``."""
     text = _native.sitl_reply((fdm.timestamp, *fdm.gyro, *fdm.accel_body, *fdm.position, *fdm.quaternion,
                                *fdm.velocity, *fdm.rng))

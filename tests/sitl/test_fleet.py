@@ -153,13 +153,32 @@ def test_a_silent_instance_ends_the_run_naming_it(built):
     (["--vehicle", "blueboat:70000", "--vehicle", "bluerov2"], "NAME:PORT with a UDP port 1–65535"),
     (["--vehicle", "blueboat:9100", "--vehicle", "bluerov2:9100"], "two vehicles on one port"),
     (["--vehicle", "blueboat", "--vehicle", "nessie"], "--vehicle nessie: no such vehicle"),
-    (["--vehicle", "blueboat", "--vehicle", "bluerov2", "--speedup", "2"], "--speedup with several vehicles"),
+    (["--vehicle", "blueboat", "--vehicle", "bluerov2", "--speedup", "0"], "--speedup must be a positive number"),
 ])
 def test_bad_fleets_are_one_line_and_exit_2(built, args, words):
     r = subprocess.run(aurgen_cmd() + ["sitl", str(built / "worlds" / "open_water.xml"), *args], capture_output=True,
                        text=True, env=clean_env(), timeout=120)
     assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "listening" not in r.stdout
+
+
+def test_speedup_holds_the_fleet_to_its_pace(built):
+    """``--speedup 2`` with two vehicles: a second of simulated time (400 frames each, both clients as fast
+    as the replies come) takes at least half a second of wall time, and the summary says at most 2x."""
+    import time
+
+    with Fleet(built / "worlds" / "open_water.xml", "--speedup", "2") as f:
+        t0 = time.perf_counter()
+        for k in range(1, 401):
+            f.send("blueboat", k)
+            f.send("bluerov2", k)
+            assert f.recv("blueboat") and f.recv("bluerov2")
+        wall = time.perf_counter() - t0
+        rc, out, err = f.stop()
+    assert rc == 0, err
+    assert wall >= 0.5 - 0.0025 * 2, wall  # the first frame's step comes before the clock's start
+    rate = float(re.search(r"at ([0-9.]+)x real time", out)[1])
+    assert rate <= 2.0 + 0.05, out
 
 
 def test_the_kth_vehicle_listens_where_sim_vehicle_dash_i_k_sends():

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -242,3 +243,82 @@ def test_the_status_line_counts_the_video_frames():
     line = server._status_line(run, [SimpleNamespace(), video])
     assert line.startswith("frames 400  t = 1.00 s") and line.endswith("  video 41 sent, 3 dropped"), line
     assert "video" not in server._status_line(run, [SimpleNamespace()])
+
+
+DRAW_REST = """
+import sys
+import numpy as np
+from aurgen.runtime.sim.simulation import Simulation
+from aurgen.runtime.sitl import camera, rig
+world, out = sys.argv[1:]
+size = (160, 120)
+sim = Simulation(world)
+cam = camera.find(sim.model, rig.find(sim.model, world, None))
+d = camera.Drawer(camera.view_model(sim.model, size), cam, size)
+np.save(out, d.draw(sim.data.qpos.copy(), 0.0))
+d.close()
+sim.close()
+"""
+
+
+def test_the_water_seen_is_the_worlds(tank, tmp_path):
+    """``underwater: {rgb, visibility}`` in a world config reaches the camera through the world MJCF (read
+    back by MuJoCo): in green water of 1.5 m visibility the tank's walls, 3 m away, vanish into the water's
+    colour, which the default (8 m) leaves them out of; the build says the SDF world leaves it out."""
+    import mujoco
+
+    from aurgen.runtime.sitl import camera
+
+    (tmp_path / "murky.yaml").write_text(TANK + "underwater: {rgb: [0.1, 0.5, 0.1], visibility: 1.5}\n")
+    r = subprocess.run(aurgen_cmd() + ["worlds", str(tmp_path / "murky.yaml"), "-o", str(tmp_path)],
+                       capture_output=True, text=True, env=clean_env(), timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "underwater" in r.stderr and "Gazebo's cameras see clear water" in r.stderr
+    murky, clear = tmp_path / "worlds" / "murky.xml", tank / "worlds" / "tank.xml"
+    assert camera.water(mujoco.MjModel.from_xml_path(str(murky))) == ((0.1, 0.5, 0.1), 1.5)
+    assert camera.water(mujoco.MjModel.from_xml_path(str(clear))) == (camera.WATER_RGB, camera.VISIBILITY)
+    fog = {}
+    for name, world in (("murky", murky), ("clear", clear)):
+        out = tmp_path / f"{name}.npy"
+        res = subprocess.run([sys.executable, "-c", DRAW_REST, str(world), str(out)], capture_output=True, text=True,
+                             env=dict(clean_env(), MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl")), timeout=300,
+                             cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        fog[name] = np.load(out).astype(float)
+    green = np.array([0.1, 0.5, 0.1]) * 255
+    share = {k: np.mean(np.max(np.abs(img - green), axis=2) <= 3) for k, img in fog.items()}
+    assert share["murky"] >= 0.8 and share["clear"] <= 0.05, share
+
+
+@pytest.mark.parametrize("block, key, words", [
+    ("{rgb: [0.1, 1.5, 0.1]}", "underwater.rgb", "0 to 1"),
+    ("{rgb: [0.1, 0.5]}", "underwater.rgb", "expected 3 numbers"),
+    ("{visibility: 0.2}", "underwater.visibility", "at least 1"),
+    ("{visibility: 5000}", "underwater.visibility", "at most 1000"),
+    ("{visibilty: 5}", "underwater", "visibility"),
+    ("murky", "underwater", "mapping"),
+])
+def test_a_bad_underwater_key_is_refused(tmp_path, block, key, words):
+    """Which key, what was wrong (the range, did-you-mean for a misspelt key)."""
+    from aurgen.config.world import load_world
+    from aurgen.core.errors import ConfigError
+
+    (tmp_path / "w.yaml").write_text(TANK + f"underwater: {block}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_world(tmp_path / "w.yaml")
+    assert key in str(exc.value) and words in str(exc.value) and "w.yaml" in str(exc.value), str(exc.value)
+
+
+def test_underwater_keys_left_out_are_the_cameras_defaults(tmp_path):
+    """A key left out of ``underwater`` is written as the camera's default; no key, no numeric."""
+    from aurgen.config.world import load_world
+    from aurgen.emit import worlds
+    from aurgen.runtime.sitl import camera
+
+    (tmp_path / "w.yaml").write_text(TANK + "underwater: {visibility: 20}\n")
+    w = load_world(tmp_path / "w.yaml")
+    assert w.underwater == (None, 20.0)
+    assert [float(x) for x in worlds._underwater(w).split()] == [*camera.WATER_RGB, 20.0]
+    (tmp_path / "w.yaml").write_text(TANK)
+    plain = load_world(tmp_path / "w.yaml")
+    assert plain.underwater is None and worlds._underwater(plain) is None
