@@ -37,6 +37,11 @@ The figures (``FIGURES``: name -> what it shows):
   BlueBoat with mesh hulls has the plain BlueBoat's visuals, so its picture shows what differs:
   its displacement geoms (geom group 3, the demihulls' mesh the hydrostatics integrate; the
   viewer's geom group 3 switch) in the water's surface, the other groups hidden.
+* ``video_frame``: one frame of the BlueROV2's camera as ``aurgen sitl --video`` draws it before
+  encoding (``aurgen.runtime.sitl.camera.Drawer``, the stream's own drawer, at 640x360): open_water
+  after SETTLE s, the ROV put 2.7 m astern and to starboard of the BlueBoat and 0.9 m down, heading
+  for it and pitched 18° up, looking at the boat's hulls from below through the default water
+  (blue-green, 8 m visibility).
 * ``sim_run``: the figure ``aurgen sim build/worlds/open_water.xml --duration 20 --plot run.png``
   writes, byte for byte.
 * ``gz_curve``: the righting-arm (GZ) curve of ``aurgen report blueboat.yaml`` (its
@@ -73,6 +78,7 @@ FIGURES = {
     "vehicle_blueboat_hullmesh": "blueboat_hullmesh's mesh demihulls (its displacement geoms) at rest in still water",
     "vehicle_bluerov2": "the BlueROV2 hovering 0.45 m down in still water, 3/4 from above-front",
     "vehicle_bluerov2_heavy": "the BlueROV2 Heavy hovering 0.45 m down in still water, 3/4 from above-front",
+    "video_frame": "the BlueROV2's camera as aurgen sitl --video streams it: the BlueBoat from below and astern",
     "sim_run": "aurgen sim build/worlds/open_water.xml --duration 20 --plot run.png",
     "gz_curve": "the BlueBoat's righting-arm (GZ) curve from aurgen report blueboat.yaml",
     "sweep": "GM_T against payload from aurgen sweep blueboat_payload.yaml",
@@ -92,6 +98,8 @@ VEHICLES = {
     "bluerov2_heavy": (-0.45, 1.45, -35.0, 0.0, VIEWER_GROUPS),
 }
 VEHICLE_AZIMUTH = 215.0  # deg: the camera ahead of the bow (+x) and to port (+y), looking back
+VIDEO_SIZE = (640, 360)
+VIDEO_POSE = ((-2.2, -1.6, -0.9), -18.0)  # the ROV's base_link (world m), pitch about +y (deg; <0: nose up)
 
 # compare's tolerance (0-255 scale): see compare
 MAX_MEAN_DIFF = 1.0
@@ -259,6 +267,31 @@ def vehicle(name: str, work: Path, path: Path) -> None:
             renderer.close()
 
 
+def video_frame(work: Path, path: Path) -> None:
+    """The BlueROV2's camera in open_water, drawn as the --video stream draws it (module docstring)."""
+    import math
+
+    from aurgen.runtime.sim import Simulation
+    from aurgen.runtime.sitl import camera, rig
+
+    world = str(_worlds(work) / "open_water.xml")
+    with Simulation(world) as sim:
+        _step_to(sim, SETTLE)
+        rov = rig.find(sim.model, world, "bluerov2")
+        cam = camera.find(sim.model, rov)
+        qpos = sim.data.qpos.copy()
+        (x, y, z), pitch = VIDEO_POSE
+        yaw = math.atan2(-y, -x) / 2  # half angles: heading for the boat at the origin, then the pitch
+        tilt = math.radians(pitch) / 2
+        a, b, c, d = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
+        qpos[rov.qpos: rov.qpos + 7] = [x, y, z, a * c, -b * d, a * d, b * c]  # (w, x, y, z): yaw then pitch
+        drawer = camera.Drawer(camera.view_model(sim.model, VIDEO_SIZE), cam, VIDEO_SIZE)
+        try:
+            _save_rgb(drawer.draw(qpos, float(sim.data.time)), path)
+        finally:
+            drawer.close()
+
+
 def sim_run(work: Path, path: Path) -> None:
     """The --plot figure of a 20 s run of open_water, as ``aurgen sim`` writes it."""
     run = work / "run.png"
@@ -287,7 +320,7 @@ def _maker(name: str):
         return hero
     if name.startswith("vehicle_"):
         return lambda work, path: vehicle(name[len("vehicle_"):], work, path)
-    return {"sim_run": sim_run, "gz_curve": gz_curve, "sweep": sweep}[name]
+    return {"sim_run": sim_run, "gz_curve": gz_curve, "sweep": sweep, "video_frame": video_frame}[name]
 
 
 def render(names, out: Path, log=print) -> dict[str, Path]:

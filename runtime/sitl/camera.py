@@ -14,6 +14,7 @@ visibility), each value left out there being :data:`WATER_RGB` and :data:`VISIBI
 from __future__ import annotations
 
 import copy
+import math
 
 import mujoco
 import numpy as np
@@ -111,6 +112,7 @@ class Drawer:
         self.data = mujoco.MjData(model)
         self.renderer = mujoco.Renderer(model, size[1], size[0])
         self._fog, self._shadow = mujoco.mjtRndFlag.mjRND_FOG, mujoco.mjtRndFlag.mjRND_SHADOW
+        self._backdrop = backdrop(model, cam, size)
 
     def draw(self, qpos, t: float = 0.0) -> np.ndarray:
         """The picture (height, width, 3) uint8 RGB of the state: positions only (kinematics), no physics."""
@@ -121,12 +123,35 @@ class Drawer:
         mujoco.mj_camlight(self.model, d)
         r = self.renderer
         r.update_scene(d, camera=self.cam)
-        r.scene.flags[self._fog] = 1
+        scn = r.scene
+        if scn.ngeom < scn.maxgeom:  # the water beyond everything (MuJoCo clears to black where nothing is drawn)
+            distance, half, rgba = self._backdrop
+            pos = d.cam_xpos[self.cam] - d.cam_xmat[self.cam].reshape(3, 3)[:, 2] * distance
+            mujoco.mjv_initGeom(scn.geoms[scn.ngeom], int(mujoco.mjtGeom.mjGEOM_BOX), half, pos,
+                                d.cam_xmat[self.cam], rgba)
+            scn.geoms[scn.ngeom].category = int(mujoco.mjtCatBit.mjCAT_DECOR)
+            scn.ngeom += 1
+        scn.flags[self._fog] = 1
         r.scene.flags[self._shadow] = 0  # shadow maps cost 4/5 of a software-GL (llvmpipe) frame
         return r.render()
 
     def close(self) -> None:
         self.renderer.close()
+
+
+def backdrop(model, cam: int, size: tuple) -> tuple:
+    """(distance m, half-sizes, rgba) of the box drawn behind everything the camera ``cam`` of a
+    :func:`view_model` copy sees at ``size``: square to the view axis, past the water's visibility (so the
+    fog paints it the water's colour) and covering the field of view twice over. Where MuJoCo draws
+    nothing (open water beyond the seabed's plane, the sky) it would clear to black; under water the
+    view fades to the water's colour everywhere."""
+    extent = float(model.stat.extent) if model.stat.extent > 0 else 1.0
+    fog_end = float(model.vis.map.fogend) * extent
+    far = float(model.vis.map.zfar) * extent
+    distance = min(1.5 * fog_end, 0.9 * far)
+    tan_y = math.tan(math.radians(float(model.cam_fovy[cam])) / 2)
+    half = np.array([2 * distance * tan_y * size[0] / size[1], 2 * distance * tan_y, 0.01 * distance])
+    return distance, half, np.array([*model.vis.rgba.fog[:3], 1.0], dtype=np.float32)
 
 
 def check_gl(model, cam: int, size: tuple) -> None:

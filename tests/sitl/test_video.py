@@ -290,6 +290,30 @@ def test_the_water_seen_is_the_worlds(tank, tmp_path):
     assert share["murky"] >= 0.8 and share["clear"] <= 0.05, share
 
 
+OPEN = TANK.replace("  east:    {normal: [1, 0, 0], offset: 3.0, size: [10, 4], centre: [3.0, 0, -2.0]}\n", "") \
+    .replace("  north:   {normal: [0, 1, 0], offset: 3.0, size: [10, 4], centre: [0, 3.0, -2.0]}\n", "") \
+    .replace("below: [surface, east, north]", "below: [surface]").replace("ground: [floor, east, north]", "ground: [floor]")
+
+
+def test_open_water_fades_to_the_water_everywhere(tmp_path):
+    """With nothing in view (no wall, the seabed's plane ending short of the horizon), every pixel is the
+    water's colour: MuJoCo clears to black where it draws nothing, and the camera puts the water there."""
+    assert "east" not in OPEN and "ground: [floor]" in OPEN
+    (tmp_path / "open.yaml").write_text(OPEN + "underwater: {rgb: [0.2, 0.4, 0.6], visibility: 5}\n")
+    r = subprocess.run(aurgen_cmd() + ["worlds", str(tmp_path / "open.yaml"), "-o", str(tmp_path)],
+                       capture_output=True, text=True, env=clean_env(), timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "open.npy"
+    res = subprocess.run([sys.executable, "-c", DRAW_REST, str(tmp_path / "worlds" / "open.xml"), str(out)],
+                         capture_output=True, text=True, env=dict(clean_env(), MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl")),
+                         timeout=300, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    image = np.load(out).astype(float)
+    # the water's colour, but for the surface 2 m above, seen through 2 of the 5 m (MuJoCo's black: 100+ off)
+    off = np.max(np.abs(image - np.array([0.2, 0.4, 0.6]) * 255), axis=2)
+    assert off.max() <= 16 and np.mean(off <= 3) >= 0.5, (off.max(), np.mean(off <= 3))
+
+
 @pytest.mark.parametrize("block, key, words", [
     ("{rgb: [0.1, 1.5, 0.1]}", "underwater.rgb", "0 to 1"),
     ("{rgb: [0.1, 0.5]}", "underwater.rgb", "expected 3 numbers"),
