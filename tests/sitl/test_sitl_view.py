@@ -151,6 +151,95 @@ def test_no_display_is_one_line_and_exit_2_before_the_port_is_bound(tmp_path):
     assert "in use" not in r.stderr and r.stdout == ""
 
 
+@pytest.fixture
+def xvfb():
+    """A virtual X display (Xvfb, 1280x720, 24-bit) for the test; its name (":N")."""
+    import shutil
+    import time
+
+    if shutil.which("Xvfb") is None:
+        if os.environ.get("AURGEN_REQUIRE_CONSUMERS") == "1":
+            pytest.fail("Xvfb is not installed (apt-get install xvfb; AURGEN_REQUIRE_CONSUMERS=1)", pytrace=False)
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    for n in range(90, 140):
+        if os.path.exists(f"/tmp/.X11-unix/X{n}") or os.path.exists(f"/tmp/.X{n}-lock"):
+            continue
+        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if os.path.exists(f"/tmp/.X11-unix/X{n}") or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        if proc.poll() is None:
+            break
+    else:
+        pytest.fail("no free X display number for Xvfb")
+    try:
+        yield f":{n}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_the_viewer_in_a_virtual_display_draws_the_world_and_closing_it_ends_the_run(tmp_path, xvfb):
+    """The real viewer (MuJoCo's passive viewer through GLFW, Mesa's software GL) under Xvfb: the window
+    opens while the bridge answers and draws the world (its tracking camera: the tests above), and a
+    window manager's close (WM_DELETE_WINDOW,
+    tests/sitl/xwindow.py) ends the run as Ctrl-C does: the summary, "viewer: window closed", exit 0."""
+    import re
+    import time
+
+    import xwindow
+
+    path = tmp_path / "box_boat.xml"
+    path.write_text(BOAT)
+    env = dict(clean_env(), DISPLAY=xvfb, MUJOCO_GL="glfw")
+    proc = subprocess.Popen(aurgen_cmd() + ["sitl", str(path), "--view", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.settimeout(5.0)
+    try:
+        port = None
+        for line in proc.stdout:
+            m = re.search(r"listening on udp [0-9.]+:(\d+)", line)
+            port = int(m[1]) if m else port
+            if "Ctrl-C ends" in line:
+                break
+        assert port, proc.stderr.read()
+        pwm = list(NEUTRAL)
+        pwm[2] = 1700  # ahead: the boat moves, the tracking camera with it
+        title = None
+        for k in range(4000):
+            client.sendto(ap_json.servo_packet(400, k, pwm), ("127.0.0.1", port))
+            client.recvfrom(65536)
+            if k % 200 == 199:
+                title = title or xwindow.title_of(xvfb, "MuJoCo")
+                if title and k >= 799:
+                    break
+        assert title, "no MuJoCo window on the virtual display"
+        time.sleep(0.5)  # a few screen refreshes
+        shot = xwindow.screenshot(xvfb, "MuJoCo")
+        assert shot is not None and shot.reshape(-1, 3).std(axis=0).max() > 5.0  # the world drawn, not a blank
+        assert xwindow.close(xvfb, "MuJoCo")
+        k += 1
+        for _ in range(2000):  # the run ends at the frame after the close: no more replies
+            client.sendto(ap_json.servo_packet(400, k, pwm), ("127.0.0.1", port))
+            k += 1
+            try:
+                client.recvfrom(65536)
+            except socket.timeout:
+                break
+            time.sleep(0.005)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        client.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "viewer: window closed" in out and "health: ok" in out and "frames" in out, out
+
+
 def test_the_cli_leaves_gl_to_mujoco_only_where_it_draws():
     from aurgen.cli import _draws
 
