@@ -326,10 +326,9 @@ class Hydro:
         self.sea_row, self.sea_side = a(sea["row"], int), a(sea["side"], int)
         # the moments (sea_moments.py): on, their tolerance, the hulls' polyhedra, the scratch's capacity
         self.fkm, self.fktol = int(bool(sea["fk_moments"])), float(sea["fk_tol"])
-        self.hpv, self.hpf = a(r["hull_verts"], wp.vec3d), a(r["hull_faces"], int)
-        self.hpr = a(r["hull_polys"], wp.vec2i)
-        self.mf, self.mv = mjwarp_sea_hull.capacity(r["geom_type"], r["hull_faces"], r["hull_polys"],
-                                                       r["nplanes"])
+        self.hpv, self.hpf, self.hpr = (a(r["hull_verts"], wp.vec3d), a(r["hull_faces"], int),
+                                         a(r["hull_polys"], wp.vec2i))
+        self.mf, self.mv = mjwarp_sea_hull.capacity(r["geom_type"], r["hull_faces"], r["hull_polys"], r["nplanes"])
         self._waves(sea["components"][None], sea["lmax"][None])
         self.set_cells(1)
         self._nworld = 0
@@ -406,8 +405,7 @@ class Hydro:
         self.df = wp.zeros((nworld, nd), dtype=wp.vec3d, device=self.device)
         self.flags = wp.zeros(nworld, dtype=int, device=self.device)
         self.qfrc = wp.zeros((nworld, max(self.mjm.nv, 1)), dtype=wp.float64, device=self.device)
-        # the moments' scratch, a slot per (world, geom): three polyhedra and the cut points, their faces,
-        # the moments below and above the mean level and the cut points' angles (sea_moments.py Scr)
+        # the moments' scratch, a slot per (world, geom): polyhedra, faces, moments (sea_poly.py Scr)
         ns, mf, mv = (nworld * n, self.mf, self.mv) if self.fkm else (1, 1, 1)
         self.sv = wp.zeros((ns, 4 * mf * mv), dtype=wp.vec3d, device=self.device)
         self.sm = wp.zeros((ns, 3 * (2 * mf + 1) + mf * mv), dtype=int, device=self.device)
@@ -436,7 +434,8 @@ class Hydro:
                               int(fl["damping"]), int(self.sea), self.sea_n, self.sea_d, self.depth, int(self.deep),
                               float(self.ramp), d.time, self.comps, self.lmax, self.gx, self.gw, self.sea_row,
                               self.sea_side, self.fkm, self.fktol, self.dby, self.dstart, self.ndir, self.dirs,
-                              self.hpf, self.hpv, self.hpr, self.sv, self.sm, self.ss, self.mf, self.mv, self.gexp, self.gcov, self.gcd, self.gweld, self.wkeep, self.wmode, self.wbody,
+                              self.hpf, self.hpv, self.hpr, self.sv, self.sm, self.ss, self.mf, self.mv, self.gexp,
+                              self.gcov, self.gcd, self.gweld, self.wkeep, self.wmode, self.wbody,
                               d.xpos, d.xmat],
                       outputs=[self.gm, self.gf, self.rv, self.flags], device=self.device)
         if self.gkind != mjwarp_gravity.UNIFORM:  # the bodies' weights (BodyGravity)
