@@ -1,8 +1,6 @@
 // ExpWide (exp_lanes.h): fdlibm's exp four arguments at a time (vec4.h).
 #include "exp_lanes.h"
 
-#include <cmath>
-
 #include "vec4.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vec4.h's helpers: inlined, their ABI never seen
@@ -10,14 +8,7 @@
 namespace aurgen::core {
 namespace {
 
-constexpr double kLimit = 708.0;  // |x| beyond: std::exp (2^k out of the normal range's reach)
-// fdlibm e_exp.c: ln 2 = kLn2Hi + kLn2Lo (kLn2Hi of 32 significant bits), 1 / ln 2, and P1 .. P5
-constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10,
-                 kInvLn2 = 1.44269504088896338700e+00;
-constexpr double kE1 = 1.66666666666666019037e-01, kE2 = -2.77777777770155933842e-03,
-                 kE3 = 6.61375632143793436117e-05, kE4 = -1.65339022054652515390e-06,
-                 kE5 = 4.13813679705723846039e-08;
-constexpr double kRound = 0x1.8p52;  // adding and subtracting it rounds to an integer
+using namespace exp_detail;  // NOLINT: the constants
 
 // e^x of x[0 .. 4) into y (an argument out of range: any value, the caller's to redo).
 inline void Kernel(const double* x, double* y) {
@@ -34,8 +25,8 @@ inline void Kernel(const double* x, double* y) {
   const V4 c = r - t * (K(kE1) + t * (K(kE2) + t * (K(kE3) + t * (K(kE4) + t * K(kE5)))));
   const V4 e = K(1.0) - ((lo - (r * c) / (K(2.0) - c)) - hi);  // e^r, in [1/sqrt2, sqrt2]
   // times 2^k: k (two's complement in tk's low bits, |k| <= 1022) added to the exponent field
-  const V4i kb = Bits(tk) - Bits(K(kRound));
-  Store(y, FromBits(Bits(e) + (kb << 52)));
+  const V4u kb = (V4u)(Bits(tk) - Bits(K(kRound)));
+  Store(y, FromBits(Bits(e) + (V4i)(kb << 52)));
 }
 
 }  // namespace

@@ -178,12 +178,13 @@ void Sea::Orbital(const double x[3], double t, double u[3], double* ph) const {
     const double *kn = Soa(kSoaKn) + j0, *aw = Soa(kSoaAw) + j0, *e2h = Soa(kSoaE2h) + j0;
     const double *kx = Soa(kSoaKx) + j0, *ky = Soa(kSoaKy) + j0, *kz = Soa(kSoaKz) + j0;
     for (int i = 0; i < m; ++i) ex[i] = kn[i] * zeta;
-    ExpWide(ex, m, e1);
-    if (ph) {
-      std::copy(cs, cs + m, ph + j0);
-      std::copy(sn, sn + m, ph + nw + j0);
-      std::copy(e1, e1 + m, ph + 2 * nw + j0);
-    }
+    Exp(ex, m, e1);
+    if (ph)
+      for (int i = 0; i < m; ++i) {
+        ph[j0 + i] = cs[i];
+        ph[nw + j0 + i] = sn[i];
+        ph[2 * nw + j0 + i] = e1[i];
+      }
     InLanes(m, [&](int i, int l) {
       const double e2 = e2h[i] > 0.0 ? e2h[i] / e1[i] : 0.0;
       const double uh = aw[i] * (e1[i] + e2) * cs[i] / kn[i];  // along k / |k|: / kn

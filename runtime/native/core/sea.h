@@ -80,7 +80,7 @@ struct Sea {
   // lanes (component j in lane j mod 4, each in declared order; the lanes added (0 + 1) + (2 + 3)).
   void Elevation(const double x[3], double t, double* eta, double grad[3]) const;
   // The orbital velocity (m/s, world) at x, time t (its sums in lanes as Elevation's; e^{k zeta} by
-  // exp_lanes.h's ExpWide).  ph (null: not kept): every component's
+  // exp_lanes.h's Exp).  ph (null: not kept): every component's
   // cos theta_j, sin theta_j and vertical factor e^{k_j zeta} there (3 x waves.size(), in blocks:
   // the cosines, the sines, the factors; zeta = n.x - d held to [-depth, 0]), which
   // FroudeKrylovMoments takes at the same point instead of computing them again.

@@ -17,6 +17,7 @@ namespace aurgen::core::vec4 {
 
 typedef double V4d __attribute__((vector_size(32)));
 typedef int64_t V4i __attribute__((vector_size(32)));
+typedef uint64_t V4u __attribute__((vector_size(32)));
 
 struct V4 {
   V4d v;
