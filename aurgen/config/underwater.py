@@ -11,14 +11,14 @@ def underwater_of(r, data) -> tuple:
     at which it hides everything, as a camera under it sees (``aurgen sitl --video`` draws them as MuJoCo's
     fog); (rgb or None, visibility or None), a key left out being the camera's default. ``r`` the world
     file's aurgen.core.yamlio.Reader, ``data`` its top mapping."""
-    from aurgen.runtime.sitl import camera
+    from aurgen.runtime.environment import underwater as water
 
     u = r.mapping(data["underwater"], "underwater", node=data, field="underwater")
     r.check_keys(u, KEYS, "underwater")
     rgb = r.vector(u, "rgb", "underwater", 3)
     if rgb is not None and not all(0.0 <= c <= 1.0 for c in rgb):
         raise r.error("underwater.rgb", f"each of red, green, blue is 0 to 1, got {list(rgb)}",
-                      f"e.g. {list(camera.WATER_RGB)}, blue-green coastal water", node=u, field="rgb")
-    lo, hi = camera.VISIBILITY_RANGE
+                      f"e.g. {list(water.WATER_RGB)}, blue-green coastal water", node=u, field="rgb")
+    lo, hi = water.VISIBILITY_RANGE
     visibility = r.number(u, "visibility", "underwater", at_least=lo, at_most=hi)
     return rgb, visibility

@@ -111,7 +111,7 @@ class WorldConfig:
     # None: still water
     waves: object = None
     # underwater: (rgb (r, g, b) 0-1, visibility m) as declared, each None where left out (the camera's
-    # defaults, aurgen.runtime.sitl.camera); None without the key
+    # defaults, aurgen.runtime.environment.underwater); None without the key
     underwater: tuple | None = None
 
     def plane_index(self, name: str) -> int:

@@ -203,14 +203,13 @@ def context(world: WorldConfig, placed: list[Placed]) -> dict:
 
 def _underwater(world: WorldConfig) -> str | None:
     """The numeric ``aurgen:underwater`` (r g b visibility) of a world that declares ``underwater``, its
-    keys left out filled with the camera's defaults (aurgen.runtime.sitl.camera); None without the key."""
+    keys left out filled with the defaults (aurgen.runtime.environment.underwater); None without the key."""
     if world.underwater is None:
         return None
-    from aurgen.runtime.sitl import camera
+    from aurgen.runtime.environment import underwater as uw
 
     rgb, visibility = world.underwater
-    return vec(list(rgb if rgb is not None else camera.WATER_RGB)
-               + [visibility if visibility is not None else camera.VISIBILITY])
+    return vec(list(rgb if rgb is not None else uw.WATER_RGB) + [visibility if visibility is not None else uw.VISIBILITY])
 
 
 VIEW_MARGIN = 1.5  # m: the extent beyond the vehicles' spread (a vehicle alone: seen from 2.25 m)

@@ -93,9 +93,8 @@ world's ``waves:`` keys but ``surface`` (docs/config.md "Waves": ``spectrum``, `
 ``ValueError`` naming ``sea.<key>``, or ``sea`` for a value that is not a mapping), on the open
 water's surface z = 0 (deep unless it declares ``depth``; no seabed). Its components ride in the
 environment of the env's model, so the plugin steps the sea inside ``mj_step``. ``fk`` picks the
-Froude-Krylov method (default: the volume moments; ``exact``: the columns, which the MuJoCo Warp
-environments integrate, so a CPU environment declaring ``fk: exact`` matches a Warp one to float32's
-precision; ``moments`` is refused there). An irregular sea's phases (and frequencies, directions) are
+Froude-Krylov method (default: the volume moments; ``exact``: the columns), on the MuJoCo Warp
+environments as on the CPU ones. An irregular sea's phases (and frequencies, directions) are
 redrawn every episode: ``reset(seed=s)`` draws the episode's sea seed from
 ``numpy.random.default_rng([0x5EA, sea seed, s])`` (``sea seed``: the declared ``seed``, default
 0), a reset without a seed draws the next from the same generator (from entropy if the env was

@@ -99,8 +99,7 @@ class Waves:
     ramp: float = 0.0
     # Froude-Krylov: "exact" (the columns' quadrature) or "moments" (volume moments with a certified
     # truncation bound, fk_tolerance of each component's force scale; docs/kernel.md "Waves"); None:
-    # not declared, the backend's default (the plugin: moments; MuJoCo Warp, whose kernels take the
-    # columns only: exact)
+    # not declared: the moments (the plugin and MuJoCo Warp alike)
     fk: str | None = None
     fk_tolerance: float = 1e-4
 

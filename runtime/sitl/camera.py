@@ -20,12 +20,10 @@ import mujoco
 import numpy as np
 
 from aurgen.core.errors import AurgenError
+from aurgen.runtime.environment.underwater import NUMERIC as UNDERWATER
+from aurgen.runtime.environment.underwater import VISIBILITY, VISIBILITY_RANGE, WATER_RGB
 
-WATER_RGB = (0.05, 0.30, 0.40)  # the fog's colour: blue-green coastal water (0-1 RGB)
-FOG_START = 0.5  # m from the camera where the fog begins
-VISIBILITY = 8.0  # m from the camera where the fog hides everything (a clear harbour's visibility)
-VISIBILITY_RANGE = (1.0, 1000.0)  # m: a world's visibility (beyond the fog's start; 1 km: clear ocean water many times over)
-UNDERWATER = "aurgen:underwater"  # the world MJCF's numeric: r, g, b (0-1), visibility (m)
+FOG_START = 0.5  # m from the camera where the fog begins (below any world's visibility)
 HEADLIGHT = (0.45, 0.45, 0.45)  # the headlight's diffuse colour: the vehicle's lights, roughly
 
 
