@@ -230,6 +230,26 @@ def build(wp, plane, vec16i) -> dict:
         return KMAX + 1
 
     @wp.func
+    def _depth(kn: f64, zc: f64, depth: f64, deep: int) -> vec3d:
+        """(c, e^{k zc}, e^{-2 k h}) of a component of wavenumber kn at the piece's level zc (m): the
+        finite-depth factor c = 1 / (1 + e^{-2 k h}) and e^{-2 k h} (1 and 0 in deep water, ``deep``)."""
+        e2h = f64(0.0)
+        cc = f64(1.0)
+        if deep == 0:
+            e2h = wp.exp(f64(-2.0) * kn * depth)
+            cc = f64(1.0) / (f64(1.0) + e2h)
+        return vec3d(cc, wp.exp(kn * zc), e2h)
+
+    @wp.func
+    def _decay(dp: vec3d, deep: int) -> f64:
+        """The pressure's depth decay at zc from :func:`_depth`'s terms: c (e^{k zc} + e^{-2 k h} / e^{k zc})
+        (e^{k zc} in deep water), the amplitude the bound of MomentOrder takes."""
+        db = dp[1]
+        if deep == 0:
+            db = dp[1] + dp[2] / dp[1]
+        return dp[0] * db
+
+    @wp.func
     def _term(acc: vec12d, Sv: vec16d, Cr: f64, Ci: f64, s: f64, conj: int) -> vec12d:
         # FroudeKrylovMoments' term: (Xs, Xi, Xa, Js, Ji, Ja) plus one field term's share
         out = acc
@@ -344,17 +364,11 @@ def build(wp, plane, vec16i) -> dict:
                 j = dby[ws, qq]
                 k = vec3d(comps[ws, j, 2], comps[ws, j, 3], comps[ws, j, 4])
                 kn = wp.length(k)
-                e2h = f64(0.0)
-                cc = f64(1.0)
-                if deep == 0:
-                    e2h = wp.exp(f64(-2.0) * kn * depth)
-                    cc = f64(1.0) / (f64(1.0) + e2h)
-                eb = wp.exp(kn * zc)
-                db = eb
-                if deep == 0:
-                    db = eb + e2h / eb
-                db = cc * db
-                N = _moment_order(kn * Rm, wp.max(db, f64(1.0)), tol)
+                dp = _depth(kn, zc, depth, deep)
+                cc = dp[0]
+                eb = dp[1]
+                e2h = dp[2]
+                N = _moment_order(kn * Rm, wp.max(_decay(dp, deep), f64(1.0)), tol)
                 if N > KMAX:
                     only[j >> 4] = only[j >> 4] | (1 << (j & 15))
                     nfb += 1
@@ -374,17 +388,11 @@ def build(wp, plane, vec16i) -> dict:
                 a = comps[ws, j, 0]
                 k = vec3d(comps[ws, j, 2], comps[ws, j, 3], comps[ws, j, 4])
                 kn = wp.length(k)
-                e2h = f64(0.0)
-                cc = f64(1.0)
-                if deep == 0:
-                    e2h = wp.exp(f64(-2.0) * kn * depth)
-                    cc = f64(1.0) / (f64(1.0) + e2h)
-                eb = wp.exp(kn * zc)
-                db = eb
-                if deep == 0:
-                    db = eb + e2h / eb
-                db = cc * db
-                N = _moment_order(kn * Rm, wp.max(db, f64(1.0)), tol)
+                dp = _depth(kn, zc, depth, deep)
+                cc = dp[0]
+                eb = dp[1]
+                e2h = dp[2]
+                N = _moment_order(kn * Rm, wp.max(_decay(dp, deep), f64(1.0)), tol)
                 th = wp.dot(k, x0) - comps[ws, j, 1] * t + comps[ws, j, 5]
                 zr = wp.cos(th)
                 zi = wp.sin(th)
