@@ -9,6 +9,7 @@ is what MuJoCo's viewer sees as the window closed. ``screenshot(display, title)`
 pixels (``XGetImage``, ZPixmap, 24-bit TrueColor as Xvfb's default visual gives)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 
@@ -101,11 +102,19 @@ def release(dpy) -> None:
     _x11().XCloseDisplay(dpy)
 
 
-def title_of(display: str, title: str) -> str | None:
-    """The full name of the first top-level window whose name contains ``title``; None when none."""
-    lib = _x11()
+@contextlib.contextmanager
+def window(display: str, title: str):
+    """(Xlib, Display*, window or None) of :func:`find`, the display closed after."""
     dpy, w = find(display, title)
     try:
+        yield _x11(), dpy, w
+    finally:
+        release(dpy)
+
+
+def title_of(display: str, title: str) -> str | None:
+    """The full name of the first top-level window whose name contains ``title``; None when none."""
+    with window(display, title) as (lib, dpy, w):
         if w is None:
             return None
         name = ctypes.c_char_p()
@@ -113,16 +122,12 @@ def title_of(display: str, title: str) -> str | None:
         text = name.value.decode()
         lib.XFree(name)
         return text
-    finally:
-        release(dpy)
 
 
 def close(display: str, title: str) -> bool:
     """Ask the window named like ``title`` to close, as a window manager's close button does; False when
     there is no such window."""
-    lib = _x11()
-    dpy, w = find(display, title)
-    try:
+    with window(display, title) as (lib, dpy, w):
         if w is None:
             return False
         ev = _XEvent()
@@ -135,16 +140,12 @@ def close(display: str, title: str) -> bool:
         lib.XSendEvent(dpy, w, 0, 0, ctypes.byref(ev))
         lib.XFlush(dpy)
         return True
-    finally:
-        release(dpy)
 
 
 def screenshot(display: str, title: str, every: int = 8) -> np.ndarray | None:
     """The window's pixels, every ``every``-th in each direction, (rows, columns, 3) uint8 RGB; None when
     there is no such window. (The XImage is left to the process's end: XDestroyImage is a macro.)"""
-    lib = _x11()
-    dpy, w = find(display, title)
-    try:
+    with window(display, title) as (lib, dpy, w):
         if w is None:
             return None
         a = _Attributes()
@@ -155,5 +156,3 @@ def screenshot(display: str, title: str, every: int = 8) -> np.ndarray | None:
         px = np.array([[lib.XGetPixel(img, x, y) for x in range(0, a.width, every)] for y in range(0, a.height, every)],
                       dtype=np.uint32)
         return np.stack([(px >> 16) & 255, (px >> 8) & 255, px & 255], axis=-1).astype(np.uint8)
-    finally:
-        release(dpy)
