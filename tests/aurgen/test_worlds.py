@@ -127,9 +127,13 @@ def test_bundled_worlds_written(built):
                 (files.MARKER, files.LOCK)], "temp files left behind"
     tilted = [n for n in notes if "tilted_tank" in n]
     assert len(tilted) == 1 and "surface" in tilted[0] and "horizontal" in tilted[0]
-    # open_sea's SDF is still water, said once (tests/aurgen/test_worlds_sea_sdf.py); no other world has a note
+    # open_sea's SDF is still water, said once (tests/aurgen/test_worlds_sea_sdf.py); the pool's water as a
+    # camera sees it is the MJCF's alone, said once; no other world has a note
     sea = [n for n in notes if "'open_sea'" in n]
-    assert len(sea) == 1 and "still water" in sea[0] and len(notes) == 2, notes
+    pool = [n for n in notes if "pool.yaml" in n]
+    assert len(sea) == 1 and "still water" in sea[0], notes
+    assert len(pool) == 1 and "underwater" in pool[0] and "Gazebo's cameras see clear water" in pool[0], notes
+    assert len(notes) == 3, notes
 
 
 @pytest.mark.parametrize("world", world_config.bundled_names())
