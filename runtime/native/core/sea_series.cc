@@ -18,8 +18,8 @@ namespace {
 
 using vec4::V4;
 
-inline V4 K(double v) { return vec4::Set(v, V4{}); }
-inline V4 At(const double* p) { return vec4::Load(p, V4{}); }
+AURGEN_V4_INLINE V4 K(double v) { return vec4::Set(v, V4{}); }
+AURGEN_V4_INLINE V4 At(const double* p) { return vec4::Load(p, V4{}); }
 
 // Four components' accumulated terms (sea_moments.cc): Xs, Xi, Xa, Js, Ji, Ja.
 struct Terms {
@@ -50,7 +50,7 @@ inline void Sums(const double (*P)[kSeriesChunk], int j, int Ng, const double* s
 // finite depth's mirrored one (s = -1, the conjugate of the series at -kn: E - O, imaginary parts
 // negated): sea_moments.cc's term(), its s and sign folded in (1 x = x and -1 x = -x exactly).
 template <bool kMirror>
-inline void TermBelow(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
+AURGEN_V4_INLINE void TermBelow(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
   V4 S[16];
   for (int i = 0; i < 16; ++i) S[i] = kMirror ? e[i] - o[i] : e[i] + o[i];
   const V4 sg = K(kMirror ? -1.0 : 1.0);
@@ -69,7 +69,7 @@ inline void TermBelow(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
 }
 
 // Above the mean level (s = 0): the series' even orders real (e), odd imaginary (o).
-inline void TermAbove(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
+AURGEN_V4_INLINE void TermAbove(const V4* e, const V4* o, V4 cr, V4 ci, Terms& a) {
   a.xi = a.xi + (cr * o[0] + ci * e[0]);
   a.xa = a.xa + (cr * e[4] - ci * o[4]);
   for (int c = 0; c < 3; ++c) {

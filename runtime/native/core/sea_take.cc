@@ -20,8 +20,8 @@ struct InvFact {  // 1 / n! as sea_moments.cc's table (the same running quotient
 };
 const InvFact kInv;
 
-inline V4 K(double v) { return vec4::Set(v, V4{}); }
-inline V4 At(const double* p, int t) { return vec4::Load(p + t, V4{}); }
+AURGEN_V4_INLINE V4 K(double v) { return vec4::Set(v, V4{}); }
+AURGEN_V4_INLINE V4 At(const double* p, int t) { return vec4::Load(p + t, V4{}); }
 
 }  // namespace
 

@@ -15,7 +15,7 @@ namespace vec4 {
 
 // sincos.h's Quadrant on V4 (found by Kernel<V4> through V4's namespace): swapped where q is odd, the
 // signs flipped by q's bit 1 and (q + 1)'s bit 1
-inline void Quadrant(V4 tq, V4 sr, V4 cr, V4* s, V4* c) {
+AURGEN_V4_INLINE void Quadrant(V4 tq, V4 sr, V4 cr, V4* s, V4* c) {
   const V4i qb = Bits(tq);
   const V4i one = {1, 1, 1, 1}, two = {2, 2, 2, 2};
   const M4 odd = {V4i{0, 0, 0, 0} - (qb & one)};

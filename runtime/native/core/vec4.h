@@ -3,12 +3,18 @@
 // operations on the same lanes as 64-bit integers, so each lane computes the scalar code's bits.  The
 // compiler lowers a V4 to two SSE2 registers, or one AVX2 register in a function built for AVX2
 // (target_clones: sincos.cc, exp_lanes.cc), with the same bits either way (no FMA: -ffp-contract=off).
-// Internal to the functions that use it: its helpers are inlined, and their ABI never seen.
+// Internal to the functions that use it: every function taking or returning a V4 or an M4 by value
+// is AURGEN_V4_INLINE (always inlined), so no call passes one: a V4 argument goes in a ymm register
+// where the caller is built for AVX2 and in memory where it is not (GCC's -Wpsabi note), and an
+// out-of-line helper built for the default target, called from an AVX2 clone, would read garbage
+// (it did, in the sanitizer build, whose inlining differs).
 #ifndef AURGEN_CORE_VEC4_H_
 #define AURGEN_CORE_VEC4_H_
 
 #include <cstdint>
 #include <cstring>
+
+#define AURGEN_V4_INLINE inline __attribute__((always_inline))
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -25,24 +31,24 @@ struct V4 {
 struct M4 {
   V4i m;  // all ones or zero per lane
 };
-inline V4 Set(double c, const V4&) { return {V4d{c, c, c, c}}; }
-inline V4 operator+(V4 a, V4 b) { return {a.v + b.v}; }
-inline V4 operator-(V4 a, V4 b) { return {a.v - b.v}; }
-inline V4 operator*(V4 a, V4 b) { return {a.v * b.v}; }
-inline V4 operator/(V4 a, V4 b) { return {a.v / b.v}; }
-inline M4 operator<=(V4 a, V4 b) { return {a.v <= b.v}; }  // ordered: false on nan
-inline M4 operator>=(V4 a, V4 b) { return {a.v >= b.v}; }
-inline M4 operator&(M4 a, M4 b) { return {a.m & b.m}; }
-inline V4i Bits(V4 a) { return (V4i)a.v; }  // the same bits (a vector cast between equal sizes)
-inline V4 FromBits(V4i b) { return {(V4d)b}; }
-inline V4 Abs(V4 a) { return FromBits(Bits(a) & ~V4i{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}); }  // as fabs
-inline V4 Sel(M4 m, V4 a, V4 b) { return FromBits((m.m & Bits(a)) | (~m.m & Bits(b))); }
-inline V4 Load(const double* p, const V4&) {
+AURGEN_V4_INLINE V4 Set(double c, const V4&) { return {V4d{c, c, c, c}}; }
+AURGEN_V4_INLINE V4 operator+(V4 a, V4 b) { return {a.v + b.v}; }
+AURGEN_V4_INLINE V4 operator-(V4 a, V4 b) { return {a.v - b.v}; }
+AURGEN_V4_INLINE V4 operator*(V4 a, V4 b) { return {a.v * b.v}; }
+AURGEN_V4_INLINE V4 operator/(V4 a, V4 b) { return {a.v / b.v}; }
+AURGEN_V4_INLINE M4 operator<=(V4 a, V4 b) { return {a.v <= b.v}; }  // ordered: false on nan
+AURGEN_V4_INLINE M4 operator>=(V4 a, V4 b) { return {a.v >= b.v}; }
+AURGEN_V4_INLINE M4 operator&(M4 a, M4 b) { return {a.m & b.m}; }
+AURGEN_V4_INLINE V4i Bits(V4 a) { return (V4i)a.v; }  // the same bits (a vector cast between equal sizes)
+AURGEN_V4_INLINE V4 FromBits(V4i b) { return {(V4d)b}; }
+AURGEN_V4_INLINE V4 Abs(V4 a) { return FromBits(Bits(a) & ~V4i{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}); }  // as fabs
+AURGEN_V4_INLINE V4 Sel(M4 m, V4 a, V4 b) { return FromBits((m.m & Bits(a)) | (~m.m & Bits(b))); }
+AURGEN_V4_INLINE V4 Load(const double* p, const V4&) {
   V4 r;
   std::memcpy(&r.v, p, sizeof r.v);
   return r;
 }
-inline void Store(double* p, V4 x) { std::memcpy(p, &x.v, sizeof x.v); }
+AURGEN_V4_INLINE void Store(double* p, V4 x) { std::memcpy(p, &x.v, sizeof x.v); }
 
 }  // namespace aurgen::core::vec4
 
