@@ -1,11 +1,13 @@
 """How a bridge run ends, for one vehicle's loop (``server``) and the fleet's (``fleet``) alike: Ctrl-C,
 SIGTERM and a watcher's end (:class:`Stop`: the viewer closed) end the loop quietly, then the summary,
-to which each watcher adds its line."""
+to which each watcher adds its line; and what both loops keep while running: the health checks' and the
+status line's intervals, and ``--speedup``'s pacing."""
 
 from __future__ import annotations
 
 import signal
 import threading
+import time
 from contextlib import contextmanager
 
 
@@ -46,3 +48,15 @@ def watcher_status(watchers) -> str:
     something: the video's frames sent and dropped so far), each after two spaces."""
     parts = [w.status() for w in watchers if hasattr(w, "status")]
     return "".join(f"  {part}" for part in parts if part)
+
+
+CHECK_EVERY = 0.25  # s of simulated time between health checks
+STATUS_EVERY = 0.5  # s of wall time between status lines
+
+
+def pace(sim_time: float, speedup: float, started: float) -> None:
+    """``--speedup``: sleep while the run is ahead of ``speedup`` times real time (``sim_time`` simulated
+    seconds flown since the wall time ``started``, ``time.perf_counter``'s)."""
+    ahead = sim_time / speedup - (time.perf_counter() - started)
+    if ahead > 0:
+        time.sleep(ahead)

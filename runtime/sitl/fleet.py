@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import mujoco
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import measure, protocol, thrust
-from aurgen.runtime.sitl.ending import interruptible, watcher_lines, watcher_status
+from aurgen.runtime.sitl.ending import CHECK_EVERY, STATUS_EVERY, interruptible, pace, watcher_lines, watcher_status
 from aurgen.runtime.sitl.lockstep import REPEAT, RESET, Lockstep
 
 SILENT_AFTER = 10.0  # s of wall time a vehicle may keep the others waiting
@@ -170,10 +170,6 @@ class Fleet:
         return self.flown + float(self.sim.data.time)
 
 
-CHECK_EVERY = 0.25  # s of simulated time between health checks, as for one vehicle
-STATUS_EVERY = 0.5  # s of wall time between status lines
-
-
 def serve(fleet: Fleet, *, wait_forever: bool = False, speedup: float | None = None, out=None, status=None,
           watchers=()) -> int:
     """Fly the fleet until Ctrl-C, SIGTERM, a silent vehicle or invalid health; the summary; the exit
@@ -196,9 +192,7 @@ def serve(fleet: Fleet, *, wait_forever: bool = False, speedup: float | None = N
                     break
                 t = fleet.sim_time()
                 if speedup is not None:
-                    ahead = t / speedup - (time.perf_counter() - started)
-                    if ahead > 0:
-                        time.sleep(ahead)
+                    pace(t, speedup, started)
                 if t >= next_check:
                     next_check = t + CHECK_EVERY
                     if not fleet.sim.check().ok:

@@ -19,10 +19,8 @@ import time
 
 from aurgen.core.errors import AurgenError
 from aurgen.runtime.sitl import protocol
-from aurgen.runtime.sitl.ending import Stop, interruptible, watcher_lines, watcher_status
+from aurgen.runtime.sitl.ending import CHECK_EVERY, STATUS_EVERY, Stop, interruptible, pace, watcher_lines, watcher_status
 
-CHECK_EVERY = 0.25  # s of simulated time between health checks
-STATUS_EVERY = 0.5  # s of wall time between status lines
 BOOK_EVERY = 32  # packets between looks at the health, the status line and the clock
 MAX_DATAGRAM = 65536
 
@@ -105,9 +103,7 @@ def serve(bridge, sock, *, speedup: float | None = None, out=sys.stdout, status=
             n += 1
             if n % BOOK_EVERY == 0 or speedup is not None:
                 if speedup is not None:
-                    ahead = run.sim_time() / speedup - (time.perf_counter() - run.started)
-                    if ahead > 0:
-                        time.sleep(ahead)
+                    pace(run.sim_time(), speedup, run.started)
                 t = run.sim_time()
                 if t >= next_check:
                     next_check = t + CHECK_EVERY
