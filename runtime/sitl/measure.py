@@ -104,7 +104,7 @@ def ranges(m, d, rig) -> tuple:
     for r in rig.rangefinders:
         start = d.site_xpos[r.site].copy()
         direction = d.site_xmat[r.site].reshape(3, 3) @ r.direction
-        travelled, found, exclude = 0.0, NO_ECHO, int(m.site_bodyid[r.site])
+        travelled, found, exclude = 0.0, NO_ECHO, r.body
         for _ in range(MAX_OWN_GEOMS):
             dist = mujoco.mj_ray(m, d, start, direction, _COLLISION, 1, exclude, geomid)
             if dist < 0:

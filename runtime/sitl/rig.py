@@ -42,10 +42,12 @@ class Thruster:
 
 @dataclass(frozen=True)
 class Rangefinder:
-    """A rangefinder's site and its beam direction in the site's frame (unit)."""
+    """A rangefinder's site, its beam direction in the site's frame (unit), and the body the site is on
+    (the transducer's housing, which its beam starts inside)."""
 
     site: int
     direction: np.ndarray
+    body: int
 
 
 @dataclass(frozen=True)
@@ -144,5 +146,5 @@ def _rangefinders(m, prefix: str, source: str) -> tuple:
         if s < 0 or n == 0.0:
             raise RigError(f"{source}: {prefix}{RANGE}{local}: expected a site's name and a beam direction "
                            "(three numbers, not all zero)")
-        out.append(Rangefinder(s, data / n))
+        out.append(Rangefinder(s, data / n, int(m.site_bodyid[s])))
     return tuple(out[:6])  # ArduPilot reads rng_1 … rng_6
