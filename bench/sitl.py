@@ -42,6 +42,9 @@ import time
 from pathlib import Path
 
 RATE = 400
+CLIENT = str(Path(__file__).resolve().parents[1] / "tests" / "sitl")  # sitl_client: the tests' ArduPilot stand-in
+if CLIENT not in sys.path:
+    sys.path.insert(0, CLIENT)
 
 
 def _pwm(i: int) -> list:
@@ -64,7 +67,6 @@ def _cpu_seconds(pid: int) -> float:
 def udp_run(world: Path, frames: int, same_core: bool) -> tuple:
     """(wall µs per frame, the bridge process's CPU µs per frame) over UDP, the bridge pinned to the
     first core and the client to the second (or to the same one: ``same_core``)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import Sitl, packet  # noqa: E402
 
     cpus = sorted(os.sched_getaffinity(0))
@@ -88,7 +90,6 @@ def fleet_run(world: Path, frames: int, same_core: bool) -> tuple:
     """(wall µs per world frame, the bridge's CPU µs per world frame): the BlueBoat and the BlueROV2
     each at 400 Hz from its own socket, both sent before either reply is read (two ArduPilots); the
     clients on the other core, or on the bridge's own (``same_core``)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import aurgen_cmd, clean_env, packet  # noqa: E402
 
     cpus = sorted(os.sched_getaffinity(0))
@@ -133,7 +134,6 @@ def video_run(world: Path, frames: int, paced: bool) -> tuple | None:
     port nobody reads, the client sending as fast as the replies come or, ``paced``, at ArduPilot's
     pace at SIM_SPEEDUP 1 (frame k sent k/400 s after the first, as a pilot flies); None where the
     stream cannot start here (no PyAV, no offscreen GL)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import Sitl, packet  # noqa: E402
 
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -168,7 +168,6 @@ def view_runs(world: Path, frames: int, rounds: int = 3) -> dict | None:
     viewer draws in a thread of its own): {"headless": [...], "--view": [...]}; None without Xvfb."""
     import shutil
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sitl"))
     from sitl_client import Sitl, packet  # noqa: E402
 
     if shutil.which("Xvfb") is None:
