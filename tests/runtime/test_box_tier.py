@@ -306,7 +306,8 @@ def test_bitwise_deterministic_and_batch_independent():
 
 def test_force_stage_rows_equal_the_kernel_bitwise():
     """The force stage clips boxes cut by one plane with its own short path
-    (core/clip_box.cc BoxRows: four boxes at a time in SSE2 lanes, the level prism
+    (core/clip_box.cc BoxRows: four boxes at a time in lanes, in one AVX2 register where the CPU has
+    it, the level prism
     branch-free, other cuts by BoxClipRow): its volumes, centroids and section areas
     are the kernel's (ClipGeom, through clip_into) bit for bit, over random poses and the
     degenerate ones (level, tangent to the surface from above and below, a face in it,

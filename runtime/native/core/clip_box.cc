@@ -289,7 +289,7 @@ namespace {
 // across axis k = 2 (p = 0, r = 1), the centroid to world.  A lane cut any
 // other way (a corner, a wedge, a prism across x or y) is left to BoxClipRow.
 template <class L, class M>
-inline void Rows(const int64_t* ii, const double* sizes, const double* pos, const double* mats,
+AURGEN_W4_INLINE void Rows(const int64_t* ii, const double* sizes, const double* pos, const double* mats,
                  const double pl[4], double* out, int W) {
   using namespace lanes;  // NOLINT: the lane types and their operators
   const L z{};
@@ -351,11 +351,26 @@ inline void Rows(const int64_t* ii, const double* sizes, const double* pos, cons
 
 }  // namespace
 
+#if defined(__SSE2__)
+namespace {
+// BoxRows' boxes four at a time (lanes.h W4), built for AVX2 where the CPU has it; how many it did.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+int BoxRows4(const int64_t* idx, int n, const double* sizes, const double* pos, const double* mats,
+             const double pl[4], double* out, int W) {
+  int k = 0;
+  for (; k + 4 <= n; k += 4) Rows<lanes::W4, lanes::MW4>(idx + k, sizes, pos, mats, pl, out, W);
+  return k;
+}
+}  // namespace
+#endif
+
 void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
              const double* mats, const double pl[4], double* out, int W) {
   int k = 0;
 #if defined(__SSE2__)
-  for (; k + 4 <= n; k += 4) Rows<lanes::D4, lanes::M4>(idx + k, sizes, pos, mats, pl, out, W);
+  k = BoxRows4(idx, n, sizes, pos, mats, pl, out, W);
   for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out, W);
 #endif
   for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out, W);

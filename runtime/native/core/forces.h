@@ -207,6 +207,9 @@ class alignas(kLine) ForceStage {
   // One evaluation for the current stage of d; record: book the ledger's terms
   // (every evaluation but Runge-Kutta's inner stages).
   void Passive(const ForceData& d, bool record);
+  // Pass B takes two boxes or meshes of one body together (true, the default) or one geom at a
+  // time (false): the same bits either way (tests/runtime/test_native_forces.py).
+  void SetBatches(bool on) { batches_ = on; }
   const ForceModel& model() const { return m_; }
   // Point the body masses and inertias at live arrays (nb, nb x 3): MuJoCo lets
   // a user edit m->body_mass between steps, and the ledger must see it.
@@ -260,6 +263,7 @@ class alignas(kLine) ForceStage {
   ForceModel m_;
   ForceOut o_;
   int ng_ = 0, nc_ = 0, nb_ = 0, nw_ = 0;
+  bool batches_ = true;  // SetBatches
   Scratch scratch_;
   LineVec<int64_t> one_;     // (nc) 1: the cell is bounded by one kept plane
   LineVec<double> onesg_;    // (nc) that plane's row
@@ -339,20 +343,39 @@ class alignas(kLine) ForceStage {
     bool damp;                // some piece of the geom has surface damping (m_.damping)
     // one gravity g (3) for every piece, so the slots hold none; then surface
     // damping (surf: where the section area > 0) with the up direction n (3) and
-    // |g| x the geom's height along n, gh
+    // |g| x the geom's height along n, gh (gh2: the second geom's, in a batch of two)
     bool uniform, surf;
     const double *g, *n;
     double gh;
     // the drag model's degrees of freedom kept (6; null: all) in the frame mR (9), at mo (3)
     const double *keep, *mR, *mo;
     const double* up;  // a uniform field's up (gup_): FaceAreas
+    double gh2;
   };
+  // the sums of pass C over a run of geoms on one body: moment m and force F, of which drag
+  // (dm, dF: recorded), and the ledger's pressure energy and drag power
+  struct Sums {
+    double m[3] = {0.0, 0.0, 0.0}, F[3] = {0.0, 0.0, 0.0}, dm[3] = {0.0, 0.0, 0.0}, dF[3] = {0.0, 0.0, 0.0};
+    double ubuoy = 0.0, pdrag = 0.0;
+  };
+  // pass A of geom k (Pieces): its pieces' valid_, slots and its weld group's submerged
+  // fraction; false where it has no piece; anysurf: some piece has surface damping
+  bool PieceInputs(const ForceData& d, int k, bool record, bool* anysurf);
+  // geom k's PieceFlags (after PieceInputs; Up's cache then holds geom k)
+  PieceFlags Flags(const ForceData& d, int k, bool record, bool anysurf);
+  // pass C of geom k: its valid pieces' wrenches and ledger terms added to s, in cell order
+  void SumPieces(int k, const PieceFlags& pf, bool record, bool keepd, Sums* s) const;
   template <class L>
-  void Wrenches(int k, int c, const Run& r, int typ, PieceFlags pf);
+  void Wrenches(int k, int c, const Run& r, int typ, const PieceFlags& pf);
+  // geom k's wrenches in cells c0 .. nc, one geom a call (D2, D1)
+  void GeomWrenches(int k, int c0, const Run& r, const PieceFlags& pf);
+  // geoms k and k + 1 (a batch: one body, boxes or meshes, the same flags but gh) in cells c, c + 1
+  // (lanes.h W4), built for AVX2 where the CPU has it: forces_pieces.cc
+  friend void WrenchesPair(ForceStage& s, int k, int c, const Run& r, int typ, const PieceFlags& pf);
   // a box's or mesh's drag areas along its axes, times |w_i|, for its pieces in cells c, c + 1,
-  // ... (volume share f, section area A): forces_pieces.cc
+  // ... (volume share f, section area A; R its frame, per lane): forces_pieces.cc
   template <class L>
-  void FaceAreas(int k, int c, const PieceFlags& pf, L f, L A, L wx, L wy, L wz, L a[3]);
+  void FaceAreas(int k, int c, const PieceFlags& pf, const L* R, L f, L A, L wx, L wy, L wz, L a[3]);
   template <class L>
   L Exposed(int k, int j, int c, L z) const;
 };

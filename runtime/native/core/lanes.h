@@ -1,7 +1,8 @@
 // Lanes for the kernel's block paths (smooth_rows.cc, clip_box.cc) and the force
-// stage's pieces (forces_pieces.cc): one double (D1), two (D2, one SSE2 register) or
-// four (D4, two registers), with the same operations, so one template serves
-// every width.  Packed SSE2 add, sub, mul, div and sqrt round exactly as the
+// stage's pieces (forces_pieces.cc): one double (D1), two (D2, one SSE2 register),
+// four (D4, two registers) or four in the compiler's vector type (W4: one AVX2
+// register where the caller is built for AVX2), with the same operations, so one
+// template serves every width.  Packed SSE2 add, sub, mul, div and sqrt round exactly as the
 // scalar operations do, negation and Abs flip or clear the sign bit as -x and
 // fabs do, and nothing is contracted (-ffp-contract=off): a lane computes the
 // scalar code's bits.  SSE2 is baseline x86-64 (no -march); other CPUs get D1.
@@ -14,6 +15,9 @@
 
 #include <cmath>
 #include <cstdint>
+
+// What takes or returns a W4 (below) is always inlined: see W4.
+#define AURGEN_W4_INLINE inline __attribute__((always_inline))
 
 namespace aurgen::core::lanes {
 
@@ -139,13 +143,88 @@ inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D4
 }
 #endif
 
+// ---- the force stage's batches (forces_pieces.cc Wrenches): the pieces of one geom k in
+// cells c, c + 1, ... (D1, D2), or of two geoms k, k + 1 in cells c, c + 1 (W4: lanes (k, c),
+// (k, c + 1), (k + 1, c), (k + 1, c + 1)).  PerGeom: a per-geom value f(g) in each lane;
+// PerPiece: f(g, c') in each lane; PerCell: a per-cell column p[c'] in each lane; PieceLoad / PieceStore: a per-piece column
+// (piece g nc + c' at p + (g - k) nc + (c' - c)).
+template <class L>
+inline constexpr int kGeoms = 1;
+template <class F>
+inline D1 PerGeom(int k, F f, D1) { return {f(k)}; }
+template <class F>
+inline D1 PerPiece(int k, int c, F f, D1) { return {f(k, c)}; }
+inline D1 PerCell(const double* p, D1) { return {p[0]}; }
+inline D1 PieceLoad(const double* p, int64_t, D1) { return {p[0]}; }
+inline void PieceStore(double* p, D1 x, int64_t) { p[0] = x.v; }
+#if defined(__SSE2__)
+template <class F>
+inline D2 PerGeom(int k, F f, D2) { return Set(f(k), D2{}); }
+template <class F>
+inline D2 PerPiece(int k, int c, F f, D2) { return {_mm_set_pd(f(k, c + 1), f(k, c))}; }
+inline D2 PerCell(const double* p, D2) { return Load(p, D2{}); }
+inline D2 PieceLoad(const double* p, int64_t, D2) { return Load(p, D2{}); }
+inline void PieceStore(double* p, D2 x, int64_t) { Store(p, x); }
+
+// W4: four doubles as the compiler's vector type itself (as vec4.h; no struct around it, whose
+// copies GCC splits into halves), so that a function built for AVX2 (target_clones) holds them
+// in one register and the default build in two; its own operators are IEEE per lane (no FMA:
+// -ffp-contract=off), -x flips the sign bit, and a comparison gives a mask MW4 (all ones or
+// zero per lane, false on nan), so a lane has the scalar code's bits.  Always inlined, so no
+// call passes one (vec4.h: the ABI differs between the two builds).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double W4 __attribute__((vector_size(32)));
+using MW4 = decltype(W4{} < W4{});
+template <>
+inline constexpr int kGeoms<W4> = 2;
+AURGEN_W4_INLINE W4 Set(double c, W4) { return W4{c, c, c, c}; }
+AURGEN_W4_INLINE W4 Abs(W4 a) {  // as fabs
+  return (W4)((MW4)a & ~MW4{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN});
+}
+AURGEN_W4_INLINE W4 Sqrt(W4 a) {  // two SSE2 square roots (correctly rounded, as std::sqrt)
+  const __m128d lo = _mm_sqrt_pd(__m128d{a[0], a[1]}), hi = _mm_sqrt_pd(__m128d{a[2], a[3]});
+  return W4{lo[0], lo[1], hi[0], hi[1]};
+}
+AURGEN_W4_INLINE MW4 AndNot(MW4 a, MW4 b) { return ~a & b; }
+AURGEN_W4_INLINE W4 Sel(MW4 m, W4 a, W4 b) { return (W4)((m & (MW4)a) | (~m & (MW4)b)); }
+AURGEN_W4_INLINE bool Any(MW4 m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+AURGEN_W4_INLINE bool All(MW4 m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
+AURGEN_W4_INLINE bool Lane(MW4 m, int j) { return m[j] != 0; }
+AURGEN_W4_INLINE W4 Gather(const double* base, const int64_t* ii, int64_t stride, int col, W4) {
+  return W4{base[stride * ii[0] + col], base[stride * ii[1] + col], base[stride * ii[2] + col],
+            base[stride * ii[3] + col]};
+}
+template <class F>
+AURGEN_W4_INLINE W4 PerGeom(int k, F f, W4) {
+  const double a = f(k), b = f(k + 1);
+  return W4{a, a, b, b};
+}
+template <class F>
+AURGEN_W4_INLINE W4 PerPiece(int k, int c, F f, W4) {
+  return W4{f(k, c), f(k, c + 1), f(k + 1, c), f(k + 1, c + 1)};
+}
+AURGEN_W4_INLINE W4 PerCell(const double* p, W4) { return W4{p[0], p[1], p[0], p[1]}; }
+AURGEN_W4_INLINE W4 PieceLoad(const double* p, int64_t nc, W4) { return W4{p[0], p[1], p[nc], p[nc + 1]}; }
+AURGEN_W4_INLINE void Scatter(double* base, const int64_t* ii, int64_t stride, int col, W4 x) {
+  for (int j = 0; j < 4; ++j) base[stride * ii[j] + col] = x[j];
+}
+AURGEN_W4_INLINE void PieceStore(double* p, W4 x, int64_t nc) {
+  p[0] = x[0];
+  p[1] = x[1];
+  p[nc] = x[2];
+  p[nc + 1] = x[3];
+}
+#pragma GCC diagnostic pop
+#endif
+
 // The kernel's row [V, c (world), A, 0 ...] (W >= 5 columns) of the geoms ii[0..lanes)
 // from their volume V, first moments (Mx, My, Mz) and section area A in the geom
 // frame (R row-major geom -> world, P its origin), as ClipGeom writes it: the
 // centroid M / V where V > 0, else the geom's origin with V = 0; a lane in
 // `empty` (wholly outside the half-space) V = A = 0 at the origin.
 template <class L, class M>
-inline void PutRows(double* out, const int64_t* ii, int W, const L R[9], L P0, L P1, L P2, L V,
+AURGEN_W4_INLINE void PutRows(double* out, const int64_t* ii, int W, const L R[9], L P0, L P1, L P2, L V,
                     L Mx, L My, L Mz, L A, M empty) {
   const L zero = Set(0.0, L{});
   const auto wet = V > zero;
