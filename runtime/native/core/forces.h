@@ -365,7 +365,7 @@ class alignas(kLine) ForceStage {
   PieceFlags Flags(const ForceData& d, int k, bool record, bool anysurf);
   // pass C of geom k: its valid pieces' wrenches and ledger terms added to s, in cell order
   void SumPieces(int k, const PieceFlags& pf, bool record, bool keepd, Sums* s) const;
-  template <class L>
+  template <class L, int NC = 0>
   void Wrenches(int k, int c, const Run& r, int typ, const PieceFlags& pf);
   // geom k's wrenches in cells c0 .. nc, one geom a call (D2, D1)
   void GeomWrenches(int k, int c0, const Run& r, const PieceFlags& pf);

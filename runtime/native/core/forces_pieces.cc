@@ -80,11 +80,14 @@ AURGEN_W4_INLINE void Keep(const double* R, const double* keep, L* x, L* y, L* z
 template <class L>
 AURGEN_W4_INLINE L ForceStage::Exposed(int k, int j, int c, L z) const {
   using namespace lanes;  // NOLINT
-  return PerPiece(k, c, [&](int g, int cc) {
-    const double e = gexp_[6 * static_cast<int64_t>(g) + j];
-    const int64_t cv = gcov_[6 * static_cast<int64_t>(g) + j];
-    return cv < 0 || e == 1.0 || o_.vols[Piece(static_cast<int>(cv), cc)] > 0.0 ? e : 1.0;
-  }, z);
+  static constexpr double kWet[4] = {1.0, 1.0, 1.0, 1.0};  // no coverer (or none that matters)
+  const double* v[2];  // per geom: its face's coverer's volumes in cells c, c + 1, ...
+  for (int g = 0; g < kGeoms<L>; ++g) {
+    const int64_t gj = 6 * static_cast<int64_t>(k + g) + j, cv = gcov_[gj];
+    v[g] = cv < 0 || gexp_[gj] == 1.0 ? kWet : o_.vols + Piece(static_cast<int>(cv), c);
+  }
+  const auto wet = PairLoad(v[0], v[kGeoms<L> - 1], z) > Set(0.0, z);
+  return Sel(wet, PerGeom(k, [&](int g) { return gexp_[6 * static_cast<int64_t>(g) + j]; }, z), Set(1.0, z));
 }
 
 // The drag areas of a box's (a mesh's bounding box's) piece along its axes times |w_i| (w the
@@ -178,12 +181,12 @@ void ForceStage::Support(const Geom& g, const double l[3], double* hmax, double*
 // plus drag; the torque T is drag's; the moment about the run's root subtree com M = T + (x -
 // com) x F; U (J) the pressure energy, P (W) the drag power.  The scalar code's operations in
 // its order in every lane (lanes.h), so every width gives the same bits.
-template <class L>
+template <class L, int NC>
 AURGEN_W4_INLINE void ForceStage::Wrenches(int k, int c, const Run& r, int typ, const PieceFlags& pf) {
   using namespace lanes;  // NOLINT: the lane types and their operators
   const L z{};
   const L zero = Set(0.0, z);
-  const int64_t nc = nc_;
+  const int64_t nc = NC > 0 ? NC : nc_;  // NC: the cells, known when built (0: nc_)
   const int64_t S = slot_stride_, si = Piece(k, c);
   const int64_t ii[4] = {si, si + 1, si + nc, si + nc + 1};  // the lanes' pieces
   double* sl = slots_.data();
@@ -448,7 +451,10 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 void WrenchesPair(ForceStage& s, int k, int c, const ForceStage::Run& r, int typ,
                   const ForceStage::PieceFlags& pf) {
-  s.Wrenches<lanes::W4>(k, c, r, typ, pf);
+  if (s.nc_ == 2)  // the four pieces side by side: one load or store a column
+    s.Wrenches<lanes::W4, 2>(k, c, r, typ, pf);
+  else
+    s.Wrenches<lanes::W4, 0>(k, c, r, typ, pf);
 }
 #endif
 
