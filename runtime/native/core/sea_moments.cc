@@ -236,86 +236,6 @@ inline void EachFanTriangle(const Poly& P, const double c[3], int cap, F&& f) {
   }
 }
 
-void Take(const Poly& P, const double c[3], const double up[3], const double u[3], int N, int cap, Moments* m) {
-  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
-  EachFanTriangle(P, c, cap, [&](const double(&q)[3][3], double v6, double a2, bool isc) {
-    double wr[3], wi[3];
-    for (int j = 0; j < 3; ++j) {
-      wr[j] = Dot(up, q[j]);
-      wi[j] = Dot(u, q[j]);
-    }
-    // h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
-    double p0r = 1.0, p0i = 0.0, h2r = 1.0, h2i = 0.0, h3r = 1.0, h3i = 0.0;
-    double gr[3] = {0.0, 0.0, 0.0}, gi[3] = {0.0, 0.0, 0.0};
-    for (int n = 0; n < N; ++n) {
-      if (n > 0) {
-        double t = p0r * wr[0] - p0i * wi[0];
-        p0i = p0r * wi[0] + p0i * wr[0];
-        p0r = t;
-        t = p0r + (h2r * wr[1] - h2i * wi[1]);
-        h2i = p0i + (h2r * wi[1] + h2i * wr[1]);
-        h2r = t;
-        t = h2r + (h3r * wr[2] - h3i * wi[2]);
-        h3i = h2i + (h3r * wi[2] + h3i * wr[2]);
-        h3r = t;
-      }
-      double sr[3] = {0.0, 0.0, 0.0}, si[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
-      for (int j = 0; j < 3; ++j) {
-        const double t = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
-        gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j]);
-        gr[j] = t;
-        for (int a = 0; a < 3; ++a) {
-          sr[a] += q[j][a] * gr[j];
-          si[a] += q[j][a] * gi[j];
-        }
-      }
-      // rows o (the integral) and o + 1 .. o + 3 (its first moments), weights fa and fb: the volume's
-      // (o = 0) and, on the cap, the area's (o = 4)
-      auto rows = [&](int o, double fa, double fb) {
-        m->s[n][o][0] += fa * h3r;
-        m->s[n][o][1] += fa * h3i;
-        for (int a = 0; a < 3; ++a) {
-          m->s[n][o + 1 + a][0] += fb * sr[a];
-          m->s[n][o + 1 + a][1] += fb * si[a];
-        }
-      };
-      rows(0, v6 * kFact.inv[n + 3], v6 * kFact.inv[n + 4]);
-      if (isc) rows(4, a2 * kFact.inv[n + 2], a2 * kFact.inv[n + 3]);
-    }
-  });
-}
-
-// Take's moments above the mean level, where w = i u.y is imaginary: h_n(i b) = i^n h_n(b) (b = u.y), so
-// the real recursions of b, each order's value rotated by i^n (real or imaginary, one slot written).
-void TakeUp(const Poly& P, const double c[3], const double u[3], int N, int cap, Moments* m) {
-  std::fill(&m->s[0][0][0], &m->s[0][0][0] + 16 * N, 0.0);
-  EachFanTriangle(P, c, cap, [&](const double(&q)[3][3], double v6, double a2, bool isc) {
-    const double b[3] = {Dot(u, q[0]), Dot(u, q[1]), Dot(u, q[2])};
-    double p0 = 1.0, h2 = 1.0, h3 = 1.0, g[3] = {0.0, 0.0, 0.0};
-    for (int n = 0; n < N; ++n) {
-      if (n > 0) {
-        p0 *= b[0];
-        h2 = p0 + h2 * b[1];
-        h3 = h2 + h3 * b[2];
-      }
-      double sr[3] = {0.0, 0.0, 0.0};  // sum_j y_j g_j
-      for (int j = 0; j < 3; ++j) {
-        g[j] = h3 + g[j] * b[j];
-        for (int a = 0; a < 3; ++a) sr[a] += q[j][a] * g[j];
-      }
-      const int im = n & 1;                        // i^n: real (n even) or imaginary (odd) ...
-      const double sg = (n & 2) ? -1.0 : 1.0;      // ... and its sign
-      double(*s)[2] = m->s[n];
-      auto rows = [&](int o, double fa, double fb) {  // as Take's, in the one slot
-        s[o][im] += fa * h3;
-        for (int a = 0; a < 3; ++a) s[o + 1 + a][im] += fb * sr[a];
-      };
-      rows(0, sg * (v6 * kFact.inv[n + 3]), sg * (v6 * kFact.inv[n + 4]));
-      if (isc) rows(4, sg * (a2 * kFact.inv[n + 2]), sg * (a2 * kFact.inv[n + 3]));
-    }
-  });
-}
-
 // The fan triangles of P about c as structure-of-arrays (sea_take.h); false where more than it holds.
 bool Fan(const Poly& P, const double c[3], int cap, FanTris* T) {
   T->n = 0;
@@ -484,9 +404,10 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
   const double* zex = ph + 2 * nw;
   const bool own_exp = !(zc <= 0.0 && zc >= -sea.depth);
   Moments mb, mu;
-  // the fan triangles below and above, in lanes (TakeLanes; too many: Take and TakeUp, one at a time)
+  // the fan triangles below and above, in lanes (TakeLanes); more than FanTris holds: the exact path, as
+  // for a polyhedron of more faces than Poly holds
   FanTris fb, fu;
-  const bool lb = hasb && Fan(B, c, cap, &fb), lu = hasu && Fan(Up, c, cap, &fu);
+  if ((hasb && !Fan(B, c, cap, &fb)) || (hasu && !Fan(Up, c, cap, &fu))) return false;
   const int ndir = static_cast<int>(sea.dir_start.size()) - 1;
   for (int g = 0; g < ndir; ++g) {
     // each component's order from its bound's rho = kn R and amplitude factor (the depth factor at c, at
@@ -517,10 +438,8 @@ bool FroudeKrylovMoments(const Sea& sea, double t, double rho, int type, const d
     }
     if (Ng == 0) continue;
     const double* u = sea.dirs.data() + 3 * g;
-    if (lb) TakeLanes(fb, sea.n, u, Ng, false, &mb.s[0][0][0]);
-    else if (hasb) Take(B, c, sea.n, u, Ng, cap, &mb);
-    if (lu) TakeLanes(fu, sea.n, u, Ng, true, &mu.s[0][0][0]);
-    else if (hasu) TakeUp(Up, c, u, Ng, cap, &mu);
+    if (hasb) TakeLanes(fb, sea.n, u, Ng, false, &mb.s[0][0][0]);
+    if (hasu) TakeLanes(fu, sea.n, u, Ng, true, &mu.s[0][0][0]);
     // the group's components on the moments, in its order, a chunk at a time in lanes (sea_series.h);
     // their forces and moments summed in that order
     const double* nc = planes + 4 * cap;

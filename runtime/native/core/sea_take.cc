@@ -1,4 +1,4 @@
-// TakeLanes (sea_take.h): sea_moments.cc's Take and TakeUp, four fan triangles at a time.
+// TakeLanes (sea_take.h): a piece's volume and cap moments, four fan triangles at a time.
 #include "sea_take.h"
 
 #include "sea.h"
@@ -53,7 +53,7 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
       wr[j] = K(up[0]) * Q[j][0] + K(up[1]) * Q[j][1] + K(up[2]) * Q[j][2];  // Dot(up, q_j)
       wi[j] = K(u[0]) * Q[j][0] + K(u[1]) * Q[j][1] + K(u[2]) * Q[j][2];
     }
-    if (!above) {  // Take: h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
+    if (!above) {  // below: h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
       V4 p0r = K(1.0), p0i = K(0.0), h2r = K(1.0), h2i = K(0.0), h3r = K(1.0), h3i = K(0.0);
       V4 gr[3], gi[3];
       for (int j = 0; j < 3; ++j) gr[j] = gi[j] = K(0.0);
@@ -97,7 +97,7 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
           }
         }
       }
-    } else {  // TakeUp: w = i b, h_n(i b) = i^n h_n(b): the real recursions, each order in one slot
+    } else {  // above: w = i b, h_n(i b) = i^n h_n(b): the real recursions, each order in one slot
       const V4* b = wi;
       V4 p0 = K(1.0), h2 = K(1.0), h3 = K(1.0), g[3];
       for (int j = 0; j < 3; ++j) g[j] = K(0.0);
