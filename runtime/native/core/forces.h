@@ -360,7 +360,7 @@ class alignas(kLine) ForceStage {
   };
   // pass A of geom k (Pieces): its pieces' valid_, slots and its weld group's submerged
   // fraction; false where it has no piece; anysurf: some piece has surface damping
-  bool PieceInputs(const ForceData& d, int k, bool record, bool* anysurf);
+  bool PieceInputs(int k, bool record, bool* anysurf);
   // geom k's PieceFlags (after PieceInputs; Up's cache then holds geom k)
   PieceFlags Flags(const ForceData& d, int k, bool record, bool anysurf);
   // pass C of geom k: its valid pieces' wrenches and ledger terms added to s, in cell order

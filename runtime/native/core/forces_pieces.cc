@@ -458,8 +458,7 @@ void WrenchesPair(ForceStage& s, int k, int c, const ForceStage::Run& r, int typ
 }
 #endif
 
-bool ForceStage::PieceInputs(const ForceData& d, int k, bool record, bool* anysurf) {
-  (void)d;
+bool ForceStage::PieceInputs(int k, bool record, bool* anysurf) {
   const GravityField& G = m_.gravity;
   const bool uniform = G.kind == GravityField::Kind::kUniform;
   const Geom& geom = m_.geoms[k];
@@ -598,7 +597,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     }
     // (A) this geom's inputs
     bool anysurf = ready_surf;
-    const bool any = k == ready ? ready_any : PieceInputs(d, k, record, &anysurf);
+    const bool any = k == ready ? ready_any : PieceInputs(k, record, &anysurf);
     if (!any) continue;
     const PieceFlags pf = Flags(d, k, record, anysurf);
     // (B) this geom's wrenches, batched with the next geom's where it can
@@ -607,7 +606,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     const Geom* g2 = k + 1 < ng_ ? &m_.geoms[k + 1] : nullptr;
     if (batches_ && nc >= 2 && boxy(geom) && g2 && g2->body == b && g2->mark == geom.mark && boxy(*g2)) {
       ready = k + 1;
-      ready_any = PieceInputs(d, k + 1, record, &ready_surf);
+      ready_any = PieceInputs(k + 1, record, &ready_surf);
       PieceFlags pf2 = ready_any ? Flags(d, k + 1, record, ready_surf) : pf;
       if (ready_any && pf2.buoy == pf.buoy && pf2.drag == pf.drag && pf2.damp == pf.damp &&
           pf2.surf == pf.surf && pf2.keep == pf.keep && pf2.mR == pf.mR && pf2.mo == pf.mo) {

@@ -147,15 +147,13 @@ inline void Scatter(double* base, const int64_t* ii, int64_t stride, int col, D4
 // ---- the force stage's batches (forces_pieces.cc Wrenches): the pieces of one geom k in
 // cells c, c + 1, ... (D1, D2), or of two geoms k, k + 1 in cells c, c + 1 (W4: lanes (k, c),
 // (k, c + 1), (k + 1, c), (k + 1, c + 1)).  PerGeom: a per-geom value f(g) in each lane;
-// PerPiece: f(g, c') in each lane; PairLoad: p0[0..] for geom k's lanes, p1[0..] for k + 1's;
+// PairLoad: p0[0..] for geom k's lanes, p1[0..] for k + 1's;
 // PerCell: a per-cell column p[c'] in each lane; PieceLoad / PieceStore: a per-piece column
 // (piece g nc + c' at p + (g - k) nc + (c' - c)).
 template <class L>
 inline constexpr int kGeoms = 1;
 template <class F>
 inline D1 PerGeom(int k, F f, D1) { return {f(k)}; }
-template <class F>
-inline D1 PerPiece(int k, int c, F f, D1) { return {f(k, c)}; }
 inline D1 PerCell(const double* p, D1) { return {p[0]}; }
 inline D1 PairLoad(const double* p0, const double*, D1) { return {p0[0]}; }
 inline D1 PieceLoad(const double* p, int64_t, D1) { return {p[0]}; }
@@ -163,8 +161,6 @@ inline void PieceStore(double* p, D1 x, int64_t) { p[0] = x.v; }
 #if defined(__SSE2__)
 template <class F>
 inline D2 PerGeom(int k, F f, D2) { return Set(f(k), D2{}); }
-template <class F>
-inline D2 PerPiece(int k, int c, F f, D2) { return {_mm_set_pd(f(k, c + 1), f(k, c))}; }
 inline D2 PerCell(const double* p, D2) { return Load(p, D2{}); }
 inline D2 PairLoad(const double* p0, const double*, D2) { return Load(p0, D2{}); }
 inline D2 PieceLoad(const double* p, int64_t, D2) { return Load(p, D2{}); }
@@ -203,10 +199,6 @@ template <class F>
 AURGEN_W4_INLINE W4 PerGeom(int k, F f, W4) {
   const double a = f(k), b = f(k + 1);
   return W4{a, a, b, b};
-}
-template <class F>
-AURGEN_W4_INLINE W4 PerPiece(int k, int c, F f, W4) {
-  return W4{f(k, c), f(k, c + 1), f(k + 1, c), f(k + 1, c + 1)};
 }
 AURGEN_W4_INLINE W4 PairLoad(const double* p0, const double* p1, W4) { return W4{p0[0], p0[1], p1[0], p1[1]}; }
 AURGEN_W4_INLINE W4 PerCell(const double* p, W4) { return W4{p[0], p[1], p[0], p[1]}; }
