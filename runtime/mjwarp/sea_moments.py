@@ -1,8 +1,8 @@
 """The sea's Froude-Krylov force by volume moments on MuJoCo Warp (device side, with mjwarp_sea).
 
-Mirrors runtime/native/core/sea_moments.cc ``FroudeKrylovMoments`` function for function: ``_take`` Take
-and ``_take_up`` TakeUp (the simplex moments of the piece below and above the mean level, per direction
-group), ``_series`` Series and ``_series_up`` SeriesUp, ``_moment_order`` MomentOrder (the certified
+Mirrors runtime/native/core/sea_moments.cc ``FroudeKrylovMoments`` function for function: ``_take``
+TakeLanes (the simplex moments of the piece below and above the mean level, per direction group, one
+triangle at a time in order), ``_series`` Series and ``_series_up`` SeriesUp, ``_moment_order`` MomentOrder (the certified
 truncation bound), ``_term`` the field terms' sums, and ``_moments`` FroudeKrylovMoments itself: a box or a
 mesh hull (its polyhedron from mjwarp_sea_hull.hull_polys, HullPolys of the plugin's own hull) clipped by
 its cell's planes, the tangent plane among them, split at the mean level (runtime/mjwarp/sea_poly.py),
@@ -66,9 +66,95 @@ def build(wp, plane, vec16i) -> dict:
         S.s[S.slot, at] = S.s[S.slot, at] + v
 
     @wp.func
-    def _take(S: Scr, p: int, c: vec3d, up: vec3d, u: vec3d, N: int, cap: int, mo: int):
-        # Take: the piece's moments in the direction u about c, w = up.y + i u.y (below the mean level):
-        # s[n][0] = int w^n / n! dV, s[n][1 + a] = int y_a w^n / n! dV, the cap's by area in 4 .. 7
+    def _take_below(S: Scr, q: mat33d, wr: vec3d, wi: vec3d, v6: f64, a2: f64,
+                    isc: int, N: int, mo: int):
+        # one triangle's terms below the mean level: h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2',
+        # h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
+        p0r = f64(1.0)
+        p0i = f64(0.0)
+        h2r = f64(1.0)
+        h2i = f64(0.0)
+        h3r = f64(1.0)
+        h3i = f64(0.0)
+        gr = vec3d()
+        gi = vec3d()
+        for n in range(N):
+            if n > 0:
+                t = p0r * wr[0] - p0i * wi[0]
+                p0i = p0r * wi[0] + p0i * wr[0]
+                p0r = t
+                t = p0r + (h2r * wr[1] - h2i * wi[1])
+                h2i = p0i + (h2r * wi[1] + h2i * wr[1])
+                h2r = t
+                t = h2r + (h3r * wr[2] - h3i * wi[2])
+                h3i = h2i + (h3r * wi[2] + h3i * wr[2])
+                h3r = t
+            sr = vec3d()
+            si = vec3d()
+            for j in range(3):
+                t = h3r + (gr[j] * wr[j] - gi[j] * wi[j])
+                gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j])
+                gr[j] = t
+                qj = vec3d(q[j, 0], q[j, 1], q[j, 2])
+                sr = sr + qj * gr[j]
+                si = si + qj * gi[j]
+            b = mo + 16 * n
+            fa = v6 * INV[n + 3]
+            fb = v6 * INV[n + 4]
+            _add(S, b, fa * h3r)
+            _add(S, b + 1, fa * h3i)
+            for a in range(3):
+                _add(S, b + 2 + 2 * a, fb * sr[a])
+                _add(S, b + 3 + 2 * a, fb * si[a])
+            if isc != 0:
+                fa = a2 * INV[n + 2]
+                fb = a2 * INV[n + 3]
+                _add(S, b + 8, fa * h3r)
+                _add(S, b + 9, fa * h3i)
+                for a in range(3):
+                    _add(S, b + 10 + 2 * a, fb * sr[a])
+                    _add(S, b + 11 + 2 * a, fb * si[a])
+
+    @wp.func
+    def _take_above(S: Scr, q: mat33d, wi: vec3d, v6: f64, a2: f64, isc: int,
+                    N: int, mo: int):
+        # one triangle's terms above it: the real recursions of b = u.y (wi), order n's in slot i^n
+        p0 = f64(1.0)
+        h2 = f64(1.0)
+        h3 = f64(1.0)
+        g = vec3d()
+        for n in range(N):
+            if n > 0:
+                p0 = p0 * wi[0]
+                h2 = p0 + h2 * wi[1]
+                h3 = h2 + h3 * wi[2]
+            sr = vec3d()
+            for j in range(3):
+                g[j] = h3 + g[j] * wi[j]
+                sr = sr + vec3d(q[j, 0], q[j, 1], q[j, 2]) * g[j]
+            im = n & 1
+            sg = f64(1.0)
+            if (n & 2) != 0:
+                sg = f64(-1.0)
+            b = mo + 16 * n + im
+            fa = sg * (v6 * INV[n + 3])
+            fb = sg * (v6 * INV[n + 4])
+            _add(S, b, fa * h3)
+            for a in range(3):
+                _add(S, b + 2 + 2 * a, fb * sr[a])
+            if isc != 0:
+                fa = sg * (a2 * INV[n + 2])
+                fb = sg * (a2 * INV[n + 3])
+                _add(S, b + 8, fa * h3)
+                for a in range(3):
+                    _add(S, b + 10 + 2 * a, fb * sr[a])
+
+    @wp.func
+    def _take(S: Scr, p: int, c: vec3d, up: vec3d, u: vec3d, N: int, cap: int, mo: int, above: int):
+        # TakeLanes (one triangle at a time, in order): the piece's moments in the direction u about c,
+        # s[n][0] = int w^n / n! dV, s[n][1 + a] = int y_a w^n / n! dV, the cap's by area in 4 .. 7; below
+        # the mean level (above 0) w = up.y + i u.y, above it w = i u.y: the real recursions of b = u.y,
+        # each order's value rotated by i^n (real or imaginary, one slot written)
         for i in range(16 * N):
             S.s[S.slot, mo + i] = f64(0.0)
         for f in range(_nf(S, p)):
@@ -86,98 +172,10 @@ def build(wp, plane, vec16i) -> dict:
                     qj = vec3d(q[j, 0], q[j, 1], q[j, 2])
                     wr[j] = wp.dot(up, qj)
                     wi[j] = wp.dot(u, qj)
-                p0r = f64(1.0)
-                p0i = f64(0.0)
-                h2r = f64(1.0)
-                h2i = f64(0.0)
-                h3r = f64(1.0)
-                h3i = f64(0.0)
-                gr = vec3d()
-                gi = vec3d()
-                for n in range(N):
-                    if n > 0:
-                        t = p0r * wr[0] - p0i * wi[0]
-                        p0i = p0r * wi[0] + p0i * wr[0]
-                        p0r = t
-                        t = p0r + (h2r * wr[1] - h2i * wi[1])
-                        h2i = p0i + (h2r * wi[1] + h2i * wr[1])
-                        h2r = t
-                        t = h2r + (h3r * wr[2] - h3i * wi[2])
-                        h3i = h2i + (h3r * wi[2] + h3i * wr[2])
-                        h3r = t
-                    sr = vec3d()
-                    si = vec3d()
-                    for j in range(3):
-                        t = h3r + (gr[j] * wr[j] - gi[j] * wi[j])
-                        gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j])
-                        gr[j] = t
-                        qj = vec3d(q[j, 0], q[j, 1], q[j, 2])
-                        sr = sr + qj * gr[j]
-                        si = si + qj * gi[j]
-                    b = mo + 16 * n
-                    fa = v6 * INV[n + 3]
-                    fb = v6 * INV[n + 4]
-                    _add(S, b, fa * h3r)
-                    _add(S, b + 1, fa * h3i)
-                    for a in range(3):
-                        _add(S, b + 2 + 2 * a, fb * sr[a])
-                        _add(S, b + 3 + 2 * a, fb * si[a])
-                    if isc != 0:
-                        fa = a2 * INV[n + 2]
-                        fb = a2 * INV[n + 3]
-                        _add(S, b + 8, fa * h3r)
-                        _add(S, b + 9, fa * h3i)
-                        for a in range(3):
-                            _add(S, b + 10 + 2 * a, fb * sr[a])
-                            _add(S, b + 11 + 2 * a, fb * si[a])
-
-    @wp.func
-    def _take_up(S: Scr, p: int, c: vec3d, u: vec3d, N: int, cap: int, mo: int):
-        # TakeUp: Take's moments above the mean level, w = i u.y: the real recursions of b = u.y, each
-        # order's value rotated by i^n (real or imaginary, one slot written)
-        for i in range(16 * N):
-            S.s[S.slot, mo + i] = f64(0.0)
-        for f in range(_nf(S, p)):
-            isc = int(0)
-            if _label(S, p, f) == cap:
-                isc = 1
-            for i in range(1, _nv(S, p, f) - 1):
-                q = _tri(S, p, f, i, c)
-                va = _v6a2(q, isc)
-                v6 = va[0]
-                a2 = va[1]
-                bv = vec3d()
-                for j in range(3):
-                    bv[j] = wp.dot(u, vec3d(q[j, 0], q[j, 1], q[j, 2]))
-                p0 = f64(1.0)
-                h2 = f64(1.0)
-                h3 = f64(1.0)
-                g = vec3d()
-                for n in range(N):
-                    if n > 0:
-                        p0 = p0 * bv[0]
-                        h2 = p0 + h2 * bv[1]
-                        h3 = h2 + h3 * bv[2]
-                    sr = vec3d()
-                    for j in range(3):
-                        g[j] = h3 + g[j] * bv[j]
-                        sr = sr + vec3d(q[j, 0], q[j, 1], q[j, 2]) * g[j]
-                    im = n & 1
-                    sg = f64(1.0)
-                    if (n & 2) != 0:
-                        sg = f64(-1.0)
-                    b = mo + 16 * n + im
-                    fa = sg * (v6 * INV[n + 3])
-                    fb = sg * (v6 * INV[n + 4])
-                    _add(S, b, fa * h3)
-                    for a in range(3):
-                        _add(S, b + 2 + 2 * a, fb * sr[a])
-                    if isc != 0:
-                        fa = sg * (a2 * INV[n + 2])
-                        fb = sg * (a2 * INV[n + 3])
-                        _add(S, b + 8, fa * h3)
-                        for a in range(3):
-                            _add(S, b + 10 + 2 * a, fb * sr[a])
+                if above == 0:
+                    _take_below(S, q, wr, wi, v6, a2, isc, N, mo)
+                else:
+                    _take_above(S, q, wi, v6, a2, isc, N, mo)
 
     @wp.func
     def _series(S: Scr, mo: int, N: int, x: f64, minus: int) -> vec16d:
@@ -202,7 +200,7 @@ def build(wp, plane, vec16i) -> dict:
 
     @wp.func
     def _series_up(S: Scr, mo: int, N: int, x: f64) -> vec16d:
-        # SeriesUp: the same sums over TakeUp's written slots (even orders real, odd imaginary)
+        # SeriesUp: the same sums over _take's slots above the level (even orders real, odd imaginary)
         e = vec16d()
         xn = f64(1.0)
         n = int(0)
@@ -378,9 +376,9 @@ def build(wp, plane, vec16i) -> dict:
                 continue
             u = dirs[ws, g]
             if hasb:
-                _take(S, pb, c, n, u, Ng, cap, 0)
+                _take(S, pb, c, n, u, Ng, cap, 0, 0)
             if hasu:
-                _take_up(S, pu, c, u, Ng, cap, NM)
+                _take(S, pu, c, n, u, Ng, cap, NM, 1)
             for qq in range(dstart[ws, g], dstart[ws, g + 1]):
                 j = dby[ws, qq]
                 if ((only[j >> 4] >> (j & 15)) & 1) != 0:

@@ -578,6 +578,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
   auto boxy = [](const Geom& g) { return g.type == kBox || g.type == kMesh; };
   int ready = -1;  // a geom whose pass A ran already (a batch's second that did not batch)
   bool ready_any = false, ready_surf = false;
+  PieceFlags ready_pf{};  // its flags (where it has pieces)
   for (int k = 0; k < ng_; ++k) {
     const Geom& geom = m_.geoms[k];
     const int64_t b = geom.body;
@@ -599,7 +600,7 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     bool anysurf = ready_surf;
     const bool any = k == ready ? ready_any : PieceInputs(k, record, &anysurf);
     if (!any) continue;
-    const PieceFlags pf = Flags(d, k, record, anysurf);
+    const PieceFlags pf = k == ready ? ready_pf : Flags(d, k, record, anysurf);
     // (B) this geom's wrenches, batched with the next geom's where it can
     int c = 0;
 #if defined(__SSE2__)
@@ -607,7 +608,8 @@ void ForceStage::Pieces(const ForceData& d, bool record) {
     if (batches_ && nc >= 2 && boxy(geom) && g2 && g2->body == b && g2->mark == geom.mark && boxy(*g2)) {
       ready = k + 1;
       ready_any = PieceInputs(k + 1, record, &ready_surf);
-      PieceFlags pf2 = ready_any ? Flags(d, k + 1, record, ready_surf) : pf;
+      if (ready_any) ready_pf = Flags(d, k + 1, record, ready_surf);
+      const PieceFlags& pf2 = ready_pf;
       if (ready_any && pf2.buoy == pf.buoy && pf2.drag == pf.drag && pf2.damp == pf.damp &&
           pf2.surf == pf.surf && pf2.keep == pf.keep && pf2.mR == pf.mR && pf2.mo == pf.mo) {
         PieceFlags pp = pf;
