@@ -194,3 +194,35 @@ def built_vehicles(tmp_path_factory):
     root = tmp_path_factory.mktemp("built_vehicles")
     build([str(p) for p in bundled_vehicles()] + [str(EMIT_FEATURES / n) for n in EMIT_CONFIGS], root)
     return root
+
+
+def ray_clusters() -> frozenset:
+    """The GCS addresses of the Ray clusters running on this machine, as ``--ray auto`` finds them
+    (ray/_private/services.py ``find_gcs_addresses``: it scans the processes, whatever RAY_TMPDIR
+    says). Its answer is cached while it is not empty, so the cache is cleared before each look."""
+    from ray._private import services
+
+    services.find_gcs_addresses.cache_clear()
+    return services.find_gcs_addresses()
+
+
+@pytest.fixture
+def ray_alone():
+    """The test holds this machine's Ray lock (tests beside it under xdist that start or join a Ray
+    cluster wait for it), and no Ray cluster runs when it starts: ``--ray auto`` joins any running
+    cluster, and two local clusters on a loaded two-core machine time each other out. A cluster
+    still running after 180 s fails the test, naming it (stop it with ``ray stop``)."""
+    import fcntl
+    import tempfile
+    import time
+
+    pytest.importorskip("ray", reason="ray is not installed (pip install '.[scale]')")
+    with open(Path(tempfile.gettempdir()) / "aurgen-tests-ray.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process ends
+        end = time.monotonic() + 180.0
+        while ray_clusters():
+            if time.monotonic() > end:
+                pytest.fail(f"a Ray cluster kept running for 180 s: {sorted(ray_clusters())} "
+                            "(ray stop ends a cluster started by ray start)", pytrace=False)
+            time.sleep(0.5)
+        yield

@@ -174,7 +174,7 @@ def test_sea_seakeeping(tmp_path):
     assert "aurgen sim, the second half" in out_text
 
 
-def test_ray_sweep(tmp_path):
+def test_ray_sweep(tmp_path, ray_alone):
     """The table Ray writes is byte for byte the table of a local ``-j 1`` run of the same file, and its
     bare boat (payload 0) is ``aurgen specs blueboat.yaml``."""
     _need("ray", "the scale extra")

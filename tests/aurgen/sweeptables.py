@@ -45,12 +45,17 @@ def have_ray() -> bool:
 
 
 def run_aurgen(args, cwd: Path) -> subprocess.CompletedProcess:
-    """``python -m aurgen <args>`` in a process of its own, run from ``cwd``, with a Ray temp folder of
-    its own (RAY_TMPDIR, where Ray keeps its sessions and where ``--ray auto`` looks for a cluster):
-    a Ray sweep's driver. Ray ends the process that drives it when its cluster stops answering (on a
-    loaded machine), which would take a test worker down with it; tests running side by side (xdist)
-    never see each other's clusters; and Ray puts the driver's working directory first on every Ray
-    worker's sys.path, so ``cwd`` is kept out of any checkout."""
+    """``python -m aurgen <args>`` in a process of its own, run from ``cwd`` (:func:`run_python`)."""
+    return run_python(["-m", "aurgen", *args], cwd)
+
+
+def run_python(args, cwd: Path) -> subprocess.CompletedProcess:
+    """``python <args>`` in a process of its own, run from ``cwd``, with a Ray temp folder of its own
+    (RAY_TMPDIR, where Ray keeps its sessions): a Ray sweep's driver. Ray ends the process that drives
+    it when its cluster stops answering (on a loaded machine), which would take a test worker down with
+    it; and Ray puts the driver's working directory first on every Ray worker's sys.path, so ``cwd`` is
+    kept out of any checkout. ``--ray auto`` still finds any cluster on the machine (it scans the
+    processes): tests that start or join one take conftest.py's ``ray_alone``."""
     import os
     import shutil
     import tempfile
@@ -58,7 +63,7 @@ def run_aurgen(args, cwd: Path) -> subprocess.CompletedProcess:
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {"RAY_TMPDIR": ray_tmp}
     try:
-        return subprocess.run([sys.executable, "-m", "aurgen", *map(str, args)], cwd=cwd, capture_output=True,
+        return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, capture_output=True,
                               text=True, timeout=900, env=env)
     finally:
         shutil.rmtree(ray_tmp, ignore_errors=True)

@@ -23,7 +23,7 @@ from aurgen.analysis.sweep.keys import parse_key
 from aurgen.analysis.sweep.spec import load_sweep
 from aurgen.analysis.sweep.variants import prepare, values_of
 
-from sweeptables import PAYLOAD_PART, have_ray, num, run_aurgen, table, write
+from sweeptables import PAYLOAD_PART, have_ray, num, run_aurgen, run_python, table, write
 
 
 def _payload_at():
@@ -298,13 +298,59 @@ grid:
 
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
-def test_ray_local_two_workers_same_table(tmp_path):
+def test_ray_local_two_workers_same_table(tmp_path, ray_alone):
     p = write(tmp_path, _random(5))
     assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
     r = run_aurgen(["sweep", p, "-o", tmp_path / "ray", "--quiet", "--no-figures", "--ray", "local",
                     "--workers", "2", "--chunk", "5"], tmp_path)  # the driver in a process of its own
     assert r.returncode == 0, r.stderr[-3000:]
     assert (tmp_path / "ray" / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
+
+
+# the sweep in a Python process of its own (the driver, as run_aurgen): a local cluster the sweep
+# started stops with it; a connection the caller made stays; ray_clusters as conftest.py's
+IN_PROCESS = """\
+import sys, time
+import ray
+from ray._private import services
+from aurgen.cli import main
+
+
+def clusters():
+    services.find_gcs_addresses.cache_clear()
+    return sorted(services.find_gcs_addresses())
+
+
+args = ["sweep", "sweep.yaml", "--quiet", "--no-figures", "--ray", "local", "--workers", "1", "-o"]
+assert main(args + ["local"]) == 0
+print("connected after the sweep:", ray.is_initialized())
+end = time.monotonic() + 60
+while clusters() and time.monotonic() < end:
+    time.sleep(0.5)
+print("clusters left:", clusters())
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+assert main(args + ["own"]) == 0
+print("the caller's connection after the sweep:", ray.is_initialized())
+ray.shutdown()
+"""
+
+
+@pytest.mark.scale
+@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
+def test_ray_local_cluster_stops_with_the_sweep(tmp_path, ray_alone):
+    """aurgen.cli.main (as a script or a notebook calls it) stops the local cluster its --ray local
+    started; where the caller ran ray.init itself, the sweep uses that connection and leaves it. Both
+    tables are the serial run's."""
+    p = write(tmp_path, _random(3))
+    assert main(["sweep", str(p), "-o", str(tmp_path / "serial"), "--quiet", "--no-figures"]) == 0
+    (tmp_path / "driver.py").write_text(IN_PROCESS)
+    r = run_python(["driver.py"], tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert "connected after the sweep: False" in r.stdout, r.stdout
+    assert "clusters left: []" in r.stdout, r.stdout
+    assert "the caller's connection after the sweep: True" in r.stdout, r.stdout
+    for name in ("local", "own"):
+        assert (tmp_path / name / "sweep.csv").read_bytes() == (tmp_path / "serial" / "sweep.csv").read_bytes()
 
 
 def test_gz_figures_are_the_reports(tmp_path):
@@ -359,24 +405,8 @@ def test_ray_missing_is_a_clean_error(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.scale
-@pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
-def _no_ray_cluster_running(timeout: float = 180.0) -> None:
-    """Wait until no Ray cluster runs on this machine: ``--ray auto`` joins any running one it detects
-    (Ray's legacy lookup, ray._private.services.find_gcs_addresses, scans the processes whatever
-    RAY_TMPDIR says), and tests beside this one (xdist) start local clusters."""
-    import time
-
-    find = pytest.importorskip("ray._private.services").find_gcs_addresses
-    end = time.monotonic() + timeout
-    while find():
-        if time.monotonic() > end:
-            pytest.fail(f"a Ray cluster kept running for {timeout:g} s: {find()}")
-        time.sleep(1.0)
-
-
-def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path):
+def test_ray_auto_without_a_cluster_is_a_clean_error(tmp_path, ray_alone):
     p = write(tmp_path, "vehicle: blueboat.yaml\n")
-    _no_ray_cluster_running()
     r = run_aurgen(["sweep", p, "-o", tmp_path / "o", "--quiet", "--ray", "auto"], tmp_path)  # a Ray folder with no cluster
     assert r.returncode == 2 and "--ray auto" in r.stderr, r.stderr[-3000:]
     assert "Traceback" not in r.stderr

@@ -86,7 +86,7 @@ def test_same_seed_same_bytes_resume_and_local_processes(tmp_path, capsys):
 
 @pytest.mark.scale
 @pytest.mark.skipif(not have_ray(), reason="ray is not installed (pip install '.[scale]')")
-def test_ray_local_same_table(tmp_path):
+def test_ray_local_same_table(tmp_path, ray_alone):
     serial = _run(tmp_path, _sweep(), "serial")
     p = write(tmp_path, _sweep(), "ray.yaml")
     r = run_aurgen(["sweep", p, "-o", tmp_path / "ray", "--quiet", "--no-figures", "--time-domain", "--ray", "local",

@@ -183,36 +183,46 @@ def run_pool(sweep: Sweep, pending, sink, jobs: int, chunk: int = 16):
 
 
 def _ray_init(address: str, workers: int | None):
+    """Ray, and whether this call connected it (False where the caller's own ``ray.init`` already ran)."""
     try:
         import ray
     except ImportError:
         raise SweepError("--ray needs ray: pip install ray (or pip install '.[scale]' in aurgen's clone)") from None
-    if not ray.is_initialized():
-        try:
-            if address == "local":
-                ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False,
-                         configure_logging=False)
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except Exception as exc:  # noqa: BLE001 (ray raises ConnectionError, ValueError, RuntimeError...)
-            raise SweepError(f"--ray {address}: cannot start or reach a Ray cluster: {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
-    return ray
+    if ray.is_initialized():
+        return ray, False
+    try:
+        if address == "local":
+            ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except Exception as exc:  # noqa: BLE001 (ray raises ConnectionError, ValueError, RuntimeError...)
+        raise SweepError(f"--ray {address}: cannot start or reach a Ray cluster: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    return ray, True
 
 
 def run_ray(sweep: Sweep, pending, sink, address: str = "local", workers: int | None = None, chunk: int = 16):
-    """Variants in chunks of ``chunk``, one Ray task per chunk; rows reach ``sink`` as tasks finish."""
-    ray = _ray_init(address, workers)
-    task = ray.remote(run_chunk)
-    ref = ray.put(sweep)
-    cs = list(chunks(pending, chunk))
-    in_flight = []
-    limit = max(4, 4 * int(ray.cluster_resources().get("CPU", 1)))
-    k = 0
-    while k < len(cs) or in_flight:
-        while k < len(cs) and len(in_flight) < limit:
-            in_flight.append(task.remote(ref, cs[k]))
-            k += 1
-        done, in_flight = ray.wait(in_flight, num_returns=1)
-        for d in done:
-            sink(ray.get(d))
+    """Variants in chunks of ``chunk``, one Ray task per chunk; rows reach ``sink`` as tasks finish.
+
+    Where this call connected Ray, it disconnects at the end (``ray.shutdown``, also on an error): the
+    local cluster ``--ray local`` started stops, a cluster ``--ray auto`` or an address joined keeps
+    running. A caller that ran ``ray.init`` itself keeps its connection."""
+    ray, connected = _ray_init(address, workers)
+    try:
+        task = ray.remote(run_chunk)
+        ref = ray.put(sweep)
+        cs = list(chunks(pending, chunk))
+        in_flight = []
+        limit = max(4, 4 * int(ray.cluster_resources().get("CPU", 1)))
+        k = 0
+        while k < len(cs) or in_flight:
+            while k < len(cs) and len(in_flight) < limit:
+                in_flight.append(task.remote(ref, cs[k]))
+                k += 1
+            done, in_flight = ray.wait(in_flight, num_returns=1)
+            for d in done:
+                sink(ray.get(d))
+    finally:
+        if connected:
+            ray.shutdown()
