@@ -87,8 +87,37 @@ def derived_inertia(vehicle: Vehicle) -> list[dict]:
             for link in vehicle.links if link.role == "part" and link.inertia_from]
 
 
+#: the unit of every number ``aurgen specs --json`` writes, by key (a nested key as ``outer.inner``): SI, angles
+#: in radians, "1" a ratio or a count; positions in the root link's frame; written as the output's ``units``
+UNITS = {
+    "total_mass": "kg", "center_of_mass": "m", "inertia": "kg*m^2", "principal_inertia": "kg*m^2",
+    "displaced_volume": "m^3", "fluid_density": "kg/m^3", "fluid_mass": "kg", "center_of_buoyancy": "m",
+    "cob_offset": "m", "net_buoyancy": "kg", "declared_net_buoyancy": "kg", "declared_cob_offset": "m",
+    "reserve_buoyancy": "kg", "draft": "m", "heel": "rad", "trim": "rad", "gm_t": "m", "gm_l": "m",
+    "trim_held.net_buoyancy": "kg", "trim_held.cob_offset": "m", "trim_held.heel": "rad", "trim_held.trim": "rad",
+    "as_built_base_link.center_of_buoyancy": "m", "as_built_base_link.payload": "kg",
+    "as_built_base_link.payload_at": "m", "as_built_base_link.heel": "rad", "as_built_base_link.trim": "rad",
+    "as_built_base_link.net_buoyancy": "kg",
+    "hull_mesh.pieces": "1", "hull_mesh.hulls": "1", "hull_mesh.decomposed": "1", "hull_mesh.mesh_volume": "m^3",
+    "hull_mesh.pieces_volume": "m^3", "hull_mesh.volume_error": "1",
+    "gazebo_boxes.boxes": "1", "gazebo_boxes.per_hull": "1", "gazebo_boxes.waterline_z": "m",
+    "gazebo_boxes.mesh_volume": "m^3", "gazebo_boxes.boxes_volume": "m^3", "gazebo_boxes.mesh_cob": "m",
+    "gazebo_boxes.boxes_cob": "m", "gazebo_boxes.mesh_area": "m^2", "gazebo_boxes.boxes_area": "m^2",
+    "gazebo_boxes.mesh_it": "m^4", "gazebo_boxes.boxes_it": "m^4", "gazebo_boxes.mesh_il": "m^4",
+    "gazebo_boxes.boxes_il": "m^4",
+}
+
+
+def _units_of(out: dict) -> dict:
+    """:data:`UNITS` of the keys ``out`` holds, in its order."""
+    keys = [k for k, v in out.items() if not isinstance(v, dict)]
+    keys += [f"{k}.{kk}" for k, v in out.items() if isinstance(v, dict) for kk in v]
+    return {k: UNITS[k] for k in keys if k in UNITS}
+
+
 def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
-    """Full-precision figures for machines (``aurgen specs --json``)."""
+    """Full-precision figures for machines (``aurgen specs --json``); ``units`` gives each number's unit
+    (:data:`UNITS`)."""
     s = vehicle.specs
     d = vehicle.displacement
     out = {
@@ -134,6 +163,7 @@ def as_dict(vehicle: Vehicle, equilibrium=None) -> dict:
         out["equilibrium_status"] = e.status
         if e.converged:
             out.update(draft=e.draft, heel=e.heel, trim=e.trim, gm_t=e.gm_t, gm_l=e.gm_l)
+    out["units"] = _units_of(out)
     return out
 
 
