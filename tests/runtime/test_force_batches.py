@@ -1,9 +1,10 @@
 """The force stage's wrench pass in batches (runtime/native/core/forces_pieces.cc WrenchesPair:
 two boxes or meshes of one body, their two cells each, four pieces in one AVX2 register where
-the CPU has it) against the same pass one geom at a time (ForceStage.set_batches(False): its
-cells in SSE2 pairs): the same bits, over random states of scenes that take every branch of the
-pass (buoyancy, the faces' drag areas with covered faces, surface damping, the drag model with
-declared damping taking degrees of freedom out, a current, a gravity field per piece, a sea)."""
+the CPU has it, taken there by default) against the same pass one geom at a time
+(ForceStage.set_batches(False): its cells in SSE2 pairs): the same bits, over random states of
+scenes that take every branch of the pass (buoyancy, the faces' drag areas with covered faces,
+surface damping, the drag model with declared damping taking degrees of freedom out, a current,
+a gravity field per piece, a sea)."""
 from __future__ import annotations
 
 import mujoco
@@ -74,6 +75,7 @@ def test_batched_wrenches_are_bitwise_one_geom_at_a_time(scene):
     sim = Simulation(xml, environment=env) if env is not None else Simulation(xml)
     m, d, args = sim.model, sim.data, list(sim._plan.args)
     batched, single = ForceStage(tuple(args)), ForceStage(tuple(args))
+    batched.set_batches(True)  # the default only where the CPU runs AVX2 (lanes.h W4Fast)
     single.set_batches(False)
     sim._plan.fl[fz.F_RECORD] = 1  # the ledger's terms too
     rng = np.random.default_rng(3)

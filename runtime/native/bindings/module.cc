@@ -636,8 +636,8 @@ NB_MODULE(_native, m) {
       .def(nb::init<nb::tuple>(), "args"_a)
       .def("run", &PyForceStage::Run, "One evaluation for the current stage.")
       .def("set_batches", &PyForceStage::SetBatches, "on"_a,
-           "Two boxes or meshes of one body together in the wrench pass (True, the default), or one\n"
-           "geom at a time (False): the same bits either way (for tests).");
+           "Two boxes or meshes of one body together in the wrench pass (True; the default where the\n"
+           "CPU runs AVX2), or one geom at a time (False): the same bits either way (for tests).");
   m.def("ledger_step", &LedgerStepPy, "st"_a.noconvert(), "E"_a, "ke"_a, "P"_a, "dt"_a, "t"_a,
         "qpos"_a, "qvel"_a, "qacc"_a, "z"_a, "zbuf"_a.noconvert(),
         "Account one step in the ledger state st (12,): E energy (J) and ke kinetic energy at\n"

@@ -370,7 +370,7 @@ void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
              const double* mats, const double pl[4], double* out, int W) {
   int k = 0;
 #if defined(__SSE2__)
-  k = BoxRows4(idx, n, sizes, pos, mats, pl, out, W);
+  if (lanes::W4Fast()) k = BoxRows4(idx, n, sizes, pos, mats, pl, out, W);
   for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out, W);
 #endif
   for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out, W);

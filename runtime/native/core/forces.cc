@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "forces_util.h"
+#include "lanes.h"
 
 namespace aurgen::core {
 namespace {
@@ -55,6 +56,7 @@ int ForceModel::CellAt(const double x[3]) const {
 // ---------------------------------------------------------------- the stage
 
 ForceStage::ForceStage(ForceModel model, const ForceOut& out) : m_(std::move(model)), o_(out) {
+  batches_ = lanes::W4Fast();
   ng_ = static_cast<int>(m_.geoms.size());
   nc_ = static_cast<int>(m_.cells.size());
   nb_ = static_cast<int>(m_.bodies.size());

@@ -207,8 +207,9 @@ class alignas(kLine) ForceStage {
   // One evaluation for the current stage of d; record: book the ledger's terms
   // (every evaluation but Runge-Kutta's inner stages).
   void Passive(const ForceData& d, bool record);
-  // Pass B takes two boxes or meshes of one body together (true, the default) or one geom at a
-  // time (false): the same bits either way (tests/runtime/test_native_forces.py).
+  // Pass B takes two boxes or meshes of one body together (true; the default where the CPU runs
+  // AVX2, lanes.h W4Fast) or one geom at a time (false): the same bits either way
+  // (tests/runtime/test_force_batches.py).
   void SetBatches(bool on) { batches_ = on; }
   const ForceModel& model() const { return m_; }
   // Point the body masses and inertias at live arrays (nb, nb x 3): MuJoCo lets
@@ -263,7 +264,7 @@ class alignas(kLine) ForceStage {
   ForceModel m_;
   ForceOut o_;
   int ng_ = 0, nc_ = 0, nb_ = 0, nw_ = 0;
-  bool batches_ = true;  // SetBatches
+  bool batches_ = false;  // SetBatches (the constructor: lanes::W4Fast)
   Scratch scratch_;
   LineVec<int64_t> one_;     // (nc) 1: the cell is bounded by one kept plane
   LineVec<double> onesg_;    // (nc) that plane's row
