@@ -23,6 +23,7 @@
 #include "drag_faces.h"
 #include "forces.h"
 #include "kernel.h"
+#include "lanes.h"
 #include "hull.h"
 #include "ledger.h"
 #include "schema.h"
@@ -784,6 +785,7 @@ NB_MODULE(_native, m) {
       "(geom id, body, type, mark), gsz sizes (a mesh: bounding half-sizes), gcl full-volume\n"
       "centroids (geom frame), gw weld groups, pos and mats (row-major) the world poses; cover (N, 6)\n"
       "int64: the geom covering most of each face (-1: none).");
+  m.def("lanes_avx2", &core::lanes::W4Fast, "Whether the four-wide lanes run in AVX2 (lanes.h W4Fast).");
   m.def("window_steps", &hydro::WindowSteps, "window"_a, "dt"_a,
         "The settle window in steps: max(2, round(window / dt)), as the plugin sizes it.");
   m.attr("TALLY") = nb::make_tuple("resets", "qpos", "qvel", "qacc", "first_kind", "first_time",

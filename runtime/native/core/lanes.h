@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 // What takes or returns a W4 (below) is always inlined: see W4.
@@ -22,14 +23,21 @@
 
 namespace aurgen::core::lanes {
 
-// Whether W4's paths (below) run in AVX2 here: built with their AVX2 clones (target_clones: x86-64
-// Linux, GCC) on a CPU that has AVX2.  Elsewhere a W4 is two SSE2 registers that GCC moves through
-// memory between operations, slower than the D2 and D4 paths W4 replaces (measured on the BlueBoat:
-// its force stage 2.63 us in batches against 1.87 one geom at a time), so those run instead, with
-// the same bits.
-inline bool W4Fast() {
+// Whether the four-wide paths (W4 below, vec4.h's V4) run in AVX2 here: built with their AVX2 copies
+// (x86-64 Linux, GCC: AURGEN_AVX2_BUILT) on a CPU that has AVX2, and the environment does not set
+// AURGEN_NO_AVX2 (to any value but empty or 0: the paths a CPU without AVX2 takes, for tests).
+// Elsewhere a 32-byte vector is two SSE2 registers that GCC moves through memory between operations,
+// slower than D2 and D4 (measured on the BlueBoat: its force stage 2.63 us in W4 batches against
+// 1.87 one geom at a time), so those run instead, with the same bits.
 #if defined(__SSE2__) && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-  static const bool fast = __builtin_cpu_supports("avx2");
+#define AURGEN_AVX2_BUILT 1
+#endif
+inline bool W4Fast() {
+#if defined(AURGEN_AVX2_BUILT)
+  static const bool fast = [] {
+    const char* off = std::getenv("AURGEN_NO_AVX2");
+    return __builtin_cpu_supports("avx2") && !(off && *off && std::strcmp(off, "0") != 0);
+  }();
   return fast;
 #else
   return false;
@@ -131,6 +139,11 @@ inline void Store(double* p, D1 x) { p[0] = x.v; }
 #if defined(__SSE2__)
 inline D2 Load(const double* p, D2) { return {_mm_loadu_pd(p)}; }
 inline void Store(double* p, D2 x) { _mm_storeu_pd(p, x.v); }
+inline D4 Load(const double* p, D4) { return {Load(p, D2{}), Load(p + 2, D2{})}; }
+inline void Store(double* p, D4 x) {
+  Store(p, x.x);
+  Store(p + 2, x.y);
+}
 #endif
 
 // Lane loads and stores at rows ii[0..lanes) of a row-major array: element

@@ -1,4 +1,5 @@
-// TakeLanes (sea_take.h): a piece's volume and cap moments, four fan triangles at a time.
+// TakeLanes (sea_take.h): a piece's volume and cap moments, four fan triangles at a time: built on V4 for
+// AVX2 and on vec4.h's Lanes4 for every CPU, one chosen at run time (lanes.h W4Fast), the same bits.
 #include "sea_take.h"
 
 #include "sea.h"
@@ -9,8 +10,6 @@
 namespace aurgen::core {
 namespace {
 
-using vec4::V4;
-
 struct InvFact {  // 1 / n! as sea_moments.cc's table (the same running quotients)
   double inv[kMaxMomentOrder + 5];
   InvFact() {
@@ -20,18 +19,16 @@ struct InvFact {  // 1 / n! as sea_moments.cc's table (the same running quotient
 };
 const InvFact kInv;
 
-AURGEN_V4_INLINE V4 K(double v) { return vec4::Set(v, V4{}); }
-AURGEN_V4_INLINE V4 At(const double* p, int t) { return vec4::Load(p + t, V4{}); }
+template <class L>
+AURGEN_V4_INLINE L K(double v) { return Set(v, L{}); }
+template <class L>
+AURGEN_V4_INLINE L At(const double* p, int t) { return Load(p + t, L{}); }
 
-}  // namespace
-
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, bool above, double* s) {
-  V4 acc[kMaxMomentOrder][16];
+template <class L>
+AURGEN_V4_INLINE void Take(const FanTris& T, const double up[3], const double u[3], int N, bool above, double* s) {
+  L acc[kMaxMomentOrder][16];
   for (int n = 0; n < N; ++n)
-    for (int r = 0; r < 16; ++r) acc[n][r] = K(0.0);
+    for (int r = 0; r < 16; ++r) acc[n][r] = K<L>(0.0);
   // the triangles padded to a multiple of four with empty ones (v6 = a2 = 0: they add zeros)
   double q[9][FanTris::kMax + 3], v6[FanTris::kMax + 3], a2[FanTris::kMax + 3];
   const int nt = (T.n + 3) / 4 * 4;
@@ -44,22 +41,22 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
   for (int t = 0; t < nt; t += 4) {
     bool cap = false;
     for (int l = 0; l < 4; ++l) cap |= a2[t + l] != 0.0;
-    V4 Q[3][3];
+    L Q[3][3];
     for (int j = 0; j < 3; ++j)
-      for (int a = 0; a < 3; ++a) Q[j][a] = At(q[3 * j + a], t);
-    const V4 V6 = At(v6, t), A2 = At(a2, t);
-    V4 wr[3], wi[3];
+      for (int a = 0; a < 3; ++a) Q[j][a] = At<L>(q[3 * j + a], t);
+    const L V6 = At<L>(v6, t), A2 = At<L>(a2, t);
+    L wr[3], wi[3];
     for (int j = 0; j < 3; ++j) {
-      wr[j] = K(up[0]) * Q[j][0] + K(up[1]) * Q[j][1] + K(up[2]) * Q[j][2];  // Dot(up, q_j)
-      wi[j] = K(u[0]) * Q[j][0] + K(u[1]) * Q[j][1] + K(u[2]) * Q[j][2];
+      wr[j] = K<L>(up[0]) * Q[j][0] + K<L>(up[1]) * Q[j][1] + K<L>(up[2]) * Q[j][2];  // Dot(up, q_j)
+      wi[j] = K<L>(u[0]) * Q[j][0] + K<L>(u[1]) * Q[j][1] + K<L>(u[2]) * Q[j][2];
     }
     if (!above) {  // below: h_n(w0, w1, w2) by h1 = w0^n, h2 = h1 + w1 h2', h3 = h2 + w2 h3'; g_j = h3 + w_j g_j'
-      V4 p0r = K(1.0), p0i = K(0.0), h2r = K(1.0), h2i = K(0.0), h3r = K(1.0), h3i = K(0.0);
-      V4 gr[3], gi[3];
-      for (int j = 0; j < 3; ++j) gr[j] = gi[j] = K(0.0);
+      L p0r = K<L>(1.0), p0i = K<L>(0.0), h2r = K<L>(1.0), h2i = K<L>(0.0), h3r = K<L>(1.0), h3i = K<L>(0.0);
+      L gr[3], gi[3];
+      for (int j = 0; j < 3; ++j) gr[j] = gi[j] = K<L>(0.0);
       for (int n = 0; n < N; ++n) {
         if (n > 0) {
-          V4 x = p0r * wr[0] - p0i * wi[0];
+          L x = p0r * wr[0] - p0i * wi[0];
           p0i = p0r * wi[0] + p0i * wr[0];
           p0r = x;
           x = p0r + (h2r * wr[1] - h2i * wi[1]);
@@ -69,9 +66,9 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
           h3i = h2i + (h3r * wi[2] + h3i * wr[2]);
           h3r = x;
         }
-        V4 sr[3] = {K(0.0), K(0.0), K(0.0)}, si[3] = {K(0.0), K(0.0), K(0.0)};  // sum_j y_j g_j
+        L sr[3] = {K<L>(0.0), K<L>(0.0), K<L>(0.0)}, si[3] = {K<L>(0.0), K<L>(0.0), K<L>(0.0)};  // sum_j y_j g_j
         for (int j = 0; j < 3; ++j) {
-          const V4 x = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
+          const L x = h3r + (gr[j] * wr[j] - gi[j] * wi[j]);
           gi[j] = h3i + (gr[j] * wi[j] + gi[j] * wr[j]);
           gr[j] = x;
           for (int a = 0; a < 3; ++a) {
@@ -79,8 +76,8 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
             si[a] = si[a] + Q[j][a] * gi[j];
           }
         }
-        V4* o = acc[n];
-        const V4 fa = V6 * K(kInv.inv[n + 3]), fb = V6 * K(kInv.inv[n + 4]);
+        L* o = acc[n];
+        const L fa = V6 * K<L>(kInv.inv[n + 3]), fb = V6 * K<L>(kInv.inv[n + 4]);
         o[0] = o[0] + fa * h3r;
         o[1] = o[1] + fa * h3i;
         for (int a = 0; a < 3; ++a) {
@@ -88,7 +85,7 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
           o[3 + 2 * a] = o[3 + 2 * a] + fb * si[a];
         }
         if (cap) {
-          const V4 ca = A2 * K(kInv.inv[n + 2]), cb = A2 * K(kInv.inv[n + 3]);
+          const L ca = A2 * K<L>(kInv.inv[n + 2]), cb = A2 * K<L>(kInv.inv[n + 3]);
           o[8] = o[8] + ca * h3r;
           o[9] = o[9] + ca * h3i;
           for (int a = 0; a < 3; ++a) {
@@ -98,28 +95,28 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
         }
       }
     } else {  // above: w = i b, h_n(i b) = i^n h_n(b): the real recursions, each order in one slot
-      const V4* b = wi;
-      V4 p0 = K(1.0), h2 = K(1.0), h3 = K(1.0), g[3];
-      for (int j = 0; j < 3; ++j) g[j] = K(0.0);
+      const L* b = wi;
+      L p0 = K<L>(1.0), h2 = K<L>(1.0), h3 = K<L>(1.0), g[3];
+      for (int j = 0; j < 3; ++j) g[j] = K<L>(0.0);
       for (int n = 0; n < N; ++n) {
         if (n > 0) {
           p0 = p0 * b[0];
           h2 = p0 + h2 * b[1];
           h3 = h2 + h3 * b[2];
         }
-        V4 sr[3] = {K(0.0), K(0.0), K(0.0)};
+        L sr[3] = {K<L>(0.0), K<L>(0.0), K<L>(0.0)};
         for (int j = 0; j < 3; ++j) {
           g[j] = h3 + g[j] * b[j];
           for (int a = 0; a < 3; ++a) sr[a] = sr[a] + Q[j][a] * g[j];
         }
         const int im = n & 1;
         const double sg = (n & 2) ? -1.0 : 1.0;
-        V4* o = acc[n];
-        const V4 fa = K(sg) * (V6 * K(kInv.inv[n + 3])), fb = K(sg) * (V6 * K(kInv.inv[n + 4]));
+        L* o = acc[n];
+        const L fa = K<L>(sg) * (V6 * K<L>(kInv.inv[n + 3])), fb = K<L>(sg) * (V6 * K<L>(kInv.inv[n + 4]));
         o[im] = o[im] + fa * h3;
         for (int a = 0; a < 3; ++a) o[2 + 2 * a + im] = o[2 + 2 * a + im] + fb * sr[a];
         if (cap) {
-          const V4 ca = K(sg) * (A2 * K(kInv.inv[n + 2])), cb = K(sg) * (A2 * K(kInv.inv[n + 3]));
+          const L ca = K<L>(sg) * (A2 * K<L>(kInv.inv[n + 2])), cb = K<L>(sg) * (A2 * K<L>(kInv.inv[n + 3]));
           o[8 + im] = o[8 + im] + ca * h3;
           for (int a = 0; a < 3; ++a) o[10 + 2 * a + im] = o[10 + 2 * a + im] + cb * sr[a];
         }
@@ -129,9 +126,25 @@ void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, b
   for (int n = 0; n < N; ++n)
     for (int r = 0; r < 16; ++r) {
       double l[4];
-      vec4::Store(l, acc[n][r]);
+      Store(l, acc[n][r]);
       s[16 * n + r] = (l[0] + l[1]) + (l[2] + l[3]);
     }
+}
+
+#if defined(AURGEN_AVX2_BUILT)
+__attribute__((target("avx2"))) void TakeAvx2(const FanTris& T, const double up[3], const double u[3], int N,
+                                              bool above, double* s) {
+  Take<vec4::V4>(T, up, u, N, above, s);
+}
+#endif
+
+}  // namespace
+
+void TakeLanes(const FanTris& T, const double up[3], const double u[3], int N, bool above, double* s) {
+#if defined(AURGEN_AVX2_BUILT)
+  if (lanes::W4Fast()) return TakeAvx2(T, up, u, N, above, s);
+#endif
+  Take<Lanes4>(T, up, u, N, above, s);
 }
 
 }  // namespace aurgen::core

@@ -1,9 +1,9 @@
-// SinCosWide (sincos.h): its Kernel four angles at a time, as the compiler's vector of four doubles.
+// SinCosWide (sincos.h): its Kernel four angles at a time.
 //
-// The lane type (vec4.h's V4) has lanes.h's operations on the compiler's vector of four doubles, so
-// each lane computes Kernel's scalar bits.  SinCosWide is built twice on x86-64 Linux (GCC): for every
-// x86-64 (the vector split into SSE2 pairs) and for AVX2 (one register), chosen at run time; AVX2's
-// clone does not take FMA (not in its target, and -ffp-contract=off), so the bits are the same.
+// Built twice (vec4.h Lanes4): on vec4.h's V4 for AVX2 (one register) and on Lanes4 for every CPU
+// (two SSE2 registers on x86-64), one chosen at run time (lanes.h W4Fast).  Each lane computes
+// Kernel's scalar bits in either; the AVX2 copy does not take FMA (not in its target, and
+// -ffp-contract=off), so the bits are the same.
 #include "sincos.h"
 
 #include "vec4.h"
@@ -26,16 +26,26 @@ AURGEN_V4_INLINE void Quadrant(V4 tq, V4 sr, V4 cr, V4* s, V4* c) {
 
 }  // namespace vec4
 
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
+#if defined(__SSE2__)
+namespace lanes {
+// on D4 (found by Kernel<D4> through D4's namespace): sincos.h's D2 Quadrant on each half
+inline void Quadrant(D4 tq, D4 sr, D4 cr, D4* s, D4* c) {
+  sincos_detail::Quadrant(tq.x, sr.x, cr.x, &s->x, &c->x);
+  sincos_detail::Quadrant(tq.y, sr.y, cr.y, &s->y, &c->y);
+}
+}  // namespace lanes
 #endif
-void SinCosWide(const double* x, int n, double* c, double* s) {
+
+namespace {
+
+template <class L>
+AURGEN_V4_INLINE void SinCosLanes(const double* x, int n, double* c, double* s) {
   int i = 0;
-  for (; i + 4 <= n; i += 4) sincos_detail::Kernel<vec4::V4>(x + i, c + i, s + i);
+  for (; i + 4 <= n; i += 4) sincos_detail::Kernel<L>(x + i, c + i, s + i);
   if (i < n) {  // the last one to three, padded with zeros
     double xt[4] = {0.0, 0.0, 0.0, 0.0}, ct[4], st[4];
     for (int k = i; k < n; ++k) xt[k - i] = x[k];
-    sincos_detail::Kernel<vec4::V4>(xt, ct, st);
+    sincos_detail::Kernel<L>(xt, ct, st);
     for (int k = i; k < n; ++k) {
       c[k] = ct[k - i];
       s[k] = st[k - i];
@@ -46,6 +56,21 @@ void SinCosWide(const double* x, int n, double* c, double* s) {
       c[i] = std::cos(x[i]);
       s[i] = std::sin(x[i]);
     }
+}
+
+#if defined(AURGEN_AVX2_BUILT)
+__attribute__((target("avx2"))) void SinCosAvx2(const double* x, int n, double* c, double* s) {
+  SinCosLanes<vec4::V4>(x, n, c, s);
+}
+#endif
+
+}  // namespace
+
+void SinCosWide(const double* x, int n, double* c, double* s) {
+#if defined(AURGEN_AVX2_BUILT)
+  if (lanes::W4Fast()) return SinCosAvx2(x, n, c, s);
+#endif
+  SinCosLanes<Lanes4>(x, n, c, s);
 }
 
 }  // namespace aurgen::core

@@ -1,8 +1,9 @@
 // Four doubles as the compiler's vector type (GCC and Clang vector extensions), with lanes.h's
 // operations: elementwise IEEE adds, subtracts, multiplies, divides and ordered comparisons, and bit
-// operations on the same lanes as 64-bit integers, so each lane computes the scalar code's bits.  The
-// compiler lowers a V4 to two SSE2 registers, or one AVX2 register in a function built for AVX2
-// (target_clones: sincos.cc, exp_lanes.cc), with the same bits either way (no FMA: -ffp-contract=off).
+// operations on the same lanes as 64-bit integers, so each lane computes the scalar code's bits.  A V4
+// is one AVX2 register in a function built for AVX2; built for SSE2 alone, GCC keeps it in memory, so
+// there the four-wide functions take Lanes4 (below) instead, with the same bits (no FMA either way:
+// -ffp-contract=off).
 // Internal to the functions that use it: every function taking or returning a V4 or an M4 by value
 // is AURGEN_V4_INLINE (always inlined), so no call passes one: a V4 argument goes in a ymm register
 // where the caller is built for AVX2 and in memory where it is not (GCC's -Wpsabi note), and an
@@ -13,6 +14,8 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include "lanes.h"
 
 #define AURGEN_V4_INLINE inline __attribute__((always_inline))
 
@@ -51,6 +54,18 @@ AURGEN_V4_INLINE V4 Load(const double* p, const V4&) {
 AURGEN_V4_INLINE void Store(double* p, V4 x) { std::memcpy(p, &x.v, sizeof x.v); }
 
 }  // namespace aurgen::core::vec4
+
+namespace aurgen::core {
+// The four lanes of a function built for every CPU: lanes.h's D4 (two SSE2 registers, kept in
+// registers) on x86-64, V4 elsewhere.  The four-wide functions (sincos.cc, exp_lanes.cc,
+// sea_series.cc, sea_take.cc) are templates on the lane type, built once for AVX2 on V4 and once on
+// Lanes4, one chosen at run time (lanes::W4Fast): the same operations, so the same bits.
+#if defined(__SSE2__)
+using Lanes4 = lanes::D4;
+#else
+using Lanes4 = vec4::V4;
+#endif
+}  // namespace aurgen::core
 
 #pragma GCC diagnostic pop
 
