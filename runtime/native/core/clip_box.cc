@@ -351,14 +351,12 @@ AURGEN_W4_INLINE void Rows(const int64_t* ii, const double* sizes, const double*
 
 }  // namespace
 
-#if defined(__SSE2__)
+#if defined(AURGEN_AVX2_BUILT)
 namespace {
-// BoxRows' boxes four at a time (lanes.h W4), built for AVX2 where the CPU has it; how many it did.
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-int BoxRows4(const int64_t* idx, int n, const double* sizes, const double* pos, const double* mats,
-             const double pl[4], double* out, int W) {
+// BoxRows' boxes four at a time (lanes.h W4) in AVX2, called only where the CPU runs it (W4Fast); how
+// many it did.
+__attribute__((target("avx2"))) int BoxRows4(const int64_t* idx, int n, const double* sizes, const double* pos,
+                                             const double* mats, const double pl[4], double* out, int W) {
   int k = 0;
   for (; k + 4 <= n; k += 4) Rows<lanes::W4, lanes::MW4>(idx + k, sizes, pos, mats, pl, out, W);
   return k;
@@ -369,8 +367,10 @@ int BoxRows4(const int64_t* idx, int n, const double* sizes, const double* pos, 
 void BoxRows(const int64_t* idx, int n, const double* sizes, const double* pos,
              const double* mats, const double pl[4], double* out, int W) {
   int k = 0;
-#if defined(__SSE2__)
+#if defined(AURGEN_AVX2_BUILT)
   if (lanes::W4Fast()) k = BoxRows4(idx, n, sizes, pos, mats, pl, out, W);
+#endif
+#if defined(__SSE2__)
   for (; k + 2 <= n; k += 2) Rows<lanes::D2, lanes::M2>(idx + k, sizes, pos, mats, pl, out, W);
 #endif
   for (; k < n; ++k) Rows<lanes::D1, lanes::M1>(idx + k, sizes, pos, mats, pl, out, W);
